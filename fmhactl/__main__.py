@@ -1,0 +1,3 @@
+from fmhactl.cli.app import main
+
+main()

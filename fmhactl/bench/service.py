@@ -1,0 +1,49 @@
+"""Time a variant on one config beside torch SDPA baselines measured in the same worker run."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from fmhactl.build.compiler import build
+from fmhactl.config import AttnConfig
+from fmhactl.errors import BadInput
+from fmhactl.registry import Variant
+from fmhactl.results.store import ResultRow, ResultStore, new_session_id
+from fmhactl.runtime.jobs import make_job, row_from_reply
+from fmhactl.runtime.modes import EMULATED, plan
+from fmhactl.runtime.pool import KernelWorker
+
+DEFAULT_BASELINES = ("cudnn", "flash")
+
+
+def run_bench(variant: Variant, configs: Sequence[AttnConfig], *, store: ResultStore, warmup: int = 10,
+              iters: int = 50, baselines: Sequence[str] = DEFAULT_BASELINES, timeout_s: float = 120.0,
+              seed: int | None = None) -> list[ResultRow]:
+    if warmup < 0 or iters < 1:
+        raise BadInput("--warmup must be >= 0 and --iters >= 1")
+    for cfg in configs:
+        reason = variant.unsupported_reason(cfg)
+        if reason:
+            raise BadInput(f"{variant.name} cannot run {cfg.key}: {reason}")
+    session = new_session_id()
+    base_seed = seed if seed is not None else random.SystemRandom().randrange(1 << 30)
+    rows: list[ResultRow] = []
+    with KernelWorker(timeout_s) as worker:
+        info = worker.start()
+        planned = plan(variant, info["cc"])
+        if isinstance(planned, str):
+            raise BadInput(planned)
+        target, mode = planned
+        built = build(variant, target)
+        for index, cfg in enumerate(configs):
+            job = make_job("bench", variant, built, cfg, base_seed + index, mode,
+                           bench={"warmup": warmup, "iters": iters, "baselines": list(baselines)})
+            reply = worker.run(job)
+            row = row_from_reply("bench", variant, built, target.arch, mode, cfg, base_seed + index,
+                                 reply, worker.info or info, session)
+            if mode == EMULATED:
+                row.metrics["note"] = "emulated execution: timings say nothing about SM100 performance"
+            store.add(row)
+            rows.append(row)
+    return rows

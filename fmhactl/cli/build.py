@@ -1,0 +1,46 @@
+"""`fmhactl build`: compile variants, report resources, record builds."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from fmhactl.cli.common import err_console, guarded, out_console, print_json
+
+
+def register(app: typer.Typer) -> None:
+    app.command("build", rich_help_panel="Kernels")(build_command)
+
+
+@guarded
+def build_command(
+    variants: Optional[list[str]] = typer.Argument(None, help="Variants to build (see `fmhactl list`)."),
+    all_variants: bool = typer.Option(False, "--all", help="Build every variant, self-tests included."),
+    arch: Optional[str] = typer.Option(None, "--arch", help="sm_100a, sm_90a, sm_80 or native; default: every arch the variant declares."),
+    force: bool = typer.Option(False, "--force", help="Recompile even when the cache has the cubin."),
+    as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
+) -> None:
+    """Compile kernel variants through NVRTC (cached by content hash) and report registers, SMEM and spills."""
+    from fmhactl.build.service import build_variants
+
+    if not variants and not all_variants:
+        raise typer.BadParameter("name at least one variant, or pass --all")
+    results = build_variants(variants or [], all_variants=all_variants, arch=arch, force=force)
+    if as_json:
+        print_json([r.to_dict() for r in results])
+        return
+    from rich.table import Table
+
+    table = Table(title="fmhactl build", show_lines=False)
+    for col in ("variant", "arch", "kernel", "regs", "smem", "stack", "spills", "compile s", "cache"):
+        table.add_column(col, justify="right" if col in ("regs", "smem", "stack", "spills", "compile s") else "left")
+    for r in results:
+        for k in r.kernels:
+            spills = k.spill_stores + k.spill_loads
+            table.add_row(r.variant, r.target.label, k.kernel, str(k.registers), str(k.static_smem),
+                          str(k.stack_bytes), f"[red]{spills}[/red]" if spills else "0",
+                          f"{r.compile_seconds:.2f}", "[green]hit[/green]" if r.cache_hit else "built")
+    out_console.print(table)
+    hits = sum(r.cache_hit for r in results)
+    err_console.print(f"{len(results)} builds, {hits} cache hits")

@@ -1,0 +1,112 @@
+"""One attention problem: the shape, dtype and mask of a single kernel launch."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+
+from fmhactl.errors import BadInput
+
+DTYPES = ("bf16", "f16")
+
+# Short keys accepted by --shape, mapped to field names.
+_ALIASES = {
+    "b": "batch", "batch": "batch",
+    "h": "heads", "hq": "heads", "heads": "heads",
+    "hkv": "heads_kv", "heads_kv": "heads_kv", "kv_heads": "heads_kv",
+    "t": "seq_q", "sq": "seq_q", "seq_q": "seq_q",
+    "s": "seq_k", "sk": "seq_k", "seq_k": "seq_k", "s_k": "seq_k",
+    "d": "head_dim", "hd": "head_dim", "head_dim": "head_dim",
+    "dtype": "dtype", "causal": "causal",
+}
+
+
+@dataclass(frozen=True)
+class AttnConfig:
+    batch: int = 1
+    heads: int = 1
+    heads_kv: int = 0  # 0 means "same as heads"
+    seq_q: int = 128
+    seq_k: int = 128
+    head_dim: int = 128
+    dtype: str = "bf16"
+    causal: bool = False
+
+    def __post_init__(self) -> None:
+        if self.heads_kv == 0:
+            object.__setattr__(self, "heads_kv", self.heads)
+        for name in ("batch", "heads", "heads_kv", "seq_q", "seq_k", "head_dim"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise BadInput(f"{name} must be a positive integer, got {value!r}")
+        if self.heads % self.heads_kv:
+            raise BadInput(f"heads ({self.heads}) must be a multiple of heads_kv ({self.heads_kv})")
+        if self.dtype not in DTYPES:
+            raise BadInput(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
+        if not isinstance(self.causal, bool):
+            raise BadInput(f"causal must be true or false, got {self.causal!r}")
+
+    @property
+    def key(self) -> str:
+        """Stable, human-readable identity used in results and NVTX ranges."""
+        kv = "" if self.heads_kv == self.heads else f"kv{self.heads_kv}"
+        mask = "-causal" if self.causal else ""
+        return (f"b{self.batch}h{self.heads}{kv}-t{self.seq_q}s{self.seq_k}"
+                f"-d{self.head_dim}-{self.dtype}{mask}")
+
+    @property
+    def flops(self) -> float:
+        """4·B·H·T·S·D, causal counted over the unmasked part as FlashAttention counts it."""
+        dense = 4.0 * self.batch * self.heads * self.seq_q * self.seq_k * self.head_dim
+        if not self.causal:
+            return dense
+        # Bottom-right aligned: query i sees keys j <= i + (S - T).
+        offset = self.seq_k - self.seq_q
+        seen = sum(max(0, min(self.seq_k, i + offset + 1)) for i in range(self.seq_q))
+        return dense * seen / (self.seq_q * self.seq_k)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "AttnConfig":
+        names = {f.name for f in fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise BadInput(f"unknown config field(s): {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+
+def parse_shape(text: str) -> AttnConfig:
+    """Parse 'b=2,h=8,hkv=2,t=128,s=512,d=128,dtype=bf16,causal' into a config."""
+    values: dict[str, object] = {}
+    for raw in text.replace(" ", "").split(","):
+        if not raw:
+            continue
+        name, sep, value = raw.partition("=")
+        field = _ALIASES.get(name.lower())
+        if field is None:
+            raise BadInput(f"unknown shape field {name!r} in --shape {text!r} "
+                           f"(use b,h,hkv,t,s,d,dtype,causal)")
+        if field == "causal":
+            values[field] = _parse_bool(value) if sep else True
+        elif field == "dtype":
+            values[field] = value
+        else:
+            try:
+                values[field] = int(value)
+            except ValueError:
+                raise BadInput(f"{name} must be an integer in --shape, got {value!r}") from None
+    return AttnConfig(**values)  # type: ignore[arg-type]
+
+
+def _parse_bool(value: str) -> bool:
+    lowered = value.lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise BadInput(f"causal must be true or false, got {value!r}")

@@ -1,0 +1,60 @@
+"""Shared pieces of the layout model: the error type, named problems and element types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fmhactl.errors import BadInput
+
+
+class LayoutError(BadInput):
+    """Input the model refuses: impossible, out of range, or undocumented behaviour (spec [UNDOC])."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One named finding of a validator. `severity` is "error" (hardware would misbehave or the
+    spec forbids it) or "warning" (legal but suspicious)."""
+
+    code: str
+    message: str
+    severity: str = "error"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, "severity": self.severity}
+
+
+def errors_of(problems: list[Problem]) -> list[Problem]:
+    return [p for p in problems if p.severity == "error"]
+
+
+# Element types the layout tools understand: name -> size in bits.
+ELEMENT_BITS: dict[str, int] = {
+    "f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "e4m3": 8, "e5m2": 8, "u8": 8, "s8": 8,
+    "u16": 16, "s32": 32, "u32": 32,
+}
+_ALIASES = {"fp16": "f16", "half": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32",
+            "float": "f32", "float32": "f32", "tfloat32": "tf32", "fp8": "e4m3", "int8": "s8",
+            "uint8": "u8", "int32": "s32", "uint32": "u32", "uint16": "u16"}
+
+
+def canonical_dtype(name: str) -> str:
+    key = name.strip().lower()
+    key = _ALIASES.get(key, key)
+    if key not in ELEMENT_BITS:
+        raise LayoutError(f"unknown element type {name!r} (known: {', '.join(sorted(ELEMENT_BITS))})")
+    return key
+
+
+def dtype_bytes(name: str) -> int:
+    return ELEMENT_BITS[canonical_dtype(name)] // 8
+
+
+def parse_int(text: str | int, what: str = "value") -> int:
+    """Accept 123, 0x7b, 0b1111011, 1_000 and plain ints; refuse anything else."""
+    if isinstance(text, int):
+        return text
+    try:
+        return int(str(text).strip().replace("_", ""), 0)
+    except ValueError:
+        raise LayoutError(f"{what}: {text!r} is not an integer") from None

@@ -1,0 +1,129 @@
+"""The kernel family as data: variants read from kernels/family.toml."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fmhactl import paths
+from fmhactl.config import DTYPES, AttnConfig
+from fmhactl.errors import BadInput
+
+KNOWN_ARCHS = ("sm_80", "sm_90a", "sm_100a")
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    description: str
+    source: str  # relative to kernels/
+    archs: tuple[str, ...]
+    launcher: str  # which host-side launch policy computes grid/block/smem
+    kernel: str  # entry name pattern, "{dtype}" is filled in
+    switches: dict[str, int | str] = field(default_factory=dict)
+    dtypes: tuple[str, ...] = DTYPES
+    head_dims: tuple[int, ...] = ()  # empty: any multiple of head_dim_multiple up to max_head_dim
+    head_dim_multiple: int = 8
+    max_head_dim: int = 256
+    max_seq_q: int = 0  # 0: unlimited
+    max_seq_k: int = 0
+    features: tuple[str, ...] = ()
+    emulated_on: tuple[str, ...] = ()  # archs on which an sm_100a variant runs through emulation
+    selftest: bool = False  # deliberately broken kernels that prove the sweep's isolation
+
+    @property
+    def source_path(self) -> Path:
+        return paths.kernels_dir() / self.source
+
+    def entry(self, dtype: str) -> str:
+        return self.kernel.format(dtype=dtype)
+
+    def unsupported_reason(self, cfg: AttnConfig) -> str | None:
+        """Why this variant cannot run cfg, or None if it can."""
+        if cfg.dtype not in self.dtypes:
+            return f"dtype {cfg.dtype} not supported (supports {', '.join(self.dtypes)})"
+        if self.head_dims:
+            if cfg.head_dim not in self.head_dims:
+                dims = ", ".join(map(str, self.head_dims))
+                return f"head_dim {cfg.head_dim} not supported (supports {dims})"
+        elif cfg.head_dim % self.head_dim_multiple or cfg.head_dim > self.max_head_dim:
+            return (f"head_dim {cfg.head_dim} not supported (multiples of "
+                    f"{self.head_dim_multiple} up to {self.max_head_dim})")
+        if self.max_seq_q and cfg.seq_q > self.max_seq_q:
+            return f"seq_q {cfg.seq_q} exceeds this variant's limit {self.max_seq_q}"
+        if self.max_seq_k and cfg.seq_k > self.max_seq_k:
+            return f"seq_k {cfg.seq_k} exceeds this variant's limit {self.max_seq_k}"
+        if cfg.causal and "causal" not in self.features:
+            return "causal masking not supported"
+        if cfg.heads_kv != cfg.heads and "gqa" not in self.features:
+            return "GQA/MQA not supported"
+        return None
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name, "description": self.description, "source": self.source,
+            "archs": list(self.archs), "launcher": self.launcher, "kernel": self.kernel,
+            "switches": dict(self.switches), "dtypes": list(self.dtypes),
+            "head_dims": list(self.head_dims), "head_dim_multiple": self.head_dim_multiple,
+            "max_head_dim": self.max_head_dim, "max_seq_q": self.max_seq_q,
+            "max_seq_k": self.max_seq_k, "features": list(self.features),
+            "emulated_on": list(self.emulated_on), "selftest": self.selftest,
+        }
+
+
+def _variant_from_table(table: dict, origin: Path) -> Variant:
+    try:
+        name = table["name"]
+        variant = Variant(
+            name=name,
+            description=table.get("description", ""),
+            source=table["source"],
+            archs=tuple(table["archs"]),
+            launcher=table["launcher"],
+            kernel=table["kernel"],
+            switches=dict(table.get("switches", {})),
+            dtypes=tuple(table.get("dtypes", DTYPES)),
+            head_dims=tuple(table.get("head_dims", ())),
+            head_dim_multiple=int(table.get("head_dim_multiple", 8)),
+            max_head_dim=int(table.get("max_head_dim", 256)),
+            max_seq_q=int(table.get("max_seq_q", 0)),
+            max_seq_k=int(table.get("max_seq_k", 0)),
+            features=tuple(table.get("features", ())),
+            emulated_on=tuple(table.get("emulated_on", ())),
+            selftest=bool(table.get("selftest", False)),
+        )
+    except KeyError as missing:
+        raise BadInput(f"{origin}: variant {table.get('name', '?')!r} lacks field {missing}") from None
+    except (TypeError, ValueError) as exc:
+        raise BadInput(f"{origin}: variant {table.get('name', '?')!r}: {exc}") from None
+    for arch in variant.archs + variant.emulated_on:
+        if arch not in KNOWN_ARCHS:
+            raise BadInput(f"{origin}: variant {name!r} names unknown arch {arch!r}")
+    return variant
+
+
+def load_registry(path: Path | None = None) -> dict[str, Variant]:
+    path = path or paths.kernels_dir() / "family.toml"
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise BadInput(f"kernel registry not found: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BadInput(f"{path}: malformed TOML: {exc}") from None
+    variants: dict[str, Variant] = {}
+    for table in data.get("variant", []):
+        variant = _variant_from_table(table, path)
+        if variant.name in variants:
+            raise BadInput(f"{path}: variant {variant.name!r} defined twice")
+        variants[variant.name] = variant
+    return variants
+
+
+def get_variant(name: str, registry: dict[str, Variant] | None = None) -> Variant:
+    registry = registry if registry is not None else load_registry()
+    try:
+        return registry[name]
+    except KeyError:
+        known = ", ".join(sorted(registry))
+        raise BadInput(f"unknown variant {name!r} (known: {known})") from None

@@ -1,0 +1,26 @@
+"""Execution mode: decided once, from the variant's builds and the GPU that is present."""
+
+from __future__ import annotations
+
+from fmhactl.build.compiler import BuildTarget
+from fmhactl.registry import Variant
+
+NATIVE, EMULATED, COMPILE_ONLY = "native", "emulated", "compile-only"
+
+_ARCH_OF_MAJOR = {8: "sm_80", 9: "sm_90a", 10: "sm_100a"}
+
+
+def gpu_arch(cc: list[int] | tuple[int, int]) -> str | None:
+    return _ARCH_OF_MAJOR.get(int(cc[0]))
+
+
+def plan(variant: Variant, cc: list[int] | tuple[int, int]) -> tuple[BuildTarget, str] | str:
+    """The build to run on a GPU of compute capability cc, with its mode; or why none can run."""
+    arch = gpu_arch(cc)
+    if arch is None:
+        return f"no build target for compute capability {cc[0]}.{cc[1]}"
+    if arch in variant.archs:
+        return BuildTarget(arch), NATIVE
+    if arch in variant.emulated_on:
+        return BuildTarget(arch, emulated=True), EMULATED
+    return f"variant {variant.name} has no {arch} build (archs: {', '.join(variant.archs)})"

@@ -1,0 +1,51 @@
+"""ctypes twin of kernels/common/fmha_params.h (tests/test_params_abi.py keeps them equal)."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+
+from fmhactl.config import AttnConfig
+
+PARAMS_HEADER = "common/fmha_params.h"
+
+
+class FmhaParams(ctypes.Structure):
+    _fields_ = [
+        ("q", ctypes.c_void_p), ("k", ctypes.c_void_p), ("v", ctypes.c_void_p),
+        ("o", ctypes.c_void_p), ("lse", ctypes.c_void_p),
+        ("q_batch_stride", ctypes.c_int64), ("q_seq_stride", ctypes.c_int64), ("q_head_stride", ctypes.c_int64),
+        ("k_batch_stride", ctypes.c_int64), ("k_seq_stride", ctypes.c_int64), ("k_head_stride", ctypes.c_int64),
+        ("v_batch_stride", ctypes.c_int64), ("v_seq_stride", ctypes.c_int64), ("v_head_stride", ctypes.c_int64),
+        ("o_batch_stride", ctypes.c_int64), ("o_seq_stride", ctypes.c_int64), ("o_head_stride", ctypes.c_int64),
+        ("batch", ctypes.c_int), ("heads", ctypes.c_int), ("heads_kv", ctypes.c_int),
+        ("seq_q", ctypes.c_int), ("seq_k", ctypes.c_int), ("head_dim", ctypes.c_int),
+        ("softmax_scale", ctypes.c_float), ("scale_log2", ctypes.c_float),
+        ("causal", ctypes.c_int), ("flags", ctypes.c_int),
+    ]
+
+
+def default_scale(cfg: AttnConfig) -> float:
+    return 1.0 / math.sqrt(cfg.head_dim)
+
+
+def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None) -> FmhaParams:
+    """Fill the block from torch tensors laid out (batch, seq, heads, head_dim), any strides."""
+    for name, tensor in (("q", q), ("k", k), ("v", v), ("o", o)):
+        if tensor.stride(-1) != 1:
+            raise ValueError(f"{name} must have a contiguous head_dim")
+    scale = default_scale(cfg) if scale is None else scale
+    p = FmhaParams()
+    p.q, p.k, p.v, p.o = q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr()
+    p.lse = lse.data_ptr() if lse is not None else None
+    for prefix, tensor in (("q", q), ("k", k), ("v", v), ("o", o)):
+        setattr(p, f"{prefix}_batch_stride", tensor.stride(0))
+        setattr(p, f"{prefix}_seq_stride", tensor.stride(1))
+        setattr(p, f"{prefix}_head_stride", tensor.stride(2))
+    p.batch, p.heads, p.heads_kv = cfg.batch, cfg.heads, cfg.heads_kv
+    p.seq_q, p.seq_k, p.head_dim = cfg.seq_q, cfg.seq_k, cfg.head_dim
+    p.softmax_scale = scale
+    p.scale_log2 = scale * math.log2(math.e)
+    p.causal = int(cfg.causal)
+    p.flags = 0
+    return p

@@ -1,0 +1,125 @@
+"""Parent side of the worker: start it, send jobs, enforce the watchdog, restart after a fault."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from fmhactl.errors import MissingEnvironment
+
+STARTUP_TIMEOUT_S = 180.0
+
+
+class WorkerDied(Exception):
+    pass
+
+
+class KernelWorker:
+    """One worker process at a time; `run` returns the worker's reply, or a CRASH/HANG verdict."""
+
+    def __init__(self, timeout_s: float = 30.0) -> None:
+        self.timeout_s = timeout_s
+        self._proc: subprocess.Popen | None = None
+        self._stderr = None
+        self._buffer = b""
+        self.info: dict = {}
+        self._next_id = 0
+
+    def __enter__(self) -> "KernelWorker":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> dict:
+        self.close()
+        self._stderr = tempfile.TemporaryFile()
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "fmhactl.runtime.worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self._stderr, env=env, start_new_session=True)
+        self._buffer = b""
+        try:
+            hello = self._read_line(STARTUP_TIMEOUT_S)
+        except (TimeoutError, WorkerDied) as exc:
+            self.close()
+            raise MissingEnvironment(f"kernel worker failed to start: {exc}") from None
+        if hello.get("gpu") is None:
+            self.close()
+            raise MissingEnvironment(f"no GPU: {hello.get('reason', 'unknown reason')}")
+        self.info = hello
+        return hello
+
+    def ensure_started(self) -> dict:
+        if self._proc is None or self._proc.poll() is not None:
+            return self.start()
+        return self.info
+
+    def run(self, job: dict) -> dict:
+        self.ensure_started()
+        assert self._proc is not None and self._proc.stdin is not None
+        self._next_id += 1
+        job = dict(job, id=self._next_id)
+        try:
+            self._proc.stdin.write((json.dumps(job) + "\n").encode())
+            self._proc.stdin.flush()
+            reply = self._read_line(self.timeout_s)
+        except TimeoutError:
+            self.close()
+            return {"status": "HANG", "error": f"no answer within {self.timeout_s:g} s; worker killed"}
+        except (WorkerDied, BrokenPipeError) as exc:
+            tail = self._stderr_tail()
+            self.close()
+            return {"status": "CRASH", "error": f"worker died: {exc}" + (f"; {tail}" if tail else "")}
+        if reply.get("fatal"):
+            self.close()
+        return reply
+
+    def _read_line(self, timeout_s: float) -> dict:
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        deadline = time.monotonic() + timeout_s
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError
+                if not sel.select(remaining):
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    code = self._proc.wait()
+                    raise WorkerDied(f"exit code {code}")
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return json.loads(line)
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0)
+        lines = [l for l in self._stderr.read().decode(errors="replace").splitlines() if l.strip()]
+        return lines[-1][:300] if lines else ""
+
+    def close(self) -> None:
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                try:
+                    os.killpg(self._proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self._proc.wait()
+            for stream in (self._proc.stdin, self._proc.stdout):
+                if stream is not None:
+                    stream.close()
+            self._proc = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None

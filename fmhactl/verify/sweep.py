@@ -1,0 +1,75 @@
+"""Verify many (variant, config) pairs through one isolated worker, storing each result as it lands."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from fmhactl.build.compiler import BuildResult, build
+from fmhactl.config import AttnConfig
+from fmhactl.registry import Variant
+from fmhactl.results.store import ResultRow, ResultStore, new_session_id
+from fmhactl.runtime.jobs import make_job, row_from_reply
+from fmhactl.runtime.modes import plan
+from fmhactl.runtime.pool import KernelWorker
+
+FAILING = ("FAIL", "CRASH", "HANG", "ERROR")
+
+
+@dataclass
+class SweepSummary:
+    session: str
+    rows: list[ResultRow] = field(default_factory=list)
+
+    @property
+    def counts(self) -> Counter:
+        return Counter(r.status for r in self.rows)
+
+    @property
+    def ok(self) -> bool:
+        return not any(self.counts[s] for s in FAILING)
+
+    def closing_line(self) -> str:
+        c = self.counts
+        line = f"{c['PASS']} passed, {c['FAIL']} failed"
+        extras = [f"{c[k]} {label}" for k, label in (("UNSUPPORTED", "unsupported"), ("CRASH", "crashed"),
+                                                       ("HANG", "hung"), ("ERROR", "errored")) if c[k]]
+        return line + (", " + ", ".join(extras) if extras else "")
+
+
+def run_verify(variants: Sequence[Variant], configs: Sequence[AttnConfig], *, store: ResultStore,
+               timeout_s: float = 30.0, seed: int | None = None,
+               on_result: Callable[[ResultRow], None] | None = None) -> SweepSummary:
+    session = new_session_id()
+    summary = SweepSummary(session)
+    base_seed = seed if seed is not None else random.SystemRandom().randrange(1 << 30)
+    with KernelWorker(timeout_s) as worker:
+        info = worker.start()
+
+        def record(row: ResultRow) -> None:
+            store.add(row)
+            summary.rows.append(row)
+            if on_result:
+                on_result(row)
+
+        for variant in variants:
+            planned = plan(variant, info["cc"])
+            built: BuildResult | None = None
+            if not isinstance(planned, str):
+                target, mode = planned
+                built = build(variant, target)
+            for index, cfg in enumerate(configs):
+                cfg_seed = base_seed + index
+                reason = planned if isinstance(planned, str) else variant.unsupported_reason(cfg)
+                if reason or built is None:
+                    record(ResultRow(kind="verify", variant=variant.name, arch="", mode="", status="UNSUPPORTED",
+                                     config_key=cfg.key, config=cfg.to_dict(), metrics={"reason": reason},
+                                     gpu=info.get("gpu") or "", driver=info.get("driver", ""),
+                                     seed=cfg_seed, session=session))
+                    continue
+                reply = worker.run(make_job("verify", variant, built, cfg, cfg_seed, mode))
+                record(row_from_reply("verify", variant, built, target.arch, mode, cfg, cfg_seed, reply,
+                                      worker.info or info, session))
+    return summary

@@ -1,0 +1,37 @@
+// The launch parameter block shared by every FMHA kernel and the host runtime.
+// fmhactl/runtime/params.py mirrors this struct with ctypes; tests/test_params_abi.py compiles
+// this header on the host and checks that every offset and the size agree, so a field added
+// here without its Python twin fails CI instead of silently shifting the others.
+#pragma once
+
+#ifdef __CUDACC_RTC__
+typedef long long fmha_i64;
+#else
+#include <stdint.h>
+typedef int64_t fmha_i64;
+#endif
+
+// Tensors are (batch, seq, heads, head_dim) in any stride order with head_dim contiguous.
+// Strides are in elements. A K/V head stride of 0 expresses MQA; GQA maps query head h to
+// kv head h / (heads / heads_kv).
+struct FmhaParams {
+    const void* q;
+    const void* k;
+    const void* v;
+    void* o;
+    float* lse;            // (batch, heads, seq_q), contiguous; may be null
+    fmha_i64 q_batch_stride, q_seq_stride, q_head_stride;
+    fmha_i64 k_batch_stride, k_seq_stride, k_head_stride;
+    fmha_i64 v_batch_stride, v_seq_stride, v_head_stride;
+    fmha_i64 o_batch_stride, o_seq_stride, o_head_stride;
+    int batch;
+    int heads;
+    int heads_kv;
+    int seq_q;
+    int seq_k;
+    int head_dim;
+    float softmax_scale;   // applied to q.k before the softmax
+    float scale_log2;      // softmax_scale * log2(e): kernels work in base 2
+    int causal;            // bottom-right aligned: query i sees keys j <= i + seq_k - seq_q
+    int flags;             // reserved, must be 0
+};

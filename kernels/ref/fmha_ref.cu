@@ -1,0 +1,2 @@
+// Variant `ref`: see fmha_ref.cuh.
+#include "ref/fmha_ref.cuh"
