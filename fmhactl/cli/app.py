@@ -49,11 +49,14 @@ def _register_optional() -> None:
                    "fmhactl.cli.scenario", "fmhactl.cli.status", "fmhactl.cli.dump"):
         try:
             mod = importlib.import_module(module)
+            mod.register(app)
         except ModuleNotFoundError as exc:
             if exc.name != module:
                 raise
-            continue
-        mod.register(app)
+        except Exception as exc:  # noqa: BLE001 - a broken group must not take the others down
+            import sys
+
+            print(f"fmhactl: warning: command group {module} failed to load: {exc}", file=sys.stderr)
 
 
 _register_optional()

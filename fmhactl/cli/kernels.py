@@ -12,6 +12,7 @@ from fmhactl.errors import ExitCode
 
 def register(app: typer.Typer) -> None:
     app.command("list", rich_help_panel="Kernels")(list_command)
+    app.command("run", rich_help_panel="Kernels")(run_command)
     app.command("verify", rich_help_panel="Kernels")(verify_command)
     app.command("bench", rich_help_panel="Kernels")(bench_command)
 
@@ -49,6 +50,33 @@ def _configs(grid: Optional[str], shapes: Optional[list[str]]):
     if grid:
         return list(load_grid(grid).configs)
     return [parse_shape(s) for s in shapes or []]
+
+
+@guarded
+def run_command(
+    variant: str = typer.Argument(..., help="Variant to launch."),
+    shape: str = typer.Option(..., "--shape", help="b=1,h=8,hkv=2,t=128,s=512,d=128,dtype=bf16,causal"),
+    seed: Optional[int] = typer.Option(None, "--seed"),
+    timeout: float = typer.Option(30.0, "--timeout", help="Watchdog, seconds."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Launch a variant once on fresh random inputs: finished? every output written? NaNs? (no reference)."""
+    from fmhactl.config import parse_shape
+    from fmhactl.registry import get_variant
+    from fmhactl.results.store import ResultStore
+    from fmhactl.runtime.single import run_once
+
+    with ResultStore() as store:
+        row = run_once(get_variant(variant), parse_shape(shape), store=store, timeout_s=timeout, seed=seed)
+    if as_json:
+        print_json(row.to_dict())
+    else:
+        m = row.metrics
+        detail = (f"{m['elapsed_ms']:.3f} ms, unwritten {m['unwritten']} (+{m['lse_unwritten']} LSE), "
+                  f"NaN {m['nan']}, max|O| {m['out_abs_max']:.3g}") if "elapsed_ms" in m else m.get("error", "")
+        out_console.print(f"{row.status} {row.variant} [{row.mode} {row.arch}] {row.config_key}: {detail}", soft_wrap=True)
+    if row.status != "OK":
+        raise typer.Exit(int(ExitCode.VERIFY_FAILED))
 
 
 _STATUS_STYLE = {"PASS": "green", "FAIL": "red", "CRASH": "bold red", "HANG": "bold magenta",
@@ -91,7 +119,7 @@ def verify_command(
                 detail += "\n      " + "; ".join(m.get("reasons", [])) + ("\n      " + m["error_map"] if m.get("error_map") else "")
         else:
             detail = m.get("reason") or m.get("error") or ""
-        err_console.print(f"[{style}]{row.status:<11}[/{style}] {row.variant:<16} {row.config_key:<34} {detail}")
+        err_console.print(f"[{style}]{row.status:<11}[/{style}] {row.variant:<16} {row.config_key:<34} {detail}", soft_wrap=True)
 
     with ResultStore() as store:
         summary = run_verify(chosen, configs, store=store, timeout_s=timeout, seed=seed, on_result=show)

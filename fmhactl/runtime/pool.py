@@ -23,8 +23,9 @@ class WorkerDied(Exception):
 class KernelWorker:
     """One worker process at a time; `run` returns the worker's reply, or a CRASH/HANG verdict."""
 
-    def __init__(self, timeout_s: float = 30.0) -> None:
+    def __init__(self, timeout_s: float = 30.0, command: list[str] | None = None) -> None:
         self.timeout_s = timeout_s
+        self._command = command or [sys.executable, "-m", "fmhactl.runtime.worker"]
         self._proc: subprocess.Popen | None = None
         self._stderr = None
         self._buffer = b""
@@ -42,7 +43,7 @@ class KernelWorker:
         self._stderr = tempfile.TemporaryFile()
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "fmhactl.runtime.worker"], stdin=subprocess.PIPE,
+            self._command, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._stderr, env=env, start_new_session=True)
         self._buffer = b""
         try:

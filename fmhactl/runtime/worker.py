@@ -54,7 +54,7 @@ def main() -> None:
             continue
         job = json.loads(line)
         try:
-            handler = {"verify": executor.verify, "bench": executor.bench}[job["op"]]
+            handler = {"verify": executor.verify, "bench": executor.bench, "run": executor.run}[job["op"]]
             reply({"id": job.get("id"), **handler(job)})
         except Exception as exc:  # noqa: BLE001
             if _is_fatal_cuda_error(exc):

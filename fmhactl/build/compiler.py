@@ -1,0 +1,210 @@
+"""Compile kernel variants to cubins through NVRTC, with a content-addressed cache."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fmhactl import paths
+from fmhactl.build.hashing import include_dirs, source_hash
+from fmhactl.build.resources import KernelResources, parse_ptxas_log
+from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment
+from fmhactl.registry import Variant
+
+CACHE_SCHEMA = 1
+EMULATE_DEFINE = "FMHACTL_TCGEN05_EMULATE"
+_ARCH_NUMBER = {"sm_80": 80, "sm_90a": 90, "sm_100a": 100}
+_DIAGNOSTIC = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\): (?P<kind>error|warning|catastrophic error)\s*:?\s*(?P<msg>.*)$")
+
+
+class CompileError(FmhactlError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ExitCode.VERIFY_FAILED)
+
+
+@dataclass(frozen=True)
+class BuildTarget:
+    arch: str
+    emulated: bool = False  # an sm_100a variant built for an sm_90 GPU through the emulation backend
+
+    @property
+    def label(self) -> str:
+        return f"{self.arch}{'+emu' if self.emulated else ''}"
+
+
+@dataclass
+class BuildResult:
+    variant: str
+    target: BuildTarget
+    cubin_path: Path
+    kernels: list[KernelResources]
+    compile_seconds: float
+    cache_hit: bool
+    source_hash: str
+    cache_key: str
+    toolchain: str
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "variant": self.variant, "arch": self.target.arch, "emulated": self.target.emulated,
+            "cubin": str(self.cubin_path), "kernels": [k.to_dict() for k in self.kernels],
+            "compile_seconds": round(self.compile_seconds, 4), "cache_hit": self.cache_hit,
+            "source_hash": self.source_hash, "cache_key": self.cache_key,
+            "toolchain": self.toolchain, "warnings": self.warnings,
+        }
+
+
+def targets_for(variant: Variant, arch: str | None) -> list[BuildTarget]:
+    """The builds an --arch choice means for a variant (empty: the variant has no such build)."""
+    if arch is None:
+        return ([BuildTarget(a) for a in variant.archs]
+                + [BuildTarget(a, emulated=True) for a in variant.emulated_on if a not in variant.archs])
+    if arch not in _ARCH_NUMBER:
+        raise BadInput(f"unknown arch {arch!r} (choose from {', '.join(_ARCH_NUMBER)} or native)")
+    if arch in variant.archs:
+        return [BuildTarget(arch)]
+    if arch in variant.emulated_on:
+        return [BuildTarget(arch, emulated=True)]
+    return []
+
+
+def nvrtc_version() -> str:
+    nvrtc = _nvrtc()
+    _, major, minor = nvrtc.nvrtcVersion()
+    return f"nvrtc-{major}.{minor}"
+
+
+def _nvrtc():
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as exc:
+        raise MissingEnvironment(f"NVRTC is not available (pip install cuda-bindings nvidia-cuda-nvrtc): {exc}") from None
+    return nvrtc
+
+
+def _options(variant: Variant, target: BuildTarget) -> list[str]:
+    source = variant.source_path
+    opts = [f"--gpu-architecture={target.arch}", "-std=c++17", "-lineinfo", "--ptxas-options=-v",
+            f"-DFMHACTL_ARCH={_ARCH_NUMBER[target.arch]}"]
+    opts += [f"-I{d}" for d in include_dirs(source)]
+    opts += [f"-D{name}={value}" for name, value in sorted(variant.switches.items())]
+    if target.emulated:
+        opts.append(f"-D{EMULATE_DEFINE}=1")
+    return opts
+
+
+def _cache_key(variant: Variant, target: BuildTarget, src_hash: str, toolchain: str) -> str:
+    # Include directories are absolute paths; hash only what changes the generated code.
+    options = [o for o in _options(variant, target) if not o.startswith("-I")]
+    blob = json.dumps([CACHE_SCHEMA, src_hash, options, toolchain, variant.kernel], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def _cache_paths(variant: Variant, target: BuildTarget, key: str) -> tuple[Path, Path]:
+    folder = paths.cache_dir() / variant.name / target.label
+    return folder / f"{key}.cubin", folder / f"{key}.json"
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> BuildResult:
+    source = variant.source_path
+    if not source.is_file():
+        raise BadInput(f"variant {variant.name}: source {source} not found")
+    src_hash = source_hash(source)
+    toolchain = nvrtc_version()
+    key = _cache_key(variant, target, src_hash, toolchain)
+    cubin_path, meta_path = _cache_paths(variant, target, key)
+    if not force and cubin_path.is_file() and meta_path.is_file():
+        meta = json.loads(meta_path.read_text())
+        return BuildResult(variant.name, target, cubin_path,
+                           [KernelResources(**k) for k in meta["kernels"]], meta["compile_seconds"],
+                           True, src_hash, key, toolchain, meta.get("warnings", []))
+
+    started = time.perf_counter()
+    cubin, log = _compile_nvrtc(source, _options(variant, target))
+    elapsed = time.perf_counter() - started
+    kernels = parse_ptxas_log(log)
+    warnings = [line for line in log.splitlines() if "warning" in line.lower()]
+    _atomic_write(cubin_path, cubin)
+    meta = {"kernels": [k.to_dict() for k in kernels], "compile_seconds": elapsed,
+            "warnings": warnings, "log": log, "variant": variant.name, "arch": target.arch,
+            "emulated": target.emulated, "source_hash": src_hash, "toolchain": toolchain}
+    _atomic_write(meta_path, json.dumps(meta, indent=1).encode())
+    return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key,
+                       toolchain, warnings)
+
+
+def _compile_nvrtc(source: Path, options: list[str]) -> tuple[bytes, str]:
+    nvrtc = _nvrtc()
+    try:
+        name = str(source.resolve().relative_to(paths.project_root()))
+    except ValueError:
+        name = str(source)
+    err, prog = nvrtc.nvrtcCreateProgram(source.read_bytes(), name.encode(), 0, [], [])
+    _check_nvrtc(nvrtc, err, "nvrtcCreateProgram")
+    try:
+        encoded = [o.encode() for o in options]
+        (result,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
+        err, size = nvrtc.nvrtcGetProgramLogSize(prog)
+        _check_nvrtc(nvrtc, err, "nvrtcGetProgramLogSize")
+        log_buf = b" " * size
+        (err,) = nvrtc.nvrtcGetProgramLog(prog, log_buf)
+        log = log_buf.rstrip(b"\0 ").decode(errors="replace")
+        if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise CompileError(format_compile_errors(log))
+        err, size = nvrtc.nvrtcGetCUBINSize(prog)
+        _check_nvrtc(nvrtc, err, "nvrtcGetCUBINSize")
+        cubin = b" " * size
+        (err,) = nvrtc.nvrtcGetCUBIN(prog, cubin)
+        _check_nvrtc(nvrtc, err, "nvrtcGetCUBIN")
+        return cubin, log
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _check_nvrtc(nvrtc, err, what: str) -> None:
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise FmhactlError(f"{what} failed: {err}", ExitCode.MISSING_ENV)
+
+
+def format_compile_errors(log: str) -> str:
+    """'file:line: error: message' plus the offending source line, for each diagnostic."""
+    root = paths.project_root()
+    out: list[str] = []
+    for line in log.splitlines():
+        m = _DIAGNOSTIC.match(line.strip())
+        if not m or m.group("kind") == "warning":
+            continue
+        file, lineno = m.group("file"), int(m.group("line"))
+        path = Path(file) if Path(file).is_absolute() else root / file
+        try:
+            file = str(path.resolve().relative_to(root))
+        except ValueError:
+            pass
+        out.append(f"{file}:{lineno}: {m.group('kind')}: {m.group('msg')}")
+        try:
+            text = path.read_text().splitlines()[lineno - 1]
+            out.append(f"    {lineno} | {text.strip()}")
+        except (OSError, IndexError):
+            pass
+    if not out:
+        out = [line for line in log.splitlines() if line.strip()][:20]
+    return "compile failed:\n" + "\n".join(out)

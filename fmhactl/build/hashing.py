@@ -1,0 +1,54 @@
+"""Content hash of a kernel source and every header it includes, found the way NVRTC finds them."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from fmhactl import paths
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
+
+
+def include_dirs(source: Path) -> list[Path]:
+    """Search path for quoted includes: the including file's folder, then kernels/."""
+    return [source.parent, paths.kernels_dir()]
+
+
+def _resolve(name: str, including: Path, search: list[Path]) -> Path | None:
+    for folder in [including.parent, *search]:
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def transitive_sources(source: Path) -> list[Path]:
+    """The source and all quoted includes reachable from it, in a stable order."""
+    search = include_dirs(source)
+    seen: dict[Path, None] = {}
+    stack = [source.resolve()]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen[current] = None
+        for name in _INCLUDE.findall(current.read_text()):
+            found = _resolve(name, current, search)
+            if found is not None:
+                stack.append(found)
+    return sorted(seen, key=str)
+
+
+def source_hash(source: Path) -> str:
+    """sha256 over (relative path, bytes) of every file the source pulls in."""
+    root = paths.project_root()
+    digest = hashlib.sha256()
+    for file in transitive_sources(source):
+        try:
+            name = str(file.relative_to(root))
+        except ValueError:
+            name = str(file)
+        digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()

@@ -1,0 +1,35 @@
+"""Shared fixtures: every test writes to a private FMHACTL_HOME; GPU tests skip without a GPU."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+
+@functools.cache
+def _gpu_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def pytest_collection_modifyitems(config, items):
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords and not _gpu_available():
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def _session_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("fmhactl-home")
+
+
+@pytest.fixture(autouse=True)
+def fmhactl_home(_session_home, monkeypatch):
+    """A results DB and build cache of the test session's own, shared across tests for cache reuse."""
+    monkeypatch.setenv("FMHACTL_HOME", str(_session_home))
+    return _session_home
