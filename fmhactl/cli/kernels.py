@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Optional
 
 import typer
@@ -103,7 +104,14 @@ def verify_command(
     chosen = [get_variant(n, registry) for n in variants]
     configs = _configs(grid, shape)
 
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err_console, transient=True, disable=as_json)
+    task = progress.add_task("verify", total=len(chosen) * len(configs))
+
     def show(row) -> None:
+        progress.advance(task)
         if as_json:
             return
         m = row.metrics
@@ -119,14 +127,15 @@ def verify_command(
                 detail += "\n      " + "; ".join(m.get("reasons", [])) + ("\n      " + m["error_map"] if m.get("error_map") else "")
         else:
             detail = m.get("reason") or m.get("error") or ""
-        err_console.print(f"[{style}]{row.status:<11}[/{style}] {row.variant:<16} {row.config_key:<34} {detail}", soft_wrap=True)
+        progress.console.print(f"[{style}]{row.status:<11}[/{style}] {row.variant:<16} {row.config_key:<34} {detail}",
+                               soft_wrap=True)
 
-    with ResultStore() as store:
+    with ResultStore() as store, progress:
         summary = run_verify(chosen, configs, store=store, timeout_s=timeout, seed=seed, on_result=show)
     if as_json:
         print_json([r.to_dict() for r in summary.rows])
     err_console.print(f"session {summary.session}: results stored in {store.path}")
-    print(summary.closing_line(), file=__import__("sys").stderr if as_json else __import__("sys").stdout)
+    print(summary.closing_line(), file=sys.stderr if as_json else sys.stdout)
     if not summary.ok:
         raise typer.Exit(int(ExitCode.VERIFY_FAILED))
 

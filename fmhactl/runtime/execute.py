@@ -53,13 +53,20 @@ class Executor:
         return self._modules[cubin].function(job["kernel"])
 
     @staticmethod
-    def make_inputs(cfg: AttnConfig, seed: int):
-        """Fresh normal random Q, K, V (batch, seq, heads, dim) on the GPU."""
+    def make_inputs(cfg: AttnConfig, seed: int, heads_first: bool = False):
+        """Fresh normal random Q, K, V indexed (batch, seq, heads, dim) on the GPU.
+
+        heads_first stores them (batch, heads, seq, dim) in memory, so the kernel's stride
+        handling is exercised in both common layouts.
+        """
         torch = _torch()
         gen = torch.Generator(device="cuda").manual_seed(seed)
         dtype = torch_dtype(cfg.dtype)
 
         def draw(seq: int, heads: int):
+            if heads_first:
+                return torch.randn(cfg.batch, heads, seq, cfg.head_dim, generator=gen, device="cuda",
+                                   dtype=torch.float32).to(dtype).transpose(1, 2)
             return torch.randn(cfg.batch, seq, heads, cfg.head_dim, generator=gen, device="cuda",
                                dtype=torch.float32).to(dtype)
 
@@ -105,7 +112,8 @@ class Executor:
     def verify(self, job: dict) -> dict:
         torch = _torch()
         cfg = AttnConfig.from_dict(job["config"])
-        q, k, v = self.make_inputs(cfg, job["seed"])
+        layout = job.get("layout", "bthd")
+        q, k, v = self.make_inputs(cfg, job["seed"], heads_first=layout == "bhtd")
         o, lse = self.poisoned_outputs(cfg)
         self.launch(job, cfg, q, k, v, o, lse)
         driver.synchronize(torch.cuda.current_stream().cuda_stream)
@@ -114,7 +122,7 @@ class Executor:
         _, lse64 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float64)
         block_m = int(job["switches"].get("FMHA_BLOCK_M", 0))
         result = compare(o, lse, ref32, ref_low, lse64, lse32, block_m=block_m)
-        return {"status": "PASS" if result.passed else "FAIL", "metrics": result.to_dict()}
+        return {"status": "PASS" if result.passed else "FAIL", "metrics": {**result.to_dict(), "layout": layout}}
 
     def bench(self, job: dict) -> dict:
         torch = _torch()

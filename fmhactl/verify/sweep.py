@@ -69,7 +69,9 @@ def run_verify(variants: Sequence[Variant], configs: Sequence[AttnConfig], *, st
                                      gpu=info.get("gpu") or "", driver=info.get("driver", ""),
                                      seed=cfg_seed, session=session))
                     continue
-                reply = worker.run(make_job("verify", variant, built, cfg, cfg_seed, mode))
+                # Alternate the input memory layout so strides are exercised, not assumed.
+                layout = "bhtd" if index % 2 else "bthd"
+                reply = worker.run(make_job("verify", variant, built, cfg, cfg_seed, mode, layout=layout))
                 record(row_from_reply("verify", variant, built, target.arch, mode, cfg, cfg_seed, reply,
                                       worker.info or info, session))
     return summary
