@@ -36,8 +36,8 @@ class Variant:
     def source_path(self) -> Path:
         return paths.kernels_dir() / self.source
 
-    def entry(self, dtype: str) -> str:
-        return self.kernel.format(dtype=dtype)
+    def entry(self, dtype: str, head_dim: int) -> str:
+        return self.kernel.format(dtype=dtype, head_dim=head_dim)
 
     def unsupported_reason(self, cfg: AttnConfig) -> str | None:
         """Why this variant cannot run cfg, or None if it can."""
@@ -58,7 +58,9 @@ class Variant:
             return "causal masking not supported"
         if cfg.heads_kv != cfg.heads and "gqa" not in self.features:
             return "GQA/MQA not supported"
-        return None
+        from fmhactl.runtime.launchers import limit_reason
+
+        return limit_reason(self.launcher, cfg, self.switches)
 
     def to_dict(self) -> dict:
         return {

@@ -106,3 +106,5 @@ def test_error_map_compresses_ranges():
     text = error_map(bad, 32)
     assert "rows 32-63" in text and "query tiles 1" in text and "head-dim cols 0-3" in text
     assert "heads 2" in text and "batches 1" in text
+    quarters = error_map(bad[:, :, :, :], 128, 32, lane_quarters=True)
+    assert "softmax warps 1 = TMEM lane quarters 1" in quarters

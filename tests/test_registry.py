@@ -10,7 +10,7 @@ def test_family_loads_and_ref_is_portable():
     ref = registry["ref"]
     assert {"sm_90a", "sm_100a"} <= set(ref.archs)
     assert ref.source_path.is_file()
-    assert ref.entry("bf16") == "fmha_ref_bf16"
+    assert ref.entry("bf16", 128) == "fmha_ref_bf16"
 
 
 def test_unsupported_reasons_name_the_limit():

@@ -32,15 +32,23 @@ def build_command(
         return
     from rich.table import Table
 
+    from fmhactl.registry import load_registry
+    from fmhactl.runtime.launchers import tmem_columns
+
+    registry = load_registry()
     table = Table(title="fmhactl build", show_lines=False)
-    for col in ("variant", "arch", "kernel", "regs", "smem", "stack", "spills", "compile s", "cache"):
-        table.add_column(col, justify="right" if col in ("regs", "smem", "stack", "spills", "compile s") else "left")
+    numeric = ("regs", "smem", "stack", "spills", "tmem", "compile s")
+    for col in ("variant", "arch", "kernel", *numeric, "cache"):
+        table.add_column(col, justify="right" if col in numeric else "left", overflow="fold")
     for r in results:
-        for k in r.kernels:
+        variant = registry[r.variant]
+        for k in sorted(r.kernels, key=lambda k: k.kernel):
             spills = k.spill_stores + k.spill_loads
+            tmem = tmem_columns(variant.launcher, k.kernel, variant.switches)
             table.add_row(r.variant, r.target.label, k.kernel, str(k.registers), str(k.static_smem),
                           str(k.stack_bytes), f"[red]{spills}[/red]" if spills else "0",
-                          f"{r.compile_seconds:.2f}", "[green]hit[/green]" if r.cache_hit else "built")
+                          "-" if tmem is None else str(tmem), f"{r.compile_seconds:.2f}",
+                          "[green]hit[/green]" if r.cache_hit else "built")
     out_console.print(table)
     hits = sum(r.cache_hit for r in results)
     err_console.print(f"{len(results)} builds, {hits} cache hits")

@@ -117,7 +117,9 @@ def verify_command(
         m = row.metrics
         style = _STATUS_STYLE.get(row.status, "")
         detail = ""
-        if row.status in ("PASS", "FAIL"):
+        if "violations" in m:
+            detail = "tcgen05 conformance violations:\n      " + "\n      ".join(m["violations"][:8])
+        elif row.status in ("PASS", "FAIL"):
             b, h, t, d = m.get("max_err_at", [0, 0, 0, 0])
             detail = (f"max|err| {m['max_abs_err']:.2e} (tol {m['tolerance']:.2e}) at b{b} h{h} t{t} d{d}  "
                       f"cos {m['cosine']:.6f}")

@@ -50,14 +50,14 @@ class LoadedModule:
 
 
 def launch(function, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_smem: int,
-           stream: int, params: ctypes.Structure) -> None:
-    """Launch with one by-value struct argument on the given stream handle."""
+           stream: int, *args: ctypes.Structure) -> None:
+    """Launch with by-value struct arguments on the given stream handle."""
     driver = _driver()
     if dynamic_smem > 48 * 1024:
         check(driver.cuFuncSetAttribute(
             function, driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             dynamic_smem), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
-    arg_ptrs = (ctypes.c_void_p * 1)(ctypes.addressof(params))
+    arg_ptrs = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
     check(driver.cuLaunchKernel(function, *grid, *block, dynamic_smem, driver.CUstream(stream),
                                 ctypes.addressof(arg_ptrs), 0), "cuLaunchKernel")
 

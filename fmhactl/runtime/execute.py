@@ -44,7 +44,22 @@ def gpu_info() -> dict:
 
 class Executor:
     def __init__(self) -> None:
+        from fmhactl.runtime.emulation import EmulationSessions
+
         self._modules: dict[str, driver.LoadedModule] = {}
+        # TMEM backing and conformance records for emulated (sm_100a-on-sm_90) launches.
+        self._emulation = EmulationSessions()
+
+    def close(self) -> None:
+        self._emulation.close()
+
+    def synchronize(self, job: dict) -> None:
+        """Wait for the launch; for emulated launches, raise EmulationViolations on broken tcgen05 rules."""
+        torch = _torch()
+        stream = torch.cuda.current_stream().cuda_stream
+        driver.synchronize(stream)
+        if job.get("mode") == "emulated":
+            self._emulation.finish(self._modules[job["cubin"]], stream)
 
     def _function(self, job: dict):
         cubin = job["cubin"]
@@ -81,14 +96,28 @@ class Executor:
         lse.view(torch.int32).fill_(POISON_32)
         return o, lse
 
-    def launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse) -> None:
+    def launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None) -> None:
         torch = _torch()
         fn = self._function(job)
         shape = launch_shape(job["launcher"], cfg, job["switches"])
-        params = make_params(cfg, q, k, v, o, lse)
+        args = [make_params(cfg, q, k, v, o, lse, checkpoints=checkpoints)]
+        if job["launcher"] == "sm100":
+            args.append(self._tma_maps(job, q, k, v))
         stream = torch.cuda.current_stream().cuda_stream
+        if job.get("mode") == "emulated":
+            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream)
         with launch_range(job["variant"], cfg.key):
-            driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, params)
+            driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
+
+    @staticmethod
+    def _tma_maps(job: dict, q, k, v):
+        """The SM100 kernel's second parameter: real tensor maps for TMA variants, zeros otherwise."""
+        from fmhactl.runtime.launchers import Sm100Plan
+        from fmhactl.runtime.tma_maps import FmhaTmaMaps, fmha_maps
+
+        if not int(job["switches"].get("FMHA_LOAD_TMA", 0)):
+            return FmhaTmaMaps()
+        return fmha_maps(q, k, v, Sm100Plan.block_m, Sm100Plan.block_n)
 
     def run(self, job: dict) -> dict:
         """One launch with no reference: did it finish, write every element, produce NaNs?"""
@@ -100,7 +129,7 @@ class Executor:
         start.record()
         self.launch(job, cfg, q, k, v, o, lse)
         end.record()
-        driver.synchronize(torch.cuda.current_stream().cuda_stream)
+        self.synchronize(job)
         unwritten = int((o.view(torch.int16) == POISON_16).sum().item())
         lse_unwritten = int((lse.view(torch.int32) == POISON_32).sum().item())
         values = o.float()
@@ -109,6 +138,33 @@ class Executor:
                    "out_abs_max": float(values.nan_to_num(0.0).abs().max().item())}
         return {"status": "OK" if unwritten == 0 and lse_unwritten == 0 else "FAIL", "metrics": metrics}
 
+    def dump(self, job: dict) -> dict:
+        """Run a checkpoint build once and compare one checkpoint with its expected value."""
+        from fmhactl.runtime import checkpoints as ckpt
+        from fmhactl.runtime.params import make_params as _params
+
+        torch = _torch()
+        cfg = AttnConfig.from_dict(job["config"])
+        q, k, v = self.make_inputs(cfg, job["seed"])
+        o, lse = self.poisoned_outputs(cfg)
+        layout = ckpt.CheckpointLayout(cfg.head_dim)
+        buffer = torch.full((layout.nbytes,), 0xFF, dtype=torch.uint8, device="cuda")
+        self.launch(job, cfg, q, k, v, o, lse, checkpoints=buffer)
+        self.synchronize(job)
+        at = job["at"]
+        names = list(ckpt.CHECKPOINTS) + ["end"]
+        raw = buffer[layout.offsets[at]:layout.offsets[names[names.index(at) + 1]]]
+        scale_log2 = _params(cfg, q, k, v, o, lse).scale_log2
+        want = ckpt.expected(cfg, q, k, v, at, scale_log2).cpu()
+        if at in ("Q", "K", "V"):
+            got = raw.view(torch.int16).cpu()
+        else:
+            got = raw.view(torch.float32).reshape(ckpt.BLOCK_M, -1).cpu()
+        report = ckpt.compare(at, got, want, cfg.head_dim)
+        if "first_lane" in report:
+            report["window"] = ckpt.window(got, want, report["first_lane"], report["first_column"])
+        return {"status": "PASS" if report["mismatches"] == 0 else "FAIL", "metrics": report}
+
     def verify(self, job: dict) -> dict:
         torch = _torch()
         cfg = AttnConfig.from_dict(job["config"])
@@ -116,12 +172,17 @@ class Executor:
         q, k, v = self.make_inputs(cfg, job["seed"], heads_first=layout == "bhtd")
         o, lse = self.poisoned_outputs(cfg)
         self.launch(job, cfg, q, k, v, o, lse)
-        driver.synchronize(torch.cuda.current_stream().cuda_stream)
+        self.synchronize(job)
         ref32, lse32 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float32)
         ref_low, _ = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=q.dtype)
         _, lse64 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float64)
-        block_m = int(job["switches"].get("FMHA_BLOCK_M", 0))
-        result = compare(o, lse, ref32, ref_low, lse64, lse32, block_m=block_m)
+        if job["launcher"] == "sm100":
+            block_m, warp_rows, quarters = 128, 32, True
+        else:
+            block_m, quarters = int(job["switches"].get("FMHA_BLOCK_M", 0)), False
+            warp_rows = block_m // 4
+        result = compare(o, lse, ref32, ref_low, lse64, lse32, block_m=block_m, warp_rows=warp_rows,
+                         lane_quarters=quarters)
         return {"status": "PASS" if result.passed else "FAIL", "metrics": {**result.to_dict(), "layout": layout}}
 
     def bench(self, job: dict) -> dict:
@@ -135,7 +196,7 @@ class Executor:
             self.launch(job, cfg, *s)
 
         result = {"kernel": _timed(ours, sets, warmup, iters, cfg.flops)}
-        driver.synchronize(torch.cuda.current_stream().cuda_stream)
+        self.synchronize(job)
         baselines = {}
         for name in opts.get("baselines", ["cudnn", "flash"]):
             baselines[name] = _time_baseline(name, cfg, sets, warmup, iters)

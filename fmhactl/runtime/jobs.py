@@ -10,7 +10,7 @@ from fmhactl.results.store import ResultRow
 
 def make_job(op: str, variant: Variant, build: BuildResult, cfg: AttnConfig, seed: int,
              mode: str, **extra: object) -> dict:
-    return {"op": op, "variant": variant.name, "kernel": variant.entry(cfg.dtype),
+    return {"op": op, "variant": variant.name, "kernel": variant.entry(cfg.dtype, cfg.head_dim),
             "cubin": str(build.cubin_path), "launcher": variant.launcher,
             "switches": dict(variant.switches), "config": cfg.to_dict(), "seed": seed,
             "mode": mode, **extra}

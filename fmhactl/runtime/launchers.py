@@ -1,4 +1,7 @@
-"""Launch geometry per kernel kind, computed from the same switches the kernel is built with."""
+"""Launch geometry per kernel kind, computed from the same switches the kernel is built with.
+
+Pure Python (no torch, no CUDA): the registry asks `limit_reason` why a config cannot run.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,9 @@ from dataclasses import dataclass
 
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
+
+MAX_DYNAMIC_SMEM = 232448  # 227 KiB per block on sm_90 and sm_100
+TMEM_COLUMNS = 512
 
 
 @dataclass(frozen=True)
@@ -28,7 +34,56 @@ def ref_launch(cfg: AttnConfig, switches: dict) -> LaunchShape:
     return LaunchShape((_ceil_div(cfg.seq_q, block_m), cfg.heads, cfg.batch), (128, 1, 1), smem)
 
 
-LAUNCHERS = {"ref": ref_launch}
+@dataclass(frozen=True)
+class Sm100Plan:
+    """Mirror of fmha_sm100::Plan<D> (kernels/sm100/fmha_sm100.cuh); tests keep them equal."""
+
+    head_dim: int
+    stages: int
+    p_in_smem: bool
+    block_m: int = 128
+    block_n: int = 128
+
+    @property
+    def tmem_columns(self) -> int:
+        return self.block_n + self.head_dim + (0 if self.p_in_smem else self.block_n // 2)
+
+    @property
+    def tmem_alloc(self) -> int:
+        cols = 32
+        while cols < self.tmem_columns:
+            cols *= 2
+        return cols
+
+    @property
+    def smem_bytes(self) -> int:
+        q = self.block_m * self.head_dim * 2
+        kv = self.block_n * self.head_dim * 2
+        p = self.block_m * self.block_n * 2 if self.p_in_smem else 0
+        barriers = 8 * (4 + 2 * self.stages)
+        return q + 2 * self.stages * kv + p + barriers + 16 + 1024
+
+    def limit_reason(self) -> str | None:
+        if self.tmem_columns > TMEM_COLUMNS:
+            p = "" if self.p_in_smem else f" + P {self.block_n // 2}"
+            return (f"TMEM needs S {self.block_n} + O {self.head_dim}{p} = {self.tmem_columns} columns "
+                    f"> {TMEM_COLUMNS}")
+        if self.smem_bytes > MAX_DYNAMIC_SMEM:
+            return (f"SMEM needs {self.smem_bytes} B (Q + {self.stages} K/V stage(s)"
+                    f"{' + P' if self.p_in_smem else ''}) > {MAX_DYNAMIC_SMEM} B")
+        return None
+
+
+def sm100_plan(cfg: AttnConfig, switches: dict) -> Sm100Plan:
+    return Sm100Plan(cfg.head_dim, int(switches.get("FMHA_STAGES", 1)), bool(int(switches.get("FMHA_P_SMEM", 0))))
+
+
+def sm100_launch(cfg: AttnConfig, switches: dict) -> LaunchShape:
+    plan = sm100_plan(cfg, switches)
+    return LaunchShape((_ceil_div(cfg.seq_q, plan.block_m), cfg.heads, cfg.batch), (192, 1, 1), plan.smem_bytes)
+
+
+LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch}
 
 
 def launch_shape(launcher: str, cfg: AttnConfig, switches: dict) -> LaunchShape:
@@ -36,3 +91,23 @@ def launch_shape(launcher: str, cfg: AttnConfig, switches: dict) -> LaunchShape:
         return LAUNCHERS[launcher](cfg, switches)
     except KeyError:
         raise BadInput(f"unknown launcher {launcher!r} (known: {', '.join(LAUNCHERS)})") from None
+
+
+def tmem_columns(launcher: str, kernel: str, switches: dict) -> int | None:
+    """TMEM columns a kernel entry allocates (SM100 entries are named ..._d<head_dim>)."""
+    import re
+
+    match = re.search(r"_d(\d+)$", kernel)
+    if launcher != "sm100" or not match:
+        return None
+    plan = sm100_plan(AttnConfig(head_dim=int(match.group(1))), switches)
+    return plan.tmem_alloc if plan.tmem_columns <= TMEM_COLUMNS else None
+
+
+def limit_reason(launcher: str, cfg: AttnConfig, switches: dict) -> str | None:
+    """Resource limits a config would break for this launcher (TMEM columns, SMEM bytes)."""
+    if launcher == "sm100":
+        return sm100_plan(cfg, switches).limit_reason()
+    if launch_shape(launcher, cfg, switches).dynamic_smem > MAX_DYNAMIC_SMEM:
+        return f"SMEM needs {launch_shape(launcher, cfg, switches).dynamic_smem} B > {MAX_DYNAMIC_SMEM} B"
+    return None

@@ -5,15 +5,17 @@ ncu's `--nvtx-include` grammar treats `/` as the separator of *nested push/pop* 
 `/` selects push/pop ranges, `A/*/B` nests) and `@` as the domain separator. A range message with
 `/` in it could not be matched literally. So each launch opens a **start/end range** (process
 range, not a thread push/pop) in the NVTX **domain** `fmhactl` whose message is
-`<variant>:<config_key>`; variant names and config keys hold only `[A-Za-z0-9_-]`, none of ncu's
-special characters. The filter that matches exactly one (variant, config) is then
-`fmhactl@<variant>:<config_key>` (no trailing slash: start/end range), see `ncu_include`.
+`<variant>.<config_key>`; variant names and config keys hold only `[A-Za-z0-9_-]`, so the
+message has none of ncu's special characters (`/`, `@`, and no `regex:` prefix). The filter
+that matches exactly one (variant, config) is then `fmhactl@<variant>.<config_key>` (no trailing
+slash: start/end range), see `ncu_include`. If the filter matches nothing on some ncu version,
+`fmhactl profile` retries once filtering by kernel name and says so in the stored row.
 
 Backends, in order:
 1. the `nvtx` package (PyPI `nvtx`): domain `fmhactl`, start/end range;
 2. only when FMHACTL_NVTX_FALLBACK=torch is set (the profile target sets it, because the lent
    GPU machine has no `nvtx` package): `torch.cuda.nvtx.range_start/range_end`, which has no
-   domain, so the filter is the bare message `<variant>:<config_key>`;
+   domain, so the filter is the bare message `<variant>.<config_key>`;
 3. otherwise nothing at all (timing runs stay untouched without `nvtx`).
 """
 
@@ -35,7 +37,7 @@ def range_name(variant: str, config_key: str) -> str:
 
 def range_message(variant: str, config_key: str) -> str:
     """The NVTX message actually emitted (no '/' or '@', which ncu's filter grammar reserves)."""
-    return f"{variant}:{config_key}"
+    return f"{variant}.{config_key}"
 
 
 @functools.cache

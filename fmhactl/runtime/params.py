@@ -22,6 +22,7 @@ class FmhaParams(ctypes.Structure):
         ("seq_q", ctypes.c_int), ("seq_k", ctypes.c_int), ("head_dim", ctypes.c_int),
         ("softmax_scale", ctypes.c_float), ("scale_log2", ctypes.c_float),
         ("causal", ctypes.c_int), ("flags", ctypes.c_int),
+        ("checkpoints", ctypes.c_void_p),
     ]
 
 
@@ -29,7 +30,7 @@ def default_scale(cfg: AttnConfig) -> float:
     return 1.0 / math.sqrt(cfg.head_dim)
 
 
-def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None) -> FmhaParams:
+def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None, checkpoints=None) -> FmhaParams:
     """Fill the block from torch tensors laid out (batch, seq, heads, head_dim), any strides."""
     for name, tensor in (("q", q), ("k", k), ("v", v), ("o", o)):
         if tensor.stride(-1) != 1:
@@ -48,4 +49,5 @@ def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None) ->
     p.scale_log2 = scale * math.log2(math.e)
     p.causal = int(cfg.causal)
     p.flags = 0
+    p.checkpoints = checkpoints.data_ptr() if checkpoints is not None else None
     return p

@@ -39,6 +39,7 @@ def main() -> None:
         protocol.flush()
 
     try:
+        from fmhactl.runtime.emulation import EmulationViolations
         from fmhactl.runtime.execute import Executor, gpu_info
 
         info = gpu_info()
@@ -54,8 +55,11 @@ def main() -> None:
             continue
         job = json.loads(line)
         try:
-            handler = {"verify": executor.verify, "bench": executor.bench, "run": executor.run}[job["op"]]
+            handler = {"verify": executor.verify, "bench": executor.bench, "run": executor.run, "dump": executor.dump}[job["op"]]
             reply({"id": job.get("id"), **handler(job)})
+        except EmulationViolations as exc:  # the kernel ran to the end but broke tcgen05 rules
+            reply({"id": job.get("id"), "status": "FAIL", "error": str(exc).splitlines()[0],
+                   "metrics": {"violations": [str(v) for v in exc.violations]}})
         except Exception as exc:  # noqa: BLE001
             if _is_fatal_cuda_error(exc):
                 reply({"id": job.get("id"), "status": "CRASH", "error": str(exc).splitlines()[0], "fatal": True})

@@ -33,7 +33,8 @@ class Comparison:
         return asdict(self)
 
 
-def compare(out, lse, ref32, ref_low, lse_ref64, lse_ref32, *, block_m: int = 0) -> Comparison:
+def compare(out, lse, ref32, ref_low, lse_ref64, lse_ref32, *, block_m: int = 0, warp_rows: int = 0,
+            lane_quarters: bool = False) -> Comparison:
     """FlashAttention's rule: max|out - ref32| <= 2 * max|ref_low - ref32| + atol.
 
     out/ref tensors are (b, t, h, d); lse tensors are (b, h, t).
@@ -89,7 +90,7 @@ def compare(out, lse, ref32, ref_low, lse_ref64, lse_ref32, *, block_m: int = 0)
     result.passed = not reasons
     if not result.passed:
         bad = failing | (out.view(torch.int16) == POISON_16) | (torch.isnan(outf) != ref_nan)
-        result.error_map = error_map(bad, block_m)
+        result.error_map = error_map(bad, block_m, warp_rows, lane_quarters)
     return result
 
 
@@ -128,8 +129,9 @@ def _ranges(values: list[int]) -> str:
     return ",".join(parts)
 
 
-def error_map(bad, block_m: int) -> str:
-    """Where the wrong elements live: batches, heads, query rows (and tiles), head-dim columns."""
+def error_map(bad, block_m: int, warp_rows: int = 0, lane_quarters: bool = False) -> str:
+    """Where the wrong elements live, in kernel terms: query tiles, the warps that own those rows
+    (TMEM lane quarters for the SM100 family), head-dim columns, heads, batches."""
     import torch
 
     if not bool(bad.any()):
@@ -144,6 +146,11 @@ def error_map(bad, block_m: int) -> str:
         tiles = sorted({r // block_m for r in rows})
         within = sorted({r % block_m for r in rows})
         parts.append(f"query tiles {_ranges(tiles)} (rows {_ranges(within)} within a {block_m}-row tile)")
+        if warp_rows:
+            warps = sorted({r // warp_rows for r in within})
+            owner = "softmax warps" if lane_quarters else "warps"
+            lanes = f" = TMEM lane quarters {_ranges(warps)}" if lane_quarters else ""
+            parts.append(f"{owner} {_ranges(warps)}{lanes}")
     parts += [f"head-dim cols {_ranges(cols)}", f"heads {_ranges(heads)}", f"batches {_ranges(batches)}"]
     share = 100.0 * idx.shape[0] / bad.numel()
     return f"{idx.shape[0]} bad elements ({share:.1f}%): " + "; ".join(parts)

@@ -34,4 +34,5 @@ struct FmhaParams {
     float scale_log2;      // softmax_scale * log2(e): kernels work in base 2
     int causal;            // bottom-right aligned: query i sees keys j <= i + seq_k - seq_q
     int flags;             // reserved, must be 0
+    void* checkpoints;     // debug builds (FMHA_CHECKPOINTS=1) copy intermediates here; else null
 };

@@ -1,0 +1,63 @@
+"""Tensor maps for the SM100 family's TMA loads, checked by the `tma check` rules before encoding.
+
+A (batch, seq, heads, head_dim) tensor becomes a 4-D map {head_dim, seq, heads, batch} with a
+box of {64, rows, 1, 1} and the 128B swizzle: each box is one SW128 atom column of the tile.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+from fmhactl.errors import BadInput
+from fmhactl.runtime.driver import check
+
+SWIZZLE_ATOM_ELEMENTS = 64  # 128 B of 16-bit elements
+
+
+class TmaMap(ctypes.Structure):
+    _fields_ = [("opaque", ctypes.c_uint64 * 16)]
+
+
+class FmhaTmaMaps(ctypes.Structure):
+    """Mirror of kernels/common/tma.cuh + FmhaTmaMaps in kernels/sm100/fmha_sm100.cuh."""
+
+    _fields_ = [("q", TmaMap), ("k", TmaMap), ("v", TmaMap)]
+
+
+def map_params(tensor, box_rows: int):
+    """The cuTensorMapEncodeTiled parameters for one operand, as the layout model states them."""
+    from fmhactl.layout.tensormap import make_params
+
+    batch, seq, heads, dim = tensor.shape
+    elem = tensor.element_size()
+    dtype = {"torch.bfloat16": "bf16", "torch.float16": "f16"}[str(tensor.dtype)]
+    return make_params(
+        dtype, [dim, seq, heads, batch],
+        [tensor.stride(1) * elem, tensor.stride(2) * elem, tensor.stride(0) * elem],
+        [SWIZZLE_ATOM_ELEMENTS, box_rows, 1, 1], [1, 1, 1, 1],
+        global_address=tensor.data_ptr(), swizzle="128B", l2_promotion="128B")
+
+
+def encode(tensor, box_rows: int) -> TmaMap:
+    from cuda.bindings import driver as cu
+
+    from fmhactl.layout.tensormap import validate
+
+    params = map_params(tensor, box_rows)
+    problems = [p for p in validate(params) if p.severity == "error"]
+    if problems:
+        raise BadInput("tensor map rejected before encoding: " + "; ".join(f"{p.code}: {p.message}" for p in problems))
+    tmap = check(cu.cuTensorMapEncodeTiled(
+        cu.CUtensorMapDataType(params.dtype), params.rank, params.global_address,
+        [cu.cuuint64_t(v) for v in params.global_dim], [cu.cuuint64_t(v) for v in params.global_strides],
+        [cu.cuuint32_t(v) for v in params.box_dim], [cu.cuuint32_t(v) for v in params.element_strides],
+        cu.CUtensorMapInterleave(params.interleave), cu.CUtensorMapSwizzle(params.swizzle),
+        cu.CUtensorMapL2promotion(params.l2_promotion), cu.CUtensorMapFloatOOBfill(params.oob_fill)),
+        "cuTensorMapEncodeTiled")
+    out = TmaMap()
+    ctypes.memmove(ctypes.addressof(out), tmap.getPtr(), ctypes.sizeof(out))
+    return out
+
+
+def fmha_maps(q, k, v, block_m: int, block_n: int) -> FmhaTmaMaps:
+    return FmhaTmaMaps(encode(q, block_m), encode(k, block_n), encode(v, block_n))

@@ -1,0 +1,1 @@
+"""Scenarios: named sequences of steps (build, verify, bench, profile, fmhactl sub-commands)."""

@@ -1,0 +1,295 @@
+"""Milestone states from the results store, per execution mode.
+
+States: DONE (every required config's latest row passes at the current source hash), STALE
+(all pass, but some passing rows were made from sources that have changed since), IN PROGRESS
+(some configs fail or were never run in that mode), NOT RUN (no rows in that mode), BLOCKED
+(explicit reason, variants missing from the registry, or a NOT RUN milestone whose dependency is
+not DONE). A regression is a config whose latest row fails although an earlier row (same
+variant, config, mode) passed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from fmhactl.build.hashing import source_hash
+from fmhactl.errors import FmhactlError
+from fmhactl.registry import Variant, load_registry
+from fmhactl.results.store import ResultRow, ResultStore
+from fmhactl.status.milestones import Milestone
+
+DONE, STALE, IN_PROGRESS, NOT_RUN, BLOCKED = "DONE", "STALE", "IN PROGRESS", "NOT RUN", "BLOCKED"
+_RANK = {DONE: 0, STALE: 1, IN_PROGRESS: 2, NOT_RUN: 3, BLOCKED: 4}
+
+
+@dataclass(frozen=True)
+class ModeSpec:
+    label: str
+    kind: str  # verify | build
+    arch: str | None
+    mode: str
+    performance: bool  # timings in this mode are performance numbers
+
+
+MODES = (
+    ModeSpec("sm100 native", "verify", "sm_100a", "native", True),
+    ModeSpec("sm100 emulated", "verify", None, "emulated", False),
+    ModeSpec("sm90 native", "verify", "sm_90a", "native", True),
+    ModeSpec("compile-only", "build", None, "compile-only", False),
+)
+
+
+@dataclass
+class Failure:
+    variant: str
+    config_key: str
+    status: str
+    row_id: int | None
+    max_abs_err: float | None = None
+    cosine: float | None = None
+    reasons: list[str] = field(default_factory=list)
+    error_map: str = ""
+    error: str = ""
+
+
+@dataclass
+class ModeStatus:
+    mode: str
+    state: str
+    passed: int = 0
+    required: int = 0
+    unsupported: int = 0
+    missing: int = 0
+    max_abs_err: float | None = None
+    min_cosine: float | None = None
+    lse_max_err: float | None = None
+    failures: list[Failure] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    regressions: list[str] = field(default_factory=list)
+    bench: list[dict] = field(default_factory=list)
+    profiles: list[dict] = field(default_factory=list)
+    row_ids: list[int] = field(default_factory=list)
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class MilestoneStatus:
+    milestone: Milestone
+    state: str
+    reason: str = ""
+    proved_in: list[str] = field(default_factory=list)
+    modes: list[ModeStatus] = field(default_factory=list)
+    hashes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def regressions(self) -> list[str]:
+        return [r for m in self.modes for r in m.regressions]
+
+    def mode(self, label: str) -> ModeStatus | None:
+        return next((m for m in self.modes if m.mode == label), None)
+
+    def to_dict(self) -> dict:
+        m = self.milestone
+        return {"id": m.id, "title": m.title, "state": self.state, "reason": self.reason,
+                "proved_in": self.proved_in, "variants": list(m.variants), "grids": list(m.grids),
+                "scenario": m.scenario, "depends": list(m.depends), "hashes": self.hashes,
+                "modes": {x.mode: x.to_dict() for x in self.modes}}
+
+
+def _latest_by_config(rows: list[ResultRow]) -> tuple[dict[str, ResultRow], set[str]]:
+    """Rows newest first -> the latest row per config, and configs that passed at some point before it."""
+    latest: dict[str, ResultRow] = {}
+    passed_before: set[str] = set()
+    for row in rows:
+        if row.config_key not in latest:
+            latest[row.config_key] = row
+        elif row.status == "PASS":
+            passed_before.add(row.config_key)
+    return latest, passed_before
+
+
+def _matches(row: ResultRow, spec: ModeSpec) -> bool:
+    return row.mode == spec.mode and (spec.arch is None or row.arch == spec.arch)
+
+
+def _verify_mode(spec: ModeSpec, variants: list[Variant], configs: list, store: ResultStore,
+                 hashes: dict[str, str], milestone_id: str) -> ModeStatus:
+    status = ModeStatus(spec.label, NOT_RUN)
+    any_row = False
+    for variant in variants:
+        rows = [r for r in store.query(kind="verify", variant=variant.name, mode=spec.mode, arch=spec.arch)
+                if _matches(r, spec)]
+        latest, passed_before = _latest_by_config(rows)
+        old_hashes: set[str] = set()
+        for cfg in configs:
+            if variant.unsupported_reason(cfg):
+                status.unsupported += 1
+                continue
+            status.required += 1
+            row = latest.get(cfg.key)
+            if row is None:
+                status.missing += 1
+                continue
+            any_row = True
+            status.row_ids.append(int(row.id or 0))
+            m = row.metrics
+            if row.status == "PASS":
+                status.passed += 1
+                if isinstance(m.get("max_abs_err"), (int, float)):
+                    status.max_abs_err = max(status.max_abs_err or 0.0, float(m["max_abs_err"]))
+                if isinstance(m.get("cosine"), (int, float)):
+                    status.min_cosine = min(status.min_cosine if status.min_cosine is not None else 1.0,
+                                            float(m["cosine"]))
+                if isinstance(m.get("lse_max_err"), (int, float)):
+                    status.lse_max_err = max(status.lse_max_err or 0.0, float(m["lse_max_err"]))
+                if row.source_hash != hashes[variant.name]:
+                    old_hashes.add(row.source_hash)
+                continue
+            status.failures.append(Failure(
+                variant=variant.name, config_key=cfg.key, status=row.status, row_id=row.id,
+                max_abs_err=m.get("max_abs_err"), cosine=m.get("cosine"), reasons=list(m.get("reasons") or []),
+                error_map=str(m.get("error_map") or ""), error=str(m.get("error") or m.get("reason") or "")))
+            if cfg.key in passed_before:
+                status.regressions.append(f"{milestone_id} {spec.label}: {variant.name} {cfg.key} passed before,"
+                                          f" now {row.status} (row {row.id})")
+        for old in sorted(old_hashes):
+            status.stale.append(f"{variant.name}: passed with sources {old[:12] or '?'}, sources now "
+                                f"{hashes[variant.name][:12]}")
+        if spec.performance:
+            status.bench += _bench_rows(store, variant, spec)
+        status.profiles += _profile_rows(store, variant, spec)
+    status.row_ids.sort()
+    if not any_row:
+        status.state = NOT_RUN
+    elif status.failures or status.missing:
+        status.state = IN_PROGRESS
+    elif status.stale:
+        status.state = STALE
+    else:
+        status.state = DONE
+    return status
+
+
+def _bench_rows(store: ResultStore, variant: Variant, spec: ModeSpec) -> list[dict]:
+    seen: dict[str, dict] = {}
+    for row in store.query(kind="bench", variant=variant.name, mode=spec.mode, arch=spec.arch, status="OK"):
+        if row.config_key in seen or not _matches(row, spec):
+            continue
+        kernel = row.metrics.get("kernel", {})
+        ratios = {name: b.get("ratio") for name, b in sorted(row.metrics.get("baselines", {}).items())
+                  if isinstance(b, dict) and b.get("ratio") is not None}
+        seen[row.config_key] = {"variant": variant.name, "config": row.config_key, "row_id": row.id,
+                                "tflops": kernel.get("tflops"), "median_ms": kernel.get("median_ms"),
+                                "ratios": ratios}
+    return [seen[k] for k in sorted(seen)]
+
+
+def _profile_rows(store: ResultStore, variant: Variant, spec: ModeSpec) -> list[dict]:
+    seen: dict[str, dict] = {}
+    for row in store.query(kind="profile", variant=variant.name, mode=spec.mode, arch=spec.arch, status="OK"):
+        if row.config_key in seen or not _matches(row, spec):
+            continue
+        s = row.metrics.get("summary", {})
+        seen[row.config_key] = {"variant": variant.name, "config": row.config_key, "row_id": row.id,
+                                "recipe": row.metrics.get("recipe"), "report": row.metrics.get("report"),
+                                **{k: s.get(k) for k in ("duration_us", "tflops", "pct_of_tensor_peak", "dram_pct",
+                                                         "registers_per_thread", "occupancy_achieved_pct",
+                                                         "smem_bank_conflicts_ld", "top_stalls")}}
+    return [seen[k] for k in sorted(seen)]
+
+
+def _build_mode(spec: ModeSpec, variants: list[Variant], store: ResultStore, hashes: dict[str, str]) -> ModeStatus:
+    status = ModeStatus(spec.label, NOT_RUN)
+    any_row = False
+    for variant in variants:
+        arches = list(dict.fromkeys(list(variant.archs) + list(variant.emulated_on)))
+        for arch in arches:
+            status.required += 1
+            rows = store.query(kind="build", variant=variant.name, arch=arch, limit=1)
+            if not rows:
+                status.missing += 1
+                continue
+            any_row = True
+            row = rows[0]
+            status.row_ids.append(int(row.id or 0))
+            if row.status != "OK":
+                error = str(row.metrics.get("error", "")).strip().splitlines()
+                status.failures.append(Failure(variant.name, arch, row.status, row.id,
+                                               error=error[0][:300] if error else ""))
+            elif row.source_hash != hashes[variant.name]:
+                status.passed += 1
+                status.stale.append(f"{variant.name} {arch}: built from sources {row.source_hash[:12]}, "
+                                    f"sources now {hashes[variant.name][:12]}")
+            else:
+                status.passed += 1
+    status.row_ids.sort()
+    if not any_row:
+        status.state = NOT_RUN
+    elif status.failures or status.missing:
+        status.state = IN_PROGRESS
+    elif status.stale:
+        status.state = STALE
+    else:
+        status.state = DONE
+    return status
+
+
+def compute_status(milestones: list[Milestone], store: ResultStore,
+                   registry: dict[str, Variant] | None = None) -> list[MilestoneStatus]:
+    from fmhactl.verify.grids import load_grid
+
+    registry = registry if registry is not None else load_registry()
+    results: list[MilestoneStatus] = []
+    for milestone in milestones:
+        missing = [v for v in milestone.variants if v not in registry]
+        if milestone.blocked:
+            results.append(MilestoneStatus(milestone, BLOCKED, milestone.blocked))
+            continue
+        if missing:
+            results.append(MilestoneStatus(milestone, BLOCKED,
+                                           f"variants not in kernels/family.toml: {', '.join(missing)}"))
+            continue
+        configs = []
+        try:
+            for grid in milestone.grids:
+                configs += [c for c in load_grid(grid).configs if c not in configs]
+        except FmhactlError as exc:
+            results.append(MilestoneStatus(milestone, BLOCKED, f"grid: {exc}"))
+            continue
+        variants = [registry[v] for v in milestone.variants]
+        hashes = {v.name: source_hash(v.source_path) for v in variants}
+        modes = [(_build_mode(spec, variants, store, hashes) if spec.kind == "build"
+                  else _verify_mode(spec, variants, configs, store, hashes, milestone.id)) for spec in MODES]
+        verify_modes = [m for m, spec in zip(modes, MODES) if spec.kind == "verify"]
+        best = min((m.state for m in verify_modes), key=lambda s: _RANK[s])
+        proved = [m.mode for m in verify_modes if m.state == best] if best in (DONE, STALE, IN_PROGRESS) else []
+        results.append(MilestoneStatus(milestone, best, "", proved, modes, hashes))
+    by_id = {r.milestone.id: r for r in results}
+    for r in results:
+        if r.state == NOT_RUN:
+            waiting = [d for d in r.milestone.depends if by_id[d].state != DONE]
+            if waiting:
+                r.state = BLOCKED
+                r.reason = "waits for " + ", ".join(f"{d} ({by_id[d].state})" for d in waiting)
+    return results
+
+
+def state_map(statuses: list[MilestoneStatus]) -> dict:
+    """{id: {"state": ..., "modes": {mode: state}}}: what --check compares with the previous run."""
+    return {s.milestone.id: {"state": s.state, "modes": {m.mode: m.state for m in s.modes}} for s in statuses}
+
+
+def state_regressions(previous: dict, current: dict) -> list[str]:
+    """DONE before, IN PROGRESS now (STALE and NOT RUN are not regressions: re-run, nothing broke)."""
+    out = []
+    for mid, now in sorted(current.items()):
+        before = previous.get(mid)
+        if not isinstance(before, dict):
+            continue
+        for mode, state in sorted(now.get("modes", {}).items()):
+            if before.get("modes", {}).get(mode) == DONE and state == IN_PROGRESS:
+                out.append(f"{mid} {mode}: DONE before, IN PROGRESS now")
+    return out

@@ -1,0 +1,462 @@
+// The SM100 6-warp FMHA forward kernel (seeds 000-003, finished), written once against the
+// tcgen05 device API of kernels/common: built for sm_100a it is native, built for sm_90a with
+// FMHACTL_TCGEN05_EMULATE=1 its tensor-memory work is emulated and everything else runs for real.
+//
+// One CTA = 128 query rows of one (batch, head). Warp roles (one method each):
+//   warps 0-3  softmax / correction / epilogue: warp w owns TMEM lanes (= query rows) 32w..32w+31
+//   warp 4     MMA issue; owns TMEM alloc/dealloc
+//   warp 5     loads: Q once, then K/V tiles into a ring of FMHA_STAGES stages
+// TMEM columns: S (128 fp32) | O (D fp32) | P (64 x 2 bf16, TMEM-P only).
+//
+// Compile-time switches, one per feature:
+//   FMHA_LOAD_TMA  0: the load warp copies GMEM into the SW128 layout itself (M1); 1: TMA (M2)
+//   FMHA_STAGES    K/V ring depth: 1, or 2 for the double-buffered pipeline (M3)
+//   FMHA_P_SMEM    0: P goes to TMEM and PV is a TS MMA; 1: P goes to SMEM and PV is an SS MMA
+#pragma once
+
+#include "common/dtypes.cuh"
+#include "common/fmha_params.h"
+#include "common/mbarrier.cuh"
+#include "common/sw128.cuh"
+#include "common/tcgen05.cuh"
+#include "common/tma.cuh"
+
+#ifndef FMHA_LOAD_TMA
+#define FMHA_LOAD_TMA 0
+#endif
+#ifndef FMHA_STAGES
+#define FMHA_STAGES 1
+#endif
+#ifndef FMHA_P_SMEM
+#define FMHA_P_SMEM 0
+#endif
+// Debug builds copy the first CTA's intermediates to p.checkpoints (fmhactl dump); see Checkpoints.
+#ifndef FMHA_CHECKPOINTS
+#define FMHA_CHECKPOINTS 0
+#endif
+
+struct FmhaTmaMaps {
+    TmaMap q, k, v;
+};
+
+namespace fmha_sm100 {
+
+constexpr int kBlockM = 128;  // query rows per CTA = MMA M = TMEM lanes
+constexpr int kBlockN = 128;  // keys per KV tile = QK MMA N
+constexpr int kThreads = 192;
+constexpr int kMmaWarp = 4;
+constexpr int kLoadWarp = 5;
+constexpr int kMmaK = 16;  // K of one kind::f16 MMA
+static_assert(FMHA_STAGES >= 1 && FMHA_STAGES <= 4, "K/V ring of 1 to 4 stages");
+
+__host__ __device__ constexpr int pow2_at_least(int n) {
+    int p = 32;
+    while (p < n) p *= 2;
+    return p;
+}
+
+// The plan of columns and bytes for head dim D; the host launcher mirrors smem_bytes().
+template <int D>
+struct Plan {
+    static constexpr int kColS = 0;
+    static constexpr int kColO = kBlockN;
+    static constexpr int kColP = kBlockN + D;
+    static constexpr int kColsUsed = kBlockN + D + (FMHA_P_SMEM ? 0 : kBlockN / 2);
+    static_assert(kColsUsed <= 512, "TMEM holds 512 columns: S 128 + O D + P 64 must fit");
+    static constexpr int kColsAlloc = pow2_at_least(kColsUsed);
+
+    static constexpr unsigned kQBytes = kBlockM * D * 2;
+    static constexpr unsigned kKVBytes = kBlockN * D * 2;
+    static constexpr unsigned kPBytes = FMHA_P_SMEM ? kBlockM * kBlockN * 2 : 0;
+    static constexpr unsigned kQOff = 0;
+    static constexpr unsigned kKOff = kQOff + kQBytes;
+    static constexpr unsigned kVOff = kKOff + FMHA_STAGES * kKVBytes;
+    static constexpr unsigned kPOff = kVOff + FMHA_STAGES * kKVBytes;
+    static constexpr unsigned kBarOff = kPOff + kPBytes;
+    static constexpr unsigned kBarCount = 4 + 2 * FMHA_STAGES;  // q_full s_full p_full o_ready + kv_full/empty
+    static constexpr unsigned kTmemSlotOff = kBarOff + 8 * kBarCount;
+    // +1024: the dynamic window is re-aligned to the 1024-B swizzle repeat inside the kernel.
+    static constexpr unsigned kSmemBytes = kTmemSlotOff + 16 + 1024;
+};
+
+// Byte layout of the checkpoint buffer (fmhactl/runtime/checkpoints.py mirrors it): the raw SMEM
+// images of Q and of K/V tile 0, S and P of KV tile 0 as fp32 [row][key], and the unnormalised
+// O accumulator before the epilogue as fp32 [row][d]. Only CTA (0, 0, 0) writes.
+template <int D>
+struct Checkpoints {
+    static constexpr unsigned kQ = 0;
+    static constexpr unsigned kK = kQ + kBlockM * D * 2;
+    static constexpr unsigned kV = kK + kBlockN * D * 2;
+    static constexpr unsigned kS = kV + kBlockN * D * 2;
+    static constexpr unsigned kP = kS + kBlockM * kBlockN * 4;
+    static constexpr unsigned kO = kP + kBlockM * kBlockN * 4;
+    static constexpr unsigned kBytes = kO + kBlockM * D * 4;
+};
+
+__device__ __forceinline__ bool checkpointing(const FmhaParams& p) {
+    return FMHA_CHECKPOINTS && p.checkpoints != nullptr && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
+}
+
+__device__ __forceinline__ void checkpoint_copy(const FmhaParams& p, unsigned offset, const unsigned char* src,
+                                                unsigned bytes, int lane) {
+    unsigned char* dst = static_cast<unsigned char*>(p.checkpoints) + offset;
+    for (unsigned i = 16 * lane; i < bytes; i += 32 * 16)
+        *reinterpret_cast<uint4*>(dst + i) = *reinterpret_cast<const uint4*>(src + i);
+}
+
+__device__ __forceinline__ void checkpoint_float(const FmhaParams& p, unsigned offset, int index, float value) {
+    reinterpret_cast<float*>(static_cast<unsigned char*>(p.checkpoints) + offset)[index] = value;
+}
+
+struct Barriers {
+    unsigned long long* q_full;
+    unsigned long long* s_full;   // QK of the current tile is in TMEM (tcgen05.commit)
+    unsigned long long* p_full;   // softmax wrote P and rescaled O (128 arrivals)
+    unsigned long long* o_ready;  // PV of a tile is done: O and P may be touched again (commit)
+    unsigned long long* kv_full;  // [stage]: K and V landed
+    unsigned long long* kv_empty; // [stage]: both MMAs that read the stage completed (commit)
+};
+
+struct Tile {
+    int m0, h, h_kv, b, n_tiles;
+};
+
+__device__ __forceinline__ Tile locate(const FmhaParams& p) {
+    Tile t;
+    t.m0 = blockIdx.x * kBlockM;
+    t.h = blockIdx.y;
+    t.b = blockIdx.z;
+    t.h_kv = t.h / (p.heads / p.heads_kv);
+    int n_end = p.seq_k;
+    if (p.causal) {  // bottom-right: row i sees keys j <= i + seq_k - seq_q
+        const int last_row = min(t.m0 + kBlockM, p.seq_q) - 1;
+        n_end = min(p.seq_k, max(0, last_row + p.seq_k - p.seq_q + 1));
+    }
+    t.n_tiles = (n_end + kBlockN - 1) / kBlockN;
+    return t;
+}
+
+// ---- load warp ------------------------------------------------------------------------------
+
+// Copy `rows` rows x D of a (seq, D) slice into the SW128 tile, zero past `valid_rows`.
+template <int D>
+__device__ __forceinline__ void copy_tile(unsigned char* dst, const unsigned short* src, long long row_stride,
+                                          int rows, int valid_rows, int lane) {
+    constexpr int kChunks = D / 8;  // 16-byte chunks per row
+    for (int idx = lane; idx < rows * kChunks; idx += 32) {
+        const int r = idx / kChunks, c = (idx % kChunks) * 8;
+        uint4 value = make_uint4(0, 0, 0, 0);
+        if (r < valid_rows) value = *reinterpret_cast<const uint4*>(src + r * row_stride + c);
+        *reinterpret_cast<uint4*>(dst + sw128::offset(r, c, rows)) = value;
+    }
+}
+
+template <int D>
+__device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Tile& t, unsigned char* smem,
+                          const Barriers& bar, int lane) {
+    using P = Plan<D>;
+#if !FMHA_LOAD_TMA
+    const unsigned short* q = static_cast<const unsigned short*>(p.q) + t.b * p.q_batch_stride + t.h * p.q_head_stride;
+    const unsigned short* k = static_cast<const unsigned short*>(p.k) + t.b * p.k_batch_stride + t.h_kv * p.k_head_stride;
+    const unsigned short* v = static_cast<const unsigned short*>(p.v) + t.b * p.v_batch_stride + t.h_kv * p.v_head_stride;
+#endif
+
+#if FMHA_LOAD_TMA
+    if (lane == 0) {
+        mbar::arrive_expect_tx(bar.q_full, P::kQBytes);
+        for (int c = 0; c < D / 64; ++c)
+            tma::load_4d(smem + P::kQOff + c * kBlockM * 128, &maps.q, bar.q_full, c * 64, t.m0, t.h, t.b);
+    }
+#else
+    copy_tile<D>(smem + P::kQOff, q + t.m0 * p.q_seq_stride, p.q_seq_stride, kBlockM, p.seq_q - t.m0, lane);
+    tma::fence_proxy_async_shared();
+    __syncwarp();
+    if (lane == 0) mbar::arrive(bar.q_full);
+#endif
+
+    for (int j = 0; j < t.n_tiles; ++j) {
+        const int stage = j % FMHA_STAGES;
+        if (j >= FMHA_STAGES) mbar::wait_parity(&bar.kv_empty[stage], ((j / FMHA_STAGES) - 1) & 1);
+        unsigned char* k_dst = smem + P::kKOff + stage * P::kKVBytes;
+        unsigned char* v_dst = smem + P::kVOff + stage * P::kKVBytes;
+        const int n0 = j * kBlockN;
+#if FMHA_LOAD_TMA
+        if (lane == 0) {
+            // Out-of-bounds keys are zero-filled by TMA, and still count towards the bytes.
+            mbar::arrive_expect_tx(&bar.kv_full[stage], 2 * P::kKVBytes);
+            for (int c = 0; c < D / 64; ++c) {
+                tma::load_4d(k_dst + c * kBlockN * 128, &maps.k, &bar.kv_full[stage], c * 64, n0, t.h_kv, t.b);
+                tma::load_4d(v_dst + c * kBlockN * 128, &maps.v, &bar.kv_full[stage], c * 64, n0, t.h_kv, t.b);
+            }
+        }
+#else
+        copy_tile<D>(k_dst, k + n0 * p.k_seq_stride, p.k_seq_stride, kBlockN, p.seq_k - n0, lane);
+        // V (keys x D, D contiguous) is the MN-major B operand of PV; its SW128 bytes are those of
+        // a K-major tile with rows = keys.
+        copy_tile<D>(v_dst, v + n0 * p.v_seq_stride, p.v_seq_stride, kBlockN, p.seq_k - n0, lane);
+        tma::fence_proxy_async_shared();
+        __syncwarp();
+        if (lane == 0) mbar::arrive(&bar.kv_full[stage]);
+#endif
+    }
+}
+
+// ---- MMA warp -------------------------------------------------------------------------------
+
+__device__ __forceinline__ tc5::u64 sw128_desc(const unsigned char* base, unsigned byte_offset, unsigned lbo) {
+    return tc5::make_smem_desc(tc5::smem_addr(base) + byte_offset, lbo, sw128::kAtomBytes, tc5::Layout::swizzle_128b);
+}
+
+template <int D, tc5::Fmt F>
+__device__ void mma_warp(const FmhaParams& p, const Tile& t, unsigned char* smem, tc5::u32 tmem, const Barriers& bar,
+                         int lane) {
+    using P = Plan<D>;
+    constexpr tc5::u32 kIdescQK = tc5::make_idesc(kBlockM, kBlockN, F, F, tc5::DFmt::f32, tc5::Major::k, tc5::Major::k);
+    constexpr tc5::u32 kIdescPV = tc5::make_idesc(kBlockM, D, F, F, tc5::DFmt::f32, tc5::Major::k, tc5::Major::mn);
+    const unsigned char* q = smem + P::kQOff;
+
+    auto issue_qk = [&](int j) {
+        const int stage = j % FMHA_STAGES;
+        mbar::wait_parity(&bar.kv_full[stage], (j / FMHA_STAGES) & 1);
+        tc5::fence_after_thread_sync();
+        const unsigned char* k = smem + P::kKOff + stage * P::kKVBytes;
+        if (FMHA_CHECKPOINTS && j == 0 && checkpointing(p)) {
+            checkpoint_copy(p, Checkpoints<D>::kQ, q, P::kQBytes, lane);
+            checkpoint_copy(p, Checkpoints<D>::kK, k, P::kKVBytes, lane);
+            checkpoint_copy(p, Checkpoints<D>::kV, smem + P::kVOff, P::kKVBytes, lane);
+        }
+        for (int kk = 0; kk < D / kMmaK; ++kk) {
+            // K-major SW128: a K step of 16 elements is 32 B inside the 128-B line; LBO unused.
+            const tc5::u64 a = sw128_desc(q, sw128::kmajor_k_offset(kk * kMmaK, kBlockM), 16);
+            const tc5::u64 b = sw128_desc(k, sw128::kmajor_k_offset(kk * kMmaK, kBlockN), 16);
+            tc5::mma_ss(tmem + P::kColS, a, b, kIdescQK, kk > 0);
+        }
+        tc5::commit(bar.s_full);
+    };
+
+    if (t.n_tiles == 0) return;
+    mbar::wait_parity(bar.q_full, 0);
+    issue_qk(0);
+    for (int j = 0; j < t.n_tiles; ++j) {
+        const int stage = j % FMHA_STAGES;
+        mbar::wait_parity(bar.p_full, j & 1);
+        tc5::fence_after_thread_sync();
+        // S is free again once softmax has read it: with a second stage, the next QK overlaps this
+        // PV. With one stage the next K can only land after this PV released the stage, so the
+        // next QK waits until after the PV (issuing it first deadlocks).
+        if (FMHA_STAGES > 1 && j + 1 < t.n_tiles) issue_qk(j + 1);
+        const unsigned char* v = smem + P::kVOff + stage * P::kKVBytes;
+        for (int kk = 0; kk < kBlockN / kMmaK; ++kk) {
+            // MN-major SW128 V: 16 keys = 16 rows of 128 B per MMA; LBO steps 64-wide D atoms.
+            const tc5::u64 b = sw128_desc(v, kk * kMmaK * 128, kBlockN * 128);
+            const bool accumulate = j > 0 || kk > 0;
+#if FMHA_P_SMEM
+            const tc5::u64 a = sw128_desc(smem + P::kPOff, sw128::kmajor_k_offset(kk * kMmaK, kBlockM), 16);
+            tc5::mma_ss(tmem + P::kColO, a, b, kIdescPV, accumulate);
+#else
+            // P in TMEM packs two 16-bit values per column: 16 keys = 8 columns.
+            tc5::mma_ts(tmem + P::kColO, tmem + P::kColP + kk * (kMmaK / 2), b, kIdescPV, accumulate);
+#endif
+        }
+        tc5::commit(bar.o_ready);
+        tc5::commit(&bar.kv_empty[stage]);
+        if (FMHA_STAGES == 1 && j + 1 < t.n_tiles) issue_qk(j + 1);
+    }
+}
+
+// ---- softmax / correction / epilogue warps -------------------------------------------------
+
+template <class Traits>
+__device__ __forceinline__ tc5::u32 pack2(float lo, float hi) {
+    return static_cast<tc5::u32>(Traits::from_float(lo)) | (static_cast<tc5::u32>(Traits::from_float(hi)) << 16);
+}
+
+template <int D, class Traits>
+__device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char* smem, tc5::u32 tmem,
+                              const Barriers& bar, int warp, int lane) {
+    using P = Plan<D>;
+    const int local_row = 32 * warp + lane;
+    const int row = t.m0 + local_row;
+    const bool row_valid = row < p.seq_q;
+    const int diagonal = p.seq_k - p.seq_q;
+    const tc5::u32 lanes = static_cast<tc5::u32>(32 * warp) << 16;  // this warp's TMEM lane quarter
+    float row_max = -FMHA_INF, row_sum = 0.f;
+
+    for (int j = 0; j < t.n_tiles; ++j) {
+        mbar::wait_parity(bar.s_full, j & 1);
+        tc5::fence_after_thread_sync();
+        const int n0 = j * kBlockN;
+        auto visible = [&](int key) { return row_valid && key < p.seq_k && (!p.causal || key <= row + diagonal); };
+
+        // Pass 1: the tile's row max. S is read twice rather than held in 128 registers.
+        float tile_max = -FMHA_INF;
+        for (int c = 0; c < kBlockN; c += 32) {
+            tc5::u32 s[32];
+            tc5::ld<tc5::Shape::k32x32b, 32>(tmem + lanes + P::kColS + c, s);
+            tc5::wait_ld();
+#pragma unroll
+            for (int i = 0; i < 32; ++i)
+                if (visible(n0 + c + i)) tile_max = fmaxf(tile_max, __uint_as_float(s[i]) * p.scale_log2);
+            if (FMHA_CHECKPOINTS && j == 0 && checkpointing(p))
+                for (int i = 0; i < 32; ++i)
+                    checkpoint_float(p, Checkpoints<D>::kS, local_row * kBlockN + c + i, __uint_as_float(s[i]));
+        }
+        const float new_max = fmaxf(row_max, tile_max);
+        const float rescale = new_max == -FMHA_INF ? 1.f : exp2f(row_max - new_max);
+        row_max = new_max;
+
+        // O and P are still in use by the previous tile's PV until it commits.
+        if (j > 0) {
+            mbar::wait_parity(bar.o_ready, (j - 1) & 1);
+            tc5::fence_after_thread_sync();
+            if (!__all_sync(0xffffffffu, rescale == 1.f)) {
+                for (int c = 0; c < D; c += 32) {
+                    tc5::u32 o[32];
+                    tc5::ld<tc5::Shape::k32x32b, 32>(tmem + lanes + P::kColO + c, o);
+                    tc5::wait_ld();
+#pragma unroll
+                    for (int i = 0; i < 32; ++i) o[i] = __float_as_uint(__uint_as_float(o[i]) * rescale);
+                    tc5::st<tc5::Shape::k32x32b, 32>(tmem + lanes + P::kColO + c, o);
+                }
+                tc5::wait_st();
+            }
+        }
+
+        // Pass 2: P = exp2(S*scale - max), rounded to 16 bits for PV; the row sum (normaliser and
+        // LSE) adds the unrounded values, so the LSE carries no 16-bit rounding bias.
+        float tile_sum = 0.f;
+        for (int c = 0; c < kBlockN; c += 32) {
+            tc5::u32 s[32];
+            tc5::ld<tc5::Shape::k32x32b, 32>(tmem + lanes + P::kColS + c, s);
+            tc5::wait_ld();
+            tc5::u32 packed[16];
+#pragma unroll
+            for (int i = 0; i < 32; i += 2) {
+                const float p0 = visible(n0 + c + i) ? exp2f(__uint_as_float(s[i]) * p.scale_log2 - row_max) : 0.f;
+                const float p1 = visible(n0 + c + i + 1) ? exp2f(__uint_as_float(s[i + 1]) * p.scale_log2 - row_max) : 0.f;
+                packed[i / 2] = pack2<Traits>(p0, p1);
+                if (FMHA_CHECKPOINTS && j == 0 && checkpointing(p)) {
+                    checkpoint_float(p, Checkpoints<D>::kP, local_row * kBlockN + c + i,
+                                     Traits::to_float(static_cast<unsigned short>(packed[i / 2] & 0xffffu)));
+                    checkpoint_float(p, Checkpoints<D>::kP, local_row * kBlockN + c + i + 1,
+                                     Traits::to_float(static_cast<unsigned short>(packed[i / 2] >> 16)));
+                }
+                tile_sum += p0 + p1;
+            }
+#if FMHA_P_SMEM
+            // Row local_row of the A operand, K-major SW128: keys c..c+31 are four 16-B chunks.
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                const uint4 chunk = make_uint4(packed[4 * q], packed[4 * q + 1], packed[4 * q + 2], packed[4 * q + 3]);
+                *reinterpret_cast<uint4*>(smem + P::kPOff + sw128::offset(local_row, c + 8 * q, kBlockM)) = chunk;
+            }
+#else
+            tc5::st<tc5::Shape::k32x32b, 16>(tmem + lanes + P::kColP + c / 2, packed);
+#endif
+        }
+        row_sum = row_sum * rescale + tile_sum;
+#if FMHA_P_SMEM
+        tma::fence_proxy_async_shared();
+#else
+        tc5::wait_st();
+#endif
+        tc5::fence_before_thread_sync();
+        mbar::arrive(bar.p_full);
+    }
+
+    // Epilogue: O / row_sum to GMEM, LSE. A CTA that saw no key writes zeros without reading TMEM.
+    if (t.n_tiles > 0) {
+        mbar::wait_parity(bar.o_ready, (t.n_tiles - 1) & 1);
+        tc5::fence_after_thread_sync();
+    }
+    unsigned short* o = static_cast<unsigned short*>(p.o) + t.b * p.o_batch_stride + t.h * p.o_head_stride +
+                        static_cast<long long>(row) * p.o_seq_stride;
+    const float inv = row_sum > 0.f ? 1.f / row_sum : 0.f;
+    for (int c = 0; c < D; c += 32) {
+        tc5::u32 acc[32];
+        if (t.n_tiles > 0) {
+            tc5::ld<tc5::Shape::k32x32b, 32>(tmem + lanes + P::kColO + c, acc);
+            tc5::wait_ld();
+        } else {
+#pragma unroll
+            for (int i = 0; i < 32; ++i) acc[i] = 0u;
+        }
+        if (FMHA_CHECKPOINTS && checkpointing(p))
+            for (int i = 0; i < 32; ++i) checkpoint_float(p, Checkpoints<D>::kO, local_row * D + c + i, __uint_as_float(acc[i]));
+        if (row_valid) {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                uint4 chunk;
+                chunk.x = pack2<Traits>(__uint_as_float(acc[8 * q + 0]) * inv, __uint_as_float(acc[8 * q + 1]) * inv);
+                chunk.y = pack2<Traits>(__uint_as_float(acc[8 * q + 2]) * inv, __uint_as_float(acc[8 * q + 3]) * inv);
+                chunk.z = pack2<Traits>(__uint_as_float(acc[8 * q + 4]) * inv, __uint_as_float(acc[8 * q + 5]) * inv);
+                chunk.w = pack2<Traits>(__uint_as_float(acc[8 * q + 6]) * inv, __uint_as_float(acc[8 * q + 7]) * inv);
+                *reinterpret_cast<uint4*>(o + c + 8 * q) = chunk;
+            }
+        }
+    }
+    if (row_valid && p.lse != nullptr) {
+        p.lse[(static_cast<fmha_i64>(t.b) * p.heads + t.h) * p.seq_q + row] =
+            row_sum > 0.f ? (row_max + log2f(row_sum)) * 0.69314718055994531f : -FMHA_INF;
+    }
+}
+
+// ---- the kernel -------------------------------------------------------------------------------
+
+template <int D, class Traits, tc5::Fmt F>
+__device__ __forceinline__ void attention(const FmhaParams& p, const FmhaTmaMaps& maps) {
+    using P = Plan<D>;
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    // The swizzle follows absolute shared addresses: start every tile on a 1024-B boundary.
+    const unsigned raw = tc5::smem_addr(smem_raw);
+    unsigned char* smem = smem_raw + ((1024 - (raw & 1023)) & 1023);
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + P::kBarOff);
+    Barriers bar{bars, bars + 1, bars + 2, bars + 3, bars + 4, bars + 4 + FMHA_STAGES};
+    tc5::u32* tmem_slot = reinterpret_cast<tc5::u32*>(smem + P::kTmemSlotOff);
+    const Tile t = locate(p);
+
+    if (warp == kMmaWarp) {
+        tc5::alloc(tmem_slot, P::kColsAlloc);
+        tc5::relinquish_alloc_permit();
+    }
+    if (threadIdx.x == 0) {
+        mbar::init(bar.q_full, 1);
+        mbar::init(bar.s_full, 1);
+        mbar::init(bar.p_full, 4 * 32);
+        mbar::init(bar.o_ready, 1);
+        for (int s = 0; s < FMHA_STAGES; ++s) {
+            mbar::init(&bar.kv_full[s], 1);
+            mbar::init(&bar.kv_empty[s], 1);
+        }
+        mbar::fence_init();
+    }
+    tc5::fence_before_thread_sync();
+    __syncthreads();
+    tc5::fence_after_thread_sync();
+    const tc5::u32 tmem = *tmem_slot;
+
+    if (warp < 4) {
+        softmax_warps<D, Traits>(p, t, smem, tmem, bar, warp, lane);
+    } else if (warp == kMmaWarp) {
+        mma_warp<D, F>(p, t, smem, tmem, bar, lane);
+    } else {
+        load_warp<D>(p, maps, t, smem, bar, lane);
+    }
+
+    tc5::fence_before_thread_sync();
+    __syncthreads();
+    if (warp == kMmaWarp) {
+        tc5::fence_after_thread_sync();
+        tc5::dealloc(tmem, P::kColsAlloc);
+    }
+}
+
+}  // namespace fmha_sm100
+
+#define FMHA_SM100_ENTRY(D, NAME, TRAITS, FMT)                                                              \
+    extern "C" __global__ void __launch_bounds__(fmha_sm100::kThreads, 1)                                   \
+        NAME(const FmhaParams p, const __grid_constant__ FmhaTmaMaps maps) {                                \
+        fmha_sm100::attention<D, TRAITS, FMT>(p, maps);                                                     \
+    }
