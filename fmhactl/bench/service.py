@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
-from fmhactl.build.compiler import build
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
-from fmhactl.runtime.jobs import make_job, row_from_reply
-from fmhactl.runtime.modes import EMULATED, plan
+from fmhactl.runtime.jobs import build_for_gpu, fresh_seed, make_job, require_supported, row_from_reply
+from fmhactl.runtime.modes import EMULATED
 from fmhactl.runtime.pool import KernelWorker
 
 DEFAULT_BASELINES = ("cudnn", "flash")
@@ -22,20 +20,13 @@ def run_bench(variant: Variant, configs: Sequence[AttnConfig], *, store: ResultS
               seed: int | None = None) -> list[ResultRow]:
     if warmup < 0 or iters < 1:
         raise BadInput("--warmup must be >= 0 and --iters >= 1")
-    for cfg in configs:
-        reason = variant.unsupported_reason(cfg)
-        if reason:
-            raise BadInput(f"{variant.name} cannot run {cfg.key}: {reason}")
+    require_supported(variant, configs)
     session = new_session_id()
-    base_seed = seed if seed is not None else random.SystemRandom().randrange(1 << 30)
+    base_seed = fresh_seed(seed)
     rows: list[ResultRow] = []
     with KernelWorker(timeout_s) as worker:
         info = worker.start()
-        planned = plan(variant, info["cc"])
-        if isinstance(planned, str):
-            raise BadInput(planned)
-        target, mode = planned
-        built = build(variant, target)
+        target, mode, built = build_for_gpu(variant, info)
         for index, cfg in enumerate(configs):
             job = make_job("bench", variant, built, cfg, base_seed + index, mode,
                            bench={"warmup": warmup, "iters": iters, "baselines": list(baselines)})

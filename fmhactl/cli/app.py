@@ -9,9 +9,7 @@ from __future__ import annotations
 import typer
 
 from fmhactl import __version__
-from fmhactl.cli import build as build_cli
-from fmhactl.cli import kernels as kernels_cli
-from fmhactl.cli import results as results_cli
+from fmhactl.cli import build, dump, kernels, layout, profile, results, scenario, status, tma
 
 app = typer.Typer(
     name="fmhactl",
@@ -36,30 +34,8 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     pass
 
 
-kernels_cli.register(app)
-build_cli.register(app)
-results_cli.register(app)
-
-
-def _register_optional() -> None:
-    """Command groups built alongside the core; each registers itself if present."""
-    import importlib
-
-    for module in ("fmhactl.cli.layout", "fmhactl.cli.tma", "fmhactl.cli.profile",
-                   "fmhactl.cli.scenario", "fmhactl.cli.status", "fmhactl.cli.dump"):
-        try:
-            mod = importlib.import_module(module)
-            mod.register(app)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-        except Exception as exc:  # noqa: BLE001 - a broken group must not take the others down
-            import sys
-
-            print(f"fmhactl: warning: command group {module} failed to load: {exc}", file=sys.stderr)
-
-
-_register_optional()
+for group in (kernels, build, dump, profile, layout, tma, scenario, status, results):
+    group.register(app)
 
 
 def main() -> None:

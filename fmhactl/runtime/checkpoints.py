@@ -67,32 +67,30 @@ def expected(cfg, q, k, v, at: str, scale_log2: float):
     if at in ("Q", "K", "V"):
         tile = {"Q": qt, "K": kt, "V": vt}[at]
         return _smem_image_expected(tile, tile.shape[0], "MN" if at == "V" else "K", cfg.head_dim)[0]
-    rows = torch.arange(BLOCK_M, device=q.device).unsqueeze(1)
     if at in ("S", "P"):
         s = qt.float() @ kt.float().T
-        if at == "S":
-            return s
-        cols = torch.arange(BLOCK_N, device=q.device).unsqueeze(0)
-        visible = (rows < cfg.seq_q) & (cols < cfg.seq_k)
-        if cfg.causal:
-            visible &= cols <= rows + (cfg.seq_k - cfg.seq_q)
-        x = torch.where(visible, s * scale_log2, torch.full_like(s, float("-inf")))
-        m = x.max(dim=1, keepdim=True).values
-        p = torch.where(visible, torch.exp2(x - torch.where(torch.isinf(m), torch.zeros_like(m), m)), torch.zeros_like(s))
-        return p.to(q.dtype).float()
+        return s if at == "S" else _probabilities(s, cfg, scale_log2).to(q.dtype).float()
     # O before the epilogue: sum_j round16(exp2(s_j - m_final)) v_j over every visible key.
     kall, vall = k[0, :, 0 // group].float(), v[0, :, 0 // group].float()
-    s = qt.float() @ kall.T
-    cols = torch.arange(cfg.seq_k, device=q.device).unsqueeze(0)
-    visible = (rows < cfg.seq_q) & (cols < cfg.seq_k)
-    if cfg.causal:
-        visible &= cols <= rows + (cfg.seq_k - cfg.seq_q)
-    x = torch.where(visible, s * scale_log2, torch.full_like(s, float("-inf")))
-    m = x.max(dim=1, keepdim=True).values
-    p = torch.where(visible, torch.exp2(x - torch.where(torch.isinf(m), torch.zeros_like(m), m)), torch.zeros_like(s))
+    p = _probabilities(qt.float() @ kall.T, cfg, scale_log2)
     out = p.to(q.dtype).float() @ vall
     out[cfg.seq_q:] = 0.0
     return out
+
+
+def _probabilities(scores, cfg, scale_log2: float):
+    """exp2(s * scale_log2 - row max) over the keys a CTA-0 row sees (bottom-right causal), else 0."""
+    import torch
+
+    rows = torch.arange(scores.shape[0], device=scores.device).unsqueeze(1)
+    cols = torch.arange(scores.shape[1], device=scores.device).unsqueeze(0)
+    visible = (rows < cfg.seq_q) & (cols < cfg.seq_k)
+    if cfg.causal:
+        visible &= cols <= rows + (cfg.seq_k - cfg.seq_q)
+    x = torch.where(visible, scores * scale_log2, torch.full_like(scores, float("-inf")))
+    m = x.max(dim=1, keepdim=True).values
+    m = torch.where(torch.isinf(m), torch.zeros_like(m), m)
+    return torch.where(visible, torch.exp2(x - m), torch.zeros_like(scores))
 
 
 def compare(at: str, got, want, head_dim: int) -> dict:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from fmhactl.build.compiler import BuildResult
+import random
+from collections.abc import Sequence
+
+from fmhactl.build.compiler import BuildResult, BuildTarget, build
 from fmhactl.config import AttnConfig
+from fmhactl.errors import BadInput
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow
+from fmhactl.runtime.modes import plan
 
 
 def make_job(op: str, variant: Variant, build: BuildResult, cfg: AttnConfig, seed: int,
@@ -29,3 +34,24 @@ def row_from_reply(kind: str, variant: Variant, build: BuildResult | None, arch:
         source_hash=build.source_hash if build else "", gpu=worker_info.get("gpu") or "",
         driver=worker_info.get("driver", ""), toolchain=build.toolchain if build else "",
         seed=seed, session=session)
+
+
+def fresh_seed(seed: int | None) -> int:
+    """The given seed, or a random one (always recorded with the result)."""
+    return seed if seed is not None else random.SystemRandom().randrange(1 << 30)
+
+
+def require_supported(variant: Variant, configs: Sequence[AttnConfig]) -> None:
+    for cfg in configs:
+        reason = variant.unsupported_reason(cfg)
+        if reason:
+            raise BadInput(f"{variant.name} cannot run {cfg.key}: {reason}")
+
+
+def build_for_gpu(variant: Variant, worker_info: dict) -> tuple[BuildTarget, str, BuildResult]:
+    """The build that runs on the worker's GPU, its execution mode, and the compiled result."""
+    planned = plan(variant, worker_info["cc"])
+    if isinstance(planned, str):
+        raise BadInput(planned)
+    target, mode = planned
+    return target, mode, build(variant, target)

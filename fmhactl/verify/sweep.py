@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from fmhactl.build.compiler import BuildResult, build
 from fmhactl.config import AttnConfig
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
-from fmhactl.runtime.jobs import make_job, row_from_reply
+from fmhactl.runtime.jobs import fresh_seed, make_job, row_from_reply
 from fmhactl.runtime.modes import plan
 from fmhactl.runtime.pool import KernelWorker
 
@@ -44,7 +43,7 @@ def run_verify(variants: Sequence[Variant], configs: Sequence[AttnConfig], *, st
                on_result: Callable[[ResultRow], None] | None = None) -> SweepSummary:
     session = new_session_id()
     summary = SweepSummary(session)
-    base_seed = seed if seed is not None else random.SystemRandom().randrange(1 << 30)
+    base_seed = fresh_seed(seed)
     with KernelWorker(timeout_s) as worker:
         info = worker.start()
 
