@@ -26,3 +26,16 @@ def test_each_row_is_committed_when_added(tmp_path):
     count = sqlite3.connect(path).execute("SELECT COUNT(*) FROM results").fetchone()[0]
     assert count == 1
     store.close()
+
+
+def test_many_processes_can_open_a_new_store_at_once(tmp_path):
+    """Parallel `fmhactl build` runs on a fresh machine all create the DB at the same moment."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "fresh.sqlite"
+    code = ("import sys; from fmhactl.results.store import ResultStore, ResultRow; s = ResultStore(__import__('pathlib').Path(sys.argv[1]));"
+            "s.add(ResultRow(kind='build', variant='v', arch='sm_90a', mode='compile-only', status='OK')); s.close()")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(path)]) for _ in range(8)]
+    assert [p.wait(timeout=120) for p in procs] == [0] * 8
+    assert len(ResultStore(path).query(kind="build")) == 8

@@ -33,10 +33,10 @@ def build_command(
     from rich.table import Table
 
     from fmhactl.registry import load_registry
-    from fmhactl.runtime.launchers import tmem_columns
+    from fmhactl.runtime.launchers import entry_plan
 
     registry = load_registry()
-    table = Table(title="fmhactl build", show_lines=False)
+    table = Table(title="fmhactl build (smem: static + dynamic bytes; tmem: columns allocated)", show_lines=False)
     numeric = ("regs", "smem", "stack", "spills", "tmem", "compile s")
     for col in ("variant", "arch", "kernel", *numeric, "cache"):
         table.add_column(col, justify="right" if col in numeric else "left", overflow="fold")
@@ -44,10 +44,12 @@ def build_command(
         variant = registry[r.variant]
         for k in sorted(r.kernels, key=lambda k: k.kernel):
             spills = k.spill_stores + k.spill_loads
-            tmem = tmem_columns(variant.launcher, k.kernel, variant.switches)
-            table.add_row(r.variant, r.target.label, k.kernel, str(k.registers), str(k.static_smem),
+            plan = entry_plan(variant.launcher, k.kernel, variant.switches)
+            fits = plan is not None and plan.limit_reason() is None
+            smem = f"{k.static_smem}+{plan.smem_bytes}" if fits else str(k.static_smem)
+            table.add_row(r.variant, r.target.label, k.kernel, str(k.registers), smem,
                           str(k.stack_bytes), f"[red]{spills}[/red]" if spills else "0",
-                          "-" if tmem is None else str(tmem), f"{r.compile_seconds:.2f}",
+                          str(plan.tmem_alloc) if fits else "-", f"{r.compile_seconds:.2f}",
                           "[green]hit[/green]" if r.cache_hit else "built")
     out_console.print(table)
     hits = sum(r.cache_hit for r in results)

