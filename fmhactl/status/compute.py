@@ -161,6 +161,11 @@ def _verify_mode(spec: ModeSpec, variants: list[Variant], configs: list, store: 
         if spec.performance:
             status.bench += _bench_rows(store, variant, spec)
         status.profiles += _profile_rows(store, variant, spec)
+    return _settle(status, any_row)
+
+
+def _settle(status: ModeStatus, any_row: bool) -> ModeStatus:
+    """The mode's state from what was found: nothing, failures or gaps, stale sources, or done."""
     status.row_ids.sort()
     if not any_row:
         status.state = NOT_RUN
@@ -225,16 +230,7 @@ def _build_mode(spec: ModeSpec, variants: list[Variant], store: ResultStore, has
                                     f"sources now {hashes[variant.name][:12]}")
             else:
                 status.passed += 1
-    status.row_ids.sort()
-    if not any_row:
-        status.state = NOT_RUN
-    elif status.failures or status.missing:
-        status.state = IN_PROGRESS
-    elif status.stale:
-        status.state = STALE
-    else:
-        status.state = DONE
-    return status
+    return _settle(status, any_row)
 
 
 def compute_status(milestones: list[Milestone], store: ResultStore,
