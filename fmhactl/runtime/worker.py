@@ -39,7 +39,6 @@ def main() -> None:
         protocol.flush()
 
     try:
-        from fmhactl.runtime.emulation import EmulationViolations
         from fmhactl.runtime.execute import Executor, gpu_info
 
         info = gpu_info()
@@ -50,13 +49,23 @@ def main() -> None:
     if info.get("gpu") is None:
         return
     executor = Executor()
+    try:
+        _serve(executor, reply)
+    finally:
+        executor.close()
+
+
+def _serve(executor, reply) -> None:
+    """Answer jobs until stdin closes, or until a fault has poisoned the CUDA context."""
+    from fmhactl.runtime.emulation import EmulationViolations
+
+    handlers = {"verify": executor.verify, "bench": executor.bench, "run": executor.run, "dump": executor.dump}
     for line in sys.stdin:
         if not line.strip():
             continue
         job = json.loads(line)
         try:
-            handler = {"verify": executor.verify, "bench": executor.bench, "run": executor.run, "dump": executor.dump}[job["op"]]
-            reply({"id": job.get("id"), **handler(job)})
+            reply({"id": job.get("id"), **handlers[job["op"]](job)})
         except EmulationViolations as exc:  # the kernel ran to the end but broke tcgen05 rules
             reply({"id": job.get("id"), "status": "FAIL", "error": str(exc).splitlines()[0],
                    "metrics": {"violations": [str(v) for v in exc.violations]}})
