@@ -32,27 +32,21 @@ __device__ __forceinline__ void relinquish_alloc_permit(u32) {
     asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
 }
 
+// One MMA issue; A is "%1" (descriptor, SS form) or "[%1]" (TMEM address, TS form).
+#define TC5_MMA_ASM(KIND, A)                                                                 \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\ntcgen05.mma.cta_group::1.kind::" KIND " [%0], " A \
+    ", %2, %3, p;\n}\n"
+
 template <Kind K>
 __device__ __forceinline__ void mma_ss(u32 d_tmem, u64 a_desc, u64 b_desc, u32 idesc, bool accumulate, u32) {
+    const u32 enable_d = accumulate;
     if (elect_one()) {
         if (K == Kind::f16) {
-            asm volatile(
-                "{\n"
-                ".reg .pred p;\n"
-                "setp.ne.b32 p, %4, 0;\n"
-                "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n"
-                "}\n" ::"r"(d_tmem),
-                "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(static_cast<u32>(accumulate))
-                : "memory");
+            asm volatile(TC5_MMA_ASM("f16", "%1") ::"r"(d_tmem), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(enable_d)
+                         : "memory");
         } else {
-            asm volatile(
-                "{\n"
-                ".reg .pred p;\n"
-                "setp.ne.b32 p, %4, 0;\n"
-                "tcgen05.mma.cta_group::1.kind::tf32 [%0], %1, %2, %3, p;\n"
-                "}\n" ::"r"(d_tmem),
-                "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(static_cast<u32>(accumulate))
-                : "memory");
+            asm volatile(TC5_MMA_ASM("tf32", "%1") ::"r"(d_tmem), "l"(a_desc), "l"(b_desc), "r"(idesc), "r"(enable_d)
+                         : "memory");
         }
     }
     __syncwarp();
@@ -60,29 +54,20 @@ __device__ __forceinline__ void mma_ss(u32 d_tmem, u64 a_desc, u64 b_desc, u32 i
 
 template <Kind K>
 __device__ __forceinline__ void mma_ts(u32 d_tmem, u32 a_tmem, u64 b_desc, u32 idesc, bool accumulate, u32) {
+    const u32 enable_d = accumulate;
     if (elect_one()) {
         if (K == Kind::f16) {
-            asm volatile(
-                "{\n"
-                ".reg .pred p;\n"
-                "setp.ne.b32 p, %4, 0;\n"
-                "tcgen05.mma.cta_group::1.kind::f16 [%0], [%1], %2, %3, p;\n"
-                "}\n" ::"r"(d_tmem),
-                "r"(a_tmem), "l"(b_desc), "r"(idesc), "r"(static_cast<u32>(accumulate))
-                : "memory");
+            asm volatile(TC5_MMA_ASM("f16", "[%1]") ::"r"(d_tmem), "r"(a_tmem), "l"(b_desc), "r"(idesc), "r"(enable_d)
+                         : "memory");
         } else {
-            asm volatile(
-                "{\n"
-                ".reg .pred p;\n"
-                "setp.ne.b32 p, %4, 0;\n"
-                "tcgen05.mma.cta_group::1.kind::tf32 [%0], [%1], %2, %3, p;\n"
-                "}\n" ::"r"(d_tmem),
-                "r"(a_tmem), "l"(b_desc), "r"(idesc), "r"(static_cast<u32>(accumulate))
-                : "memory");
+            asm volatile(TC5_MMA_ASM("tf32", "[%1]") ::"r"(d_tmem), "r"(a_tmem), "l"(b_desc), "r"(idesc), "r"(enable_d)
+                         : "memory");
         }
     }
     __syncwarp();
 }
+
+#undef TC5_MMA_ASM
 
 // The commit must come from the lane that issued the MMAs: it tracks that thread's async ops.
 // elect.sync picks the same lane again for the same full mask (it elects the lowest active lane).
