@@ -14,10 +14,10 @@ from pathlib import Path
 from fmhactl import paths
 from fmhactl.build.hashing import include_dirs, source_hash
 from fmhactl.build.resources import KernelResources, parse_ptxas_log
-from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment
+from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment, warn
 from fmhactl.registry import Variant
 
-CACHE_SCHEMA = 1
+CACHE_SCHEMA = 2  # 2: meta carries the cubin's sha256, checked on every hit
 EMULATE_DEFINE = "FMHACTL_TCGEN05_EMULATE"
 _ARCH_NUMBER = {"sm_80": 80, "sm_90a": 90, "sm_100a": 100}
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\): (?P<kind>error|warning|catastrophic error)\s*:?\s*(?P<msg>.*)$")
@@ -113,8 +113,11 @@ def _cache_paths(variant: Variant, target: BuildTarget, key: str) -> tuple[Path,
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    except OSError as exc:
+        raise MissingEnvironment(f"build cache {path.parent} is not writable: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -132,11 +135,10 @@ def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> Buil
     toolchain = nvrtc_version()
     key = _cache_key(variant, target, src_hash, toolchain)
     cubin_path, meta_path = _cache_paths(variant, target, key)
-    if not force and cubin_path.is_file() and meta_path.is_file():
-        meta = json.loads(meta_path.read_text())
-        return BuildResult(variant.name, target, cubin_path,
-                           [KernelResources(**k) for k in meta["kernels"]], meta["compile_seconds"],
-                           True, src_hash, key, toolchain, meta.get("warnings", []))
+    if not force and (cubin_path.exists() or meta_path.exists()):
+        cached = _cached_result(variant, target, cubin_path, meta_path, src_hash, key, toolchain)
+        if cached is not None:
+            return cached
 
     started = time.perf_counter()
     cubin, log = _compile_nvrtc(source, _options(variant, target))
@@ -145,11 +147,45 @@ def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> Buil
     warnings = [line for line in log.splitlines() if "warning" in line.lower()]
     _atomic_write(cubin_path, cubin)
     meta = {"kernels": [k.to_dict() for k in kernels], "compile_seconds": elapsed,
+            "cubin_sha256": hashlib.sha256(cubin).hexdigest(), "cache_schema": CACHE_SCHEMA,
             "warnings": warnings, "log": log, "variant": variant.name, "arch": target.arch,
             "emulated": target.emulated, "source_hash": src_hash, "toolchain": toolchain}
     _atomic_write(meta_path, json.dumps(meta, indent=1).encode())
     return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key,
                        toolchain, warnings)
+
+
+def _cached_result(variant: Variant, target: BuildTarget, cubin_path: Path, meta_path: Path, src_hash: str,
+                   key: str, toolchain: str) -> BuildResult | None:
+    """The cache entry if its meta parses and the cubin's sha256 matches it; else None (rebuild).
+
+    A damaged entry (truncated or edited cubin, garbled meta, one half missing) is never served:
+    it is reported in one warning line and rebuilt in place.
+    """
+    problem = ""
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        cubin = cubin_path.read_bytes()
+        if not isinstance(meta, dict) or meta.get("cache_schema") != CACHE_SCHEMA:
+            problem = "meta file is not a cache record of this fmhactl"
+        elif hashlib.sha256(cubin).hexdigest() != meta.get("cubin_sha256"):
+            problem = "cubin does not match the sha256 in its meta file"
+        else:
+            kernels = [KernelResources(**k) for k in meta["kernels"]]
+            return BuildResult(variant.name, target, cubin_path, kernels, float(meta["compile_seconds"]),
+                               True, src_hash, key, toolchain, list(meta.get("warnings", [])))
+    except FileNotFoundError as exc:
+        problem = f"{Path(exc.filename or '').name or 'a file'} is missing"
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        problem = f"meta file unreadable ({type(exc).__name__})"
+    warn(f"build cache entry {cubin_path.with_suffix('')} for {variant.name} {target.label} is damaged "
+         f"({problem}); rebuilding it")
+    for path in (cubin_path, meta_path):
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise MissingEnvironment(f"build cache entry {path} is damaged and cannot be removed: {exc}") from None
+    return None
 
 
 def _compile_nvrtc(source: Path, options: list[str]) -> tuple[bytes, str]:

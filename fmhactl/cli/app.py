@@ -9,12 +9,13 @@ from __future__ import annotations
 import typer
 
 from fmhactl import __version__
+from fmhactl.errors import EXIT_CODE_HELP
 from fmhactl.cli import build, dump, kernels, layout, profile, results, scenario, status, tma
 
 app = typer.Typer(
     name="fmhactl",
     help="Build, run, verify, benchmark and inspect fused multi-head attention kernels.\n\n"
-         "Exit codes: 0 ok, 1 verification failed, 2 bad input, 3 missing environment.",
+         + EXIT_CODE_HELP + " Errors are one line on stderr.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

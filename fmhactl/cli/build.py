@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import err_console, guarded, out_console, print_json
+from fmhactl.cli.common import guarded, note, print_json, table
 
 
 def register(app: typer.Typer) -> None:
@@ -22,35 +22,19 @@ def build_command(
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
 ) -> None:
     """Compile kernel variants through NVRTC (cached by content hash) and report registers, SMEM and spills."""
-    from fmhactl.build.service import build_variants
+    from fmhactl import services
 
-    if not variants and not all_variants:
-        raise typer.BadParameter("name at least one variant, or pass --all")
-    results = build_variants(variants or [], all_variants=all_variants, arch=arch, force=force)
+    results = services.build(variants or [], all_variants=all_variants, arch=arch, force=force)
     if as_json:
         print_json([r.to_dict() for r in results])
         return
-    from rich.table import Table
-
-    from fmhactl.registry import load_registry
-    from fmhactl.runtime.launchers import entry_plan
-
-    registry = load_registry()
-    table = Table(title="fmhactl build (smem: static + dynamic bytes; tmem: columns allocated)", show_lines=False)
+    rows = [[k.variant, k.target, k.kernel, k.registers,
+             f"{k.static_smem_bytes}+{k.dynamic_smem_bytes}" if k.dynamic_smem_bytes is not None else k.static_smem_bytes,
+             k.stack_bytes, k.spill_bytes, k.tmem_columns if k.tmem_columns is not None else "-",
+             f"{k.compile_seconds:.2f}", "hit" if k.cache_hit else "built"]
+            for k in services.kernel_rows(results)]
     numeric = ("regs", "smem", "stack", "spills", "tmem", "compile s")
-    for col in ("variant", "arch", "kernel", *numeric, "cache"):
-        table.add_column(col, justify="right" if col in numeric else "left", overflow="fold")
-    for r in results:
-        variant = registry[r.variant]
-        for k in sorted(r.kernels, key=lambda k: k.kernel):
-            spills = k.spill_stores + k.spill_loads
-            plan = entry_plan(variant.launcher, k.kernel, variant.switches)
-            fits = plan is not None and plan.limit_reason() is None
-            smem = f"{k.static_smem}+{plan.smem_bytes}" if fits else str(k.static_smem)
-            table.add_row(r.variant, r.target.label, k.kernel, str(k.registers), smem,
-                          str(k.stack_bytes), f"[red]{spills}[/red]" if spills else "0",
-                          str(plan.tmem_alloc) if fits else "-", f"{r.compile_seconds:.2f}",
-                          "[green]hit[/green]" if r.cache_hit else "built")
-    out_console.print(table)
-    hits = sum(r.cache_hit for r in results)
-    err_console.print(f"{len(results)} builds, {hits} cache hits")
+    table("fmhactl build (smem: static + dynamic bytes; tmem: columns allocated)",
+          ("variant", "arch", "kernel", *numeric, "cache"), rows, right=numeric,
+          styles={6: lambda c: "red" if c != "0" else "", 9: lambda c: "green" if c == "hit" else ""})
+    note(f"{len(results)} builds, {sum(r.cache_hit for r in results)} cache hits")

@@ -1,13 +1,14 @@
-"""`fmhactl list`, `verify` and `bench`: the kernel family, checked and timed."""
+"""`fmhactl list`, `run`, `verify` and `bench`: the kernel family, checked and timed."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import err_console, guarded, out_console, print_json
+from fmhactl.cli.common import err_console, guarded, note, out_console, print_json, table
 from fmhactl.errors import ExitCode
 
 
@@ -24,33 +25,19 @@ def list_command(
     selftest: bool = typer.Option(False, "--selftest", help="Include the deliberately broken self-test kernels."),
 ) -> None:
     """Show the kernel registry (kernels/family.toml)."""
-    from fmhactl.registry import load_registry
+    from fmhactl import services
 
-    variants = [v for v in load_registry().values() if selftest or not v.selftest]
+    variants = services.list_variants(selftest=selftest)
     if as_json:
         print_json([v.to_dict() for v in variants])
         return
-    from rich.table import Table
-
-    table = Table(title="fmhactl kernel family")
-    for col in ("variant", "archs", "emulated on", "dtypes", "head dims", "features", "description"):
-        table.add_column(col)
+    rows = []
     for v in variants:
         dims = ",".join(map(str, v.head_dims)) if v.head_dims else f"{v.head_dim_multiple}k..{v.max_head_dim}"
-        table.add_row(v.name, " ".join(v.archs), " ".join(v.emulated_on) or "-", ",".join(v.dtypes), dims,
-                      ",".join(v.features), v.description)
-    out_console.print(table)
-
-
-def _configs(grid: Optional[str], shapes: Optional[list[str]]):
-    from fmhactl.config import parse_shape
-    from fmhactl.verify.grids import load_grid
-
-    if bool(grid) == bool(shapes):
-        raise typer.BadParameter("give exactly one of --grid NAME or --shape ... (repeatable)")
-    if grid:
-        return list(load_grid(grid).configs)
-    return [parse_shape(s) for s in shapes or []]
+        rows.append([v.name, " ".join(v.archs), " ".join(v.emulated_on) or "-", ",".join(v.dtypes), dims,
+                     ",".join(v.features), v.description])
+    table("fmhactl kernel family", ("variant", "archs", "emulated on", "dtypes", "head dims", "features",
+                                    "description"), rows)
 
 
 @guarded
@@ -62,26 +49,42 @@ def run_command(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Launch a variant once on fresh random inputs: finished? every output written? NaNs? (no reference)."""
-    from fmhactl.config import parse_shape
-    from fmhactl.registry import get_variant
-    from fmhactl.results.store import ResultStore
-    from fmhactl.runtime.single import run_once
+    from fmhactl import services
 
-    with ResultStore() as store:
-        row = run_once(get_variant(variant), parse_shape(shape), store=store, timeout_s=timeout, seed=seed)
+    outcome = services.run(variant, shape, timeout_s=timeout, seed=seed)
+    row, m = outcome.row, outcome.metrics
     if as_json:
         print_json(row.to_dict())
     else:
-        m = row.metrics
-        detail = (f"{m['elapsed_ms']:.3f} ms, unwritten {m['unwritten']} (+{m['lse_unwritten']} LSE), "
-                  f"NaN {m['nan']}, max|O| {m['out_abs_max']:.3g}") if "elapsed_ms" in m else m.get("error", "")
-        out_console.print(f"{row.status} {row.variant} [{row.mode} {row.arch}] {row.config_key}: {detail}", soft_wrap=True)
-    if row.status != "OK":
-        raise typer.Exit(int(ExitCode.VERIFY_FAILED))
+        detail = (f"{m.elapsed_ms:.3f} ms, unwritten {m.unwritten} (+{m.lse_unwritten} LSE), "
+                  f"NaN {m.nan_count}, max|O| {m.out_abs_max or 0:.3g}") if m.elapsed_ms is not None else m.error
+        out_console.print(f"{row.status} {row.variant} [{row.mode} {row.arch}] {row.config_key}: {detail}",
+                          soft_wrap=True, markup=False)
+    if not outcome.ok:
+        raise typer.Exit(int(ExitCode.CHECK_FAILED))
 
 
 _STATUS_STYLE = {"PASS": "green", "FAIL": "red", "CRASH": "bold red", "HANG": "bold magenta",
                  "UNSUPPORTED": "yellow", "ERROR": "red"}
+
+
+def _verify_line(row) -> str:
+    from fmhactl.records import VerifyMetrics
+
+    m = VerifyMetrics.from_dict(row.metrics)
+    if m.violations:
+        detail = "tcgen05 conformance violations:\n      " + "\n      ".join(m.violations[:8])
+    elif row.status in ("PASS", "FAIL") and m.max_abs_err is not None:
+        b, h, t, d = (list(m.max_err_at_bhtd) + [0, 0, 0, 0])[:4]
+        detail = (f"max|err| {m.max_abs_err:.2e} (tol {m.tolerance or 0:.2e}) at b{b} h{h} t{t} d{d}  "
+                  f"cos {m.cosine or 0:.6f}")
+        if m.lse_max_err is not None:
+            detail += f"  lse {m.lse_max_err:.1e}"
+        if row.status == "FAIL":
+            detail += "\n      " + "; ".join(m.reasons) + ("\n      " + m.error_map if m.error_map else "")
+    else:
+        detail = m.reason or m.error
+    return f"{row.status:<11} {row.variant:<16} {row.config_key:<34} {detail}"
 
 
 @guarded
@@ -94,52 +97,32 @@ def verify_command(
     as_json: bool = typer.Option(False, "--json", help="Print one record per config as JSON on stdout."),
 ) -> None:
     """Check variants against an independent torch reference (fp32 O, fp64 LSE) with FlashAttention's tolerance rule."""
-    from fmhactl.registry import get_variant, load_registry
-    from fmhactl.results.store import ResultStore
-    from fmhactl.verify.sweep import run_verify
-
-    if timeout <= 0:
-        raise typer.BadParameter("--timeout must be positive")
-    registry = load_registry()
-    chosen = [get_variant(n, registry) for n in variants]
-    configs = _configs(grid, shape)
-
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from fmhactl import services
+
     progress = Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err_console, transient=True, disable=as_json)
-    task = progress.add_task("verify", total=len(chosen) * len(configs))
+                        console=err_console, transient=True, disable=as_json or not err_console.is_terminal)
+    task = progress.add_task("verify", total=None)
 
-    def show(row) -> None:
-        progress.advance(task)
-        if as_json:
+    def show(event) -> None:
+        progress.update(task, completed=event.done, total=event.total)
+        if as_json or event.record is None:
             return
-        m = row.metrics
+        row = event.record
         style = _STATUS_STYLE.get(row.status, "")
-        detail = ""
-        if "violations" in m:
-            detail = "tcgen05 conformance violations:\n      " + "\n      ".join(m["violations"][:8])
-        elif row.status in ("PASS", "FAIL"):
-            b, h, t, d = m.get("max_err_at", [0, 0, 0, 0])
-            detail = (f"max|err| {m['max_abs_err']:.2e} (tol {m['tolerance']:.2e}) at b{b} h{h} t{t} d{d}  "
-                      f"cos {m['cosine']:.6f}")
-            if m.get("lse_max_err") is not None:
-                detail += f"  lse {m['lse_max_err']:.1e}"
-            if row.status == "FAIL":
-                detail += "\n      " + "; ".join(m.get("reasons", [])) + ("\n      " + m["error_map"] if m.get("error_map") else "")
-        else:
-            detail = m.get("reason") or m.get("error") or ""
-        progress.console.print(f"[{style}]{row.status:<11}[/{style}] {row.variant:<16} {row.config_key:<34} {detail}",
-                               soft_wrap=True)
+        line = escape(_verify_line(row))
+        progress.console.print(f"[{style}]{line[:11]}[/{style}]{line[11:]}" if style else line, soft_wrap=True)
 
-    with ResultStore() as store, progress:
-        summary = run_verify(chosen, configs, store=store, timeout_s=timeout, seed=seed, on_result=show)
+    with progress:
+        outcome = services.verify(variants, grid=grid, shapes=shape, seed=seed, timeout_s=timeout, progress=show)
     if as_json:
-        print_json([r.to_dict() for r in summary.rows])
-    err_console.print(f"session {summary.session}: results stored in {store.path}")
-    print(summary.closing_line(), file=sys.stderr if as_json else sys.stdout)
-    if not summary.ok:
-        raise typer.Exit(int(ExitCode.VERIFY_FAILED))
+        print_json([r.to_dict() for r in outcome.rows])
+    note(f"session {outcome.session}: results stored in {outcome.store_path}")
+    print(outcome.closing_line(), file=sys.stderr if as_json else sys.stdout)
+    if not outcome.ok:
+        raise typer.Exit(int(ExitCode.CHECK_FAILED))
 
 
 @guarded
@@ -151,42 +134,40 @@ def bench_command(
     baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash)."),
     timeout: float = typer.Option(300.0, "--timeout", help="Watchdog per config, seconds."),
     seed: Optional[int] = typer.Option(None, "--seed"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw TFLOP/s of the kernel and each baseline across the shapes into this PNG."),
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
-    from fmhactl.bench.service import DEFAULT_BASELINES, run_bench
-    from fmhactl.config import parse_shape
-    from fmhactl.registry import get_variant
-    from fmhactl.results.store import ResultStore
+    from fmhactl import services
 
-    configs = [parse_shape(s) for s in shape]
-    chosen = get_variant(variant)
-    with ResultStore() as store:
-        rows = run_bench(chosen, configs, store=store, warmup=warmup, iters=iters,
-                         baselines=baseline or DEFAULT_BASELINES, timeout_s=timeout, seed=seed)
+    outcome = services.bench(variant, shape, warmup=warmup, iters=iters, baselines=baseline, timeout_s=timeout,
+                             seed=seed, plot=plot)
+    rows = outcome.rows
     if as_json:
         print_json([r.to_dict() for r in rows])
     else:
-        from rich.table import Table
-
-        table = Table(title=f"fmhactl bench {variant} ({rows[0].gpu if rows else ''}, {rows[0].mode if rows else ''})")
-        for col in ("config", "impl", "median ms", "p10 ms", "p90 ms", "TFLOP/s", "ours / it"):
-            table.add_column(col, justify="left" if col in ("config", "impl") else "right")
+        lines = []
         for row in rows:
-            if row.status != "OK":
-                table.add_row(row.config_key, variant, row.status, "", "", "", row.metrics.get("error", ""))
+            m = outcome.metrics(row)
+            if row.status != "OK" or m.kernel is None:
+                lines.append([row.config_key, variant, row.status, "", "", "", m.error])
                 continue
-            k = row.metrics["kernel"]
-            table.add_row(row.config_key, variant, f"{k['median_ms']:.4f}", f"{k['p10_ms']:.4f}",
-                          f"{k['p90_ms']:.4f}", f"{k['tflops']:.2f}", "")
-            for name, b in row.metrics["baselines"].items():
-                if not b.get("available"):
-                    table.add_row("", f"sdpa/{name}", "n/a", "", "", "", b.get("reason", "")[:40])
+            k = m.kernel
+            lines.append([row.config_key, variant, f"{k.median_ms:.4f}", f"{k.p10_ms:.4f}", f"{k.p90_ms:.4f}",
+                          f"{k.tflops:.2f}", ""])
+            for b in m.baselines:
+                if not b.available or b.timing is None:
+                    lines.append(["", f"sdpa/{b.name}", "n/a", "", "", "", b.reason[:40]])
                     continue
-                table.add_row("", f"sdpa/{name}", f"{b['median_ms']:.4f}", f"{b['p10_ms']:.4f}",
-                              f"{b['p90_ms']:.4f}", f"{b['tflops']:.2f}", f"{b.get('ratio', 0):.3f}")
-            if row.metrics.get("note"):
-                table.add_row("", "", "", "", "", "", row.metrics["note"])
-        out_console.print(table)
-    if any(r.status != "OK" for r in rows):
-        raise typer.Exit(int(ExitCode.VERIFY_FAILED))
+                t = b.timing
+                lines.append(["", f"sdpa/{b.name}", f"{t.median_ms:.4f}", f"{t.p10_ms:.4f}", f"{t.p90_ms:.4f}",
+                              f"{t.tflops:.2f}", f"{b.ratio or 0:.3f}"])
+            if m.note:
+                lines.append(["", "", "", "", "", "", m.note])
+        gpu = f"{rows[0].gpu}, {rows[0].mode}" if rows else ""
+        numeric = ("median ms", "p10 ms", "p90 ms", "TFLOP/s", "ours / it")
+        table(f"fmhactl bench {variant} ({gpu})", ("config", "impl", *numeric), lines, right=numeric)
+    if outcome.plot:
+        note(f"plot: {outcome.plot['png']}")
+    if not outcome.ok:
+        raise typer.Exit(int(ExitCode.CHECK_FAILED))

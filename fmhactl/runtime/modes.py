@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from fmhactl.build.compiler import BuildTarget
 from fmhactl.registry import Variant
+from fmhactl.runtime.device import gpu_arch
 
 NATIVE, EMULATED, COMPILE_ONLY = "native", "emulated", "compile-only"
+MODES = (NATIVE, EMULATED, COMPILE_ONLY)
 
-_ARCH_OF_MAJOR = {8: "sm_80", 9: "sm_90a", 10: "sm_100a"}
-
-
-def gpu_arch(cc: list[int] | tuple[int, int]) -> str | None:
-    return _ARCH_OF_MAJOR.get(int(cc[0]))
+__all__ = ["NATIVE", "EMULATED", "COMPILE_ONLY", "MODES", "gpu_arch", "plan"]
 
 
 def plan(variant: Variant, cc: list[int] | tuple[int, int]) -> tuple[BuildTarget, str] | str:
