@@ -9,11 +9,13 @@ from __future__ import annotations
 import typer
 
 from fmhactl import __version__
-from fmhactl.errors import EXIT_CODE_HELP
 from fmhactl.cli import build, dump, kernels, layout, profile, results, scenario, status, tma
+from fmhactl.cli.errors_group import OneLineErrorGroup
+from fmhactl.errors import EXIT_CODE_HELP
 
 app = typer.Typer(
     name="fmhactl",
+    cls=OneLineErrorGroup,
     help="Build, run, verify, benchmark and inspect fused multi-head attention kernels.\n\n"
          + EXIT_CODE_HELP + " Errors are one line on stderr.",
     no_args_is_help=True,
@@ -40,4 +42,4 @@ for group in (kernels, build, dump, profile, layout, tma, scenario, status, resu
 
 
 def main() -> None:
-    app()
+    app(prog_name="fmhactl")
