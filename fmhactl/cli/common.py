@@ -52,7 +52,7 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 
 def fail(message: str, code: ExitCode = ExitCode.BAD_INPUT) -> None:
-    print(f"fmhactl: error: {_one_line(message, 2000)}", file=sys.stderr)
+    print(f"fmhactl: error: {_one_line(message, 1000)}", file=sys.stderr)
     raise typer.Exit(int(code))
 
 
