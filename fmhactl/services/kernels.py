@@ -16,6 +16,16 @@ from fmhactl.services import common
 FAILING = ("FAIL", "CRASH", "HANG", "ERROR")
 
 
+def require_gpu() -> None:
+    """MissingEnvironment (exit 3) at once when the driver sees no usable GPU, before a worker starts."""
+    from fmhactl.errors import MissingEnvironment
+    from fmhactl.runtime.device import probe
+
+    status = probe()
+    if not status.available:
+        raise MissingEnvironment(f"no GPU usable here: {status.reason}")
+
+
 def list_variants(*, selftest: bool = False) -> list[Variant]:
     """The registry (kernels/family.toml); self-test kernels only when asked for."""
     return [v for v in load_registry().values() if selftest or not v.selftest]
@@ -41,6 +51,7 @@ def run(variant: str, shape: str, *, timeout_s: float = 30.0, seed: int | None =
 
     chosen, cfg = common.variant(variant), common.shapes([shape])[0]
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
+    require_gpu()
     with _store(store) as s:
         return RunOutcome(run_once(chosen, cfg, store=s, timeout_s=timeout_s, seed=seed))
 
@@ -84,6 +95,7 @@ def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence
     chosen = common.variants(variants)
     configs = common.configs(grid, shapes)
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
+    require_gpu()
     with _store(store) as s:
         summary = run_verify(chosen, configs, store=s, timeout_s=timeout_s, seed=seed, progress=progress,
                              cancel=cancel)
@@ -153,6 +165,7 @@ def bench(variant: str, shapes: Sequence[str], *, warmup: int = 10, iters: int =
         from fmhactl.bench.plot import require_matplotlib
 
         require_matplotlib()
+    require_gpu()
     with _store(store) as s:
         rows = run_bench(chosen, configs, store=s, warmup=warmup, iters=iters, baselines=baselines,
                          timeout_s=timeout_s, seed=seed, progress=progress, cancel=cancel)
@@ -192,6 +205,7 @@ def dump(variant: str, shape: str, at: str, *, timeout_s: float = 60.0, seed: in
         raise BadInput(f"--at: unknown checkpoint {shown(at)} (choose from {', '.join(CHECKPOINTS)})")
     checkpoint_variant(chosen)  # BadInput for a variant without checkpoints, before any work
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
+    require_gpu()
     with _store(store) as s:
         row = run_dump(chosen, cfg, at, store=s, timeout_s=timeout_s, seed=seed)
     return DumpOutcome(row, at.upper())
