@@ -47,9 +47,11 @@ class RunOutcome:
 def run(variant: str, shape: str, *, timeout_s: float = 30.0, seed: int | None = None,
         store: ResultStore | None = None) -> RunOutcome:
     """One launch on fresh random inputs: finished? every output written? NaNs? (no reference)."""
+    from fmhactl.runtime.jobs import require_supported
     from fmhactl.runtime.single import run_once
 
     chosen, cfg = common.variant(variant), common.shapes([shape])[0]
+    require_supported(chosen, [cfg])
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
     require_gpu()
     with _store(store) as s:
@@ -147,7 +149,8 @@ def bench(variant: str, shapes: Sequence[str], *, warmup: int = 10, iters: int =
           cancel: CancelToken | None = None) -> BenchOutcome:
     """Time a variant (CUDA events, median, inputs rotated past L2) beside torch SDPA baselines;
     with plot, also draw TFLOP/s of the kernel and each baseline across the shapes (PNG)."""
-    from fmhactl.bench.service import DEFAULT_BASELINES, run_bench
+    from fmhactl.bench.service import DEFAULT_BASELINES, KNOWN_BASELINES, run_bench
+    from fmhactl.runtime.jobs import require_supported
     from fmhactl.schemas import int_in_range
 
     chosen = common.variant(variant)
@@ -159,6 +162,10 @@ def bench(variant: str, shapes: Sequence[str], *, warmup: int = 10, iters: int =
     baselines = list(baselines) if baselines else list(DEFAULT_BASELINES)
     if len(set(baselines)) != len(baselines):
         raise BadInput("--baseline: a backend named twice")
+    unknown = [b for b in baselines if b not in KNOWN_BASELINES]
+    if unknown:
+        raise BadInput(f"unknown baseline {unknown[0]!r} (choose from {', '.join(KNOWN_BASELINES)})")
+    require_supported(chosen, configs)
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
     plot = common.output(plot, "--plot")
     if plot is not None:
@@ -204,6 +211,9 @@ def dump(variant: str, shape: str, at: str, *, timeout_s: float = 60.0, seed: in
     if not isinstance(at, str) or at.upper() not in CHECKPOINTS:
         raise BadInput(f"--at: unknown checkpoint {shown(at)} (choose from {', '.join(CHECKPOINTS)})")
     checkpoint_variant(chosen)  # BadInput for a variant without checkpoints, before any work
+    from fmhactl.runtime.jobs import require_supported
+
+    require_supported(chosen, [cfg])
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
     require_gpu()
     with _store(store) as s:
