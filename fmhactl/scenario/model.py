@@ -87,7 +87,11 @@ def _check_names(path: Path, index: int, spec) -> None:
         if getattr(spec, "grid", None):
             load_grid(spec.grid)
         for text in (getattr(spec, "shapes", None) or []) + ([spec.shape] if getattr(spec, "shape", None) else []):
-            parse_shape(text)
+            cfg = parse_shape(text)
+            if spec.type in ("bench", "profile"):  # these need every shape to run (verify records UNSUPPORTED)
+                reason = get_variant(spec.variant, registry).unsupported_reason(cfg)
+                if reason:
+                    raise BadInput(f"{spec.variant} cannot run {cfg.key}: {reason}")
         if spec.type == "profile":
             load_recipe(spec.recipe)
     except FmhactlError as exc:

@@ -167,6 +167,7 @@ def _write(tmp_path: Path, name: str, body: str | bytes) -> str:
     ('[[step]]\ntype = "verify"\nvariants = ["ref"]\nshapes = ["d=64"]\ngpu = "false"\n', ("step[0].gpu", "boolean")),
     ('[[step]]\ntype = "build"\nall = true\ncolour = "red"\n', ("step[0].colour", "unknown field")),
     ('[[step]]\ntype = "bench"\nvariant = "ref"\nshapes = []\n', ("step[0].shapes",)),
+    ('[[step]]\ntype = "bench"\nvariant = "ref"\nshapes = ["d=63"]\n', ("step[0] (bench)", "head_dim 63 not supported")),
     ('[[step]]\ntype = "verify"\nvariants = ["ref"]\nshapes = ["d=64"]\ntimeout_s = -1\n', ("step[0].timeout_s",)),
     ('[[step]\n', (":1: malformed TOML",)),
     (b'name = "\xff\xfe"\n[[step]]\ntype = "build"\nall = true\n', ("not UTF-8",)),
