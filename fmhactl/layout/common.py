@@ -60,4 +60,5 @@ def parse_int(text: str | int, what: str = "value") -> int:
     try:
         return int(str(text).strip().replace("_", ""), 0)
     except ValueError:
-        raise LayoutError(f"{what}: {text!r} is not an integer") from None
+        shown = str(text) if len(str(text)) <= 40 else str(text)[:40] + "..."
+        raise LayoutError(f"{what}: {shown!r} is not an integer (write 123, 0x7b or 0b1111011)") from None

@@ -34,9 +34,12 @@ class Grid:
         clipped = Grid(self.title, rows, cols, self.cells, self.row_label, self.col_label, self.n_keys, self.corner)
         return clipped, ("... " + " and ".join(hidden) + " (see --json or --svg)") if hidden else ""
 
-    def to_rich(self) -> Any:
-        return render.rich_grid(self.title, self.rows, self.cols, self.cells, self.row_label, self.col_label,
-                                self.n_keys, self.corner)
+    def to_table(self) -> render.TextTable:
+        """The grid as plain text rows (TSV in a pipe; the CLI colours it on a terminal)."""
+        head = (self.corner,) + tuple(self.col_label(c) for c in self.cols)
+        body = tuple((self.row_label(r),) + tuple(self.cells[(r, c)].label if (r, c) in self.cells else ""
+                                                   for c in self.cols) for r in self.rows)
+        return render.TextTable(self.title, head, body)
 
     def to_svg(self, subtitle: str = "") -> str:
         return render.svg_grid(self.title, self.rows, self.cols, self.cells, self.row_label, self.col_label,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from fmhactl.layout import tensormap as tm
-from fmhactl.layout.common import LayoutError, Problem, errors_of
+from fmhactl.layout.common import LayoutError, Problem, errors_of, parse_int
 
 if TYPE_CHECKING:
     from fmhactl.layout.tensormap_driver import BuildReport
@@ -98,6 +98,22 @@ def preset_params(name: str, **overrides: object) -> tm.TensorMapParams:
         if key in clean:
             clean[key] = _entries(key, clean[key])  # type: ignore[arg-type]
     return replace(p, **clean)  # type: ignore[arg-type]
+
+
+def enum_values(**names: str | int | None) -> dict[str, int]:
+    """Enum parameters (dtype, interleave, swizzle, l2_promotion, oob_fill) from names or numbers."""
+    kinds = {"dtype": tm.DataType, "interleave": tm.Interleave, "swizzle": tm.Swizzle,
+             "l2_promotion": tm.L2Promotion, "oob_fill": tm.OobFill}
+    out = {}
+    for key, text in names.items():
+        if key not in kinds:
+            raise LayoutError(f"{key} is not an enum parameter of a tensor map")
+        if text is not None:
+            try:
+                out[key] = parse_int(text)  # unknown numbers are kept: the rules name them
+            except LayoutError:
+                out[key] = int(tm.parse_enum(kinds[key], text))
+    return out
 
 
 def check_tensor_map(p: tm.TensorMapParams) -> TensorMapCheck:
