@@ -155,6 +155,10 @@ template <int D>
 __device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Tile& t, unsigned char* smem,
                           const Barriers& bar, int lane) {
     using P = Plan<D>;
+    // A tile with no key to visit (causal, seq_q > seq_k: rows above the diagonal) loads nothing,
+    // as CUTLASS's load warp does: nobody would wait on q_full, and a TMA issued here could still be
+    // writing shared memory when the CTA exits.
+    if (t.n_tiles == 0) return;
 #if !FMHA_LOAD_TMA
     const unsigned short* q = static_cast<const unsigned short*>(p.q) + t.b * p.q_batch_stride + t.h * p.q_head_stride;
     const unsigned short* k = static_cast<const unsigned short*>(p.k) + t.b * p.k_batch_stride + t.h_kv * p.k_head_stride;
