@@ -633,3 +633,37 @@ def banks_cmd(
                           + (f", bank {rep.worst_bank} serves {rep.worst_degree} words" if rep.conflicts else ""))
     verdict = "conflict-free" if total == ideal else f"{total - ideal} extra wavefronts ({total / ideal:.2f}x)"
     out_console.print(f"[bold]total: {total} wavefronts, ideal {ideal}: {verdict}[/]")
+
+
+# ---- `layout plan` (helper sm100): the SM100 family's TMEM/SMEM plan; logic in fmhactl.plans ----
+
+@layout_app.command("plan")
+@guarded
+def plan_cmd(
+    variant: str = typer.Argument(..., help="An SM100 variant, e.g. sm100_tma_s2_tmem (see `fmhactl list`)."),
+    head_dim: int = typer.Option(..., "--head-dim", "-d", help="Head dim: 64, 128, 256 or 512."),
+    as_json: bool = JSON_OPT,
+    svg: str | None = SVG_OPT,
+) -> None:
+    """The TMEM plan (S, P inside S, O; co-resident CTAs of one SM) and SMEM per K/V stage.
+
+    Exit 1 when the variant has no plan that fits at this head dim (the reason is printed)."""
+    from pathlib import Path
+
+    from fmhactl.plans.sm100 import plan_for_variant
+    from fmhactl.plans.sm100_drawing import plan_lines, plan_records, plan_svg
+
+    plan = plan_for_variant(variant, head_dim)
+    if svg:
+        Path(svg).write_text(plan_svg(variant, plan))
+        err_console.print(f"wrote {svg}")
+    if as_json:
+        meta, records = plan_records(variant, plan)
+        _print_records(meta, records)
+    else:
+        from rich.markup import escape
+
+        for line in plan_lines(variant, plan, head_dim):
+            out_console.print(escape(line), highlight=False)
+    if not plan.supported:
+        raise typer.Exit(1)

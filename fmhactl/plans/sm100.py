@@ -179,7 +179,7 @@ class Sm100Plan:
     def column_arithmetic(self) -> str:
         """The TMEM sum in one line, as `layout plan` and the variant descriptions state it."""
         p = (f"P {self.p_columns} (16-bit pairs) inside S" if not self.p_in_smem else "P in SMEM")
-        split = (f"O {self.head_dim}/{self.d_passes} passes = {self.d_part}" if self.d_passes > 1
+        split = (f"O {self.d_part} ({self.head_dim} / {self.d_passes} passes over D)" if self.d_passes > 1
                  else f"O {self.d_part}")
         return (f"S {self.block_n} + {split} = {self.tmem_columns} columns ({p}); "
                 f"alloc {self.tmem_alloc} -> {self.ctas_per_sm_tmem} CTA(s)/SM by TMEM")
@@ -232,8 +232,34 @@ def ctas_by_registers(registers_per_thread: int, threads: int = THREADS) -> int:
     return REGISTERS_PER_SM // max(1, per_warp * (threads // 32))
 
 
+def entry_head_dim(head_dim: int) -> int:
+    """The head dim of the entry point that runs `head_dim`: the next of 64/128/256/512; the kernel
+    zero-fills the extra columns of Q, K and V (QK unchanged) and writes only the real O columns."""
+    for d in HEAD_DIMS:
+        if head_dim <= d:
+            return d
+    return head_dim
+
+
 def plan_from_switches(head_dim: int, switches: dict) -> Sm100Plan:
-    return plan_for(head_dim, int(switches.get("FMHA_STAGES", 1)), bool(int(switches.get("FMHA_P_SMEM", 0))))
+    return plan_for(entry_head_dim(head_dim), int(switches.get("FMHA_STAGES", 1)),
+                    bool(int(switches.get("FMHA_P_SMEM", 0))))
+
+
+def plan_for_variant(variant_name: str, head_dim: int) -> Sm100Plan:
+    """The plan of a registered SM100 variant at a head dim (BadInput for other variants)."""
+    from fmhactl.errors import BadInput
+    from fmhactl.registry import get_variant
+
+    variant = get_variant(variant_name)
+    if variant.launcher != "sm100":
+        raise BadInput(f"variant {variant_name} is not an SM100 variant (launcher {variant.launcher!r}); "
+                       "plans exist for launcher 'sm100'")
+    if head_dim <= 0 or head_dim % 8:
+        raise BadInput(f"--head-dim {head_dim}: must be a positive multiple of 8")
+    if head_dim > max(HEAD_DIMS):
+        raise BadInput(f"--head-dim {head_dim}: at most {max(HEAD_DIMS)}")
+    return plan_from_switches(head_dim, variant.switches)
 
 
 # ---- the CUDA side: a generated header ------------------------------------------------------

@@ -178,15 +178,16 @@ __device__ __forceinline__ Tile locate(const FmhaParams& p) {
 
 // ---- load warp ------------------------------------------------------------------------------
 
-// Copy `rows` rows x D of a (seq, D) slice into the SW128 tile, zero past `valid_rows`.
+// Copy `rows` rows x D of a (seq, D) slice into the SW128 tile, zero past `valid_rows` rows and
+// `valid_cols` columns (a head dim padded up to the entry's D; valid_cols is a multiple of 8).
 template <int D>
 __device__ __forceinline__ void copy_tile(unsigned char* dst, const unsigned short* src, long long row_stride,
-                                          int rows, int valid_rows, int lane) {
+                                          int rows, int valid_rows, int valid_cols, int lane) {
     constexpr int kChunks = D / 8;  // 16-byte chunks per row
     for (int idx = lane; idx < rows * kChunks; idx += 32) {
         const int r = idx / kChunks, c = (idx % kChunks) * 8;
         uint4 value = make_uint4(0, 0, 0, 0);
-        if (r < valid_rows) value = *reinterpret_cast<const uint4*>(src + r * row_stride + c);
+        if (r < valid_rows && c < valid_cols) value = *reinterpret_cast<const uint4*>(src + r * row_stride + c);
         *reinterpret_cast<uint4*>(dst + sw128::offset(r, c, rows)) = value;
     }
 }
@@ -207,13 +208,16 @@ __device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Ti
 #endif
 
 #if FMHA_LOAD_TMA
+    // Columns past the real head dim (d=96 in the d128 entry) are out of the tensor map's bounds:
+    // TMA zero-fills them and still counts their bytes.
     if (lane == 0) {
         mbar::arrive_expect_tx(bar.q_full, P::kQBytes);
         for (int c = 0; c < D / 64; ++c)
             tma::load_4d(smem + P::kQOff + c * kBlockM * 128, &maps.q, bar.q_full, c * 64, t.m0, t.h, t.b);
     }
 #else
-    copy_tile<D>(smem + P::kQOff, q + t.m0 * p.q_seq_stride, p.q_seq_stride, kBlockM, p.seq_q - t.m0, lane);
+    copy_tile<D>(smem + P::kQOff, q + t.m0 * p.q_seq_stride, p.q_seq_stride, kBlockM, p.seq_q - t.m0, p.head_dim,
+                 lane);
     tma::fence_proxy_async_shared();
     __syncwarp();
     if (lane == 0) mbar::arrive(bar.q_full);
@@ -237,10 +241,11 @@ __device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Ti
                              t.b);
         }
 #else
-        copy_tile<D>(k_dst, k + n0 * p.k_seq_stride, p.k_seq_stride, kBlockN, p.seq_k - n0, lane);
+        copy_tile<D>(k_dst, k + n0 * p.k_seq_stride, p.k_seq_stride, kBlockN, p.seq_k - n0, p.head_dim, lane);
         // V (keys x D, D contiguous) is the MN-major B operand of PV; its SW128 bytes are those of
         // a K-major tile with rows = keys. Only this CTA's part of the head dim.
-        copy_tile<P::kDPart>(v_dst, v + n0 * p.v_seq_stride + t.d0, p.v_seq_stride, kBlockN, p.seq_k - n0, lane);
+        copy_tile<P::kDPart>(v_dst, v + n0 * p.v_seq_stride + t.d0, p.v_seq_stride, kBlockN, p.seq_k - n0,
+                             p.head_dim - t.d0, lane);
         tma::fence_proxy_async_shared();
         __syncwarp();
         if (lane == 0) mbar::arrive(&bar.kv_full[stage]);
@@ -474,6 +479,7 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
         if (row_valid) {
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
+                if (t.d0 + c + 8 * q >= p.head_dim) continue;  // padding columns of a smaller head dim
                 uint4 chunk;
                 chunk.x = pack2<Traits>(__uint_as_float(acc[8 * q + 0]) * inv, __uint_as_float(acc[8 * q + 1]) * inv);
                 chunk.y = pack2<Traits>(__uint_as_float(acc[8 * q + 2]) * inv, __uint_as_float(acc[8 * q + 3]) * inv);
