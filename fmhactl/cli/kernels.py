@@ -159,12 +159,16 @@ def bench_command(
     if model is not None:
         from fmhactl.cli.model_bench import model_bench
 
+        from fmhactl.errors import BadInput
+
         if variant or shape:
-            raise typer.BadParameter("give either VARIANT --shape ... or --model NAME, not both")
+            raise BadInput("give either VARIANT --shape ... or --model NAME, not both")
         model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json)
         return
     if not variant or not shape:
-        raise typer.BadParameter("give VARIANT and at least one --shape (or --model NAME)")
+        from fmhactl.errors import BadInput
+
+        raise BadInput("bench needs VARIANT and at least one --shape (or --model NAME)")
     from fmhactl.bench.service import DEFAULT_BASELINES, run_bench
     from fmhactl.config import parse_shape
     from fmhactl.registry import get_variant
