@@ -30,9 +30,9 @@ step() {  # step NAME SECONDS CMD... : run with a time limit, log to $OUT/device
 }
 
 "$PY" -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, torch.cuda.get_device_name())" | tee -a "$OUT/device.log"
-step checks 330 "$PY" -m fmhactl.torch.checks --record --json > "$OUT/checks.json"
-step model-bench 120 "$PY" -m fmhactl bench --model llama-small --prompt 1 --prompt 17 --prompt 511 --prompt 2048 --json > "$OUT/model_bench.json"
-step pytest-gpu 100 "$PY" -m pytest -q -m gpu tests/torch -p no:cacheprovider ${PYTEST_K:+-k "$PYTEST_K"} > "$OUT/pytest.log"
+step checks 300 "$PY" -m fmhactl.torch.checks --record --json > "$OUT/checks.json"
+step model-bench 110 "$PY" -m fmhactl bench --model llama-small --prompt 1 --prompt 17 --prompt 511 --prompt 2048 --json > "$OUT/model_bench.json"
+step pytest-gpu 80 "$PY" -m pytest -q -m gpu tests/torch -p no:cacheprovider ${PYTEST_K:+-k "$PYTEST_K"} > "$OUT/pytest.log"
 step status 30 "$PY" -m fmhactl status --out "$OUT/status" > "$OUT/status.txt"
 cp "$FMHACTL_HOME/results.sqlite" "$OUT/" 2>/dev/null || true
 echo
