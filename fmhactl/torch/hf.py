@@ -58,7 +58,7 @@ def register_transformers() -> str:
     try:
         from transformers import AttentionInterface
     except ImportError as exc:
-        raise ImportError("register_transformers needs transformers >= 4.48: pip install 'fmhactl[hf]'") from exc
+        raise ImportError("register_transformers needs transformers >= 4.50: pip install 'fmhactl[hf]'") from exc
     import fmhactl.torch.op  # noqa: F401 - registers torch.ops.fmhactl.attention
 
     AttentionInterface.register(NAME, fmhactl_attention_forward)

@@ -209,7 +209,7 @@ def test_register_transformers_makes_from_config_use_fmhactl():
     assert ALL_ATTENTION_FUNCTIONS["fmhactl"] is fmhactl_attention_forward
     cfg = LlamaConfig(hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                       intermediate_size=256, vocab_size=1000)
-    model = AutoModelForCausalLM.from_config(cfg, attn_implementation="fmhactl", dtype=torch.bfloat16)
+    model = AutoModelForCausalLM.from_config(cfg, attn_implementation="fmhactl").to(torch.bfloat16)
     assert model.config._attn_implementation == "fmhactl"
     model = model.to("meta")
     ids = torch.zeros(2, 13, dtype=torch.long, device="meta")
