@@ -8,6 +8,7 @@ batch * prompt_length / median seconds.
 
 from __future__ import annotations
 
+import copy
 import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -67,13 +68,35 @@ def build_models(spec: ModelSpec, implementations: Sequence[str], dtype, device:
     state = None
     for impl in implementations:
         torch.manual_seed(seed)
-        model = AutoModelForCausalLM.from_config(config, attn_implementation=impl)
+        # A config of its own per model: transformers records the implementation on the config
+        # object, so a shared one would make every model run the last implementation built.
+        model = AutoModelForCausalLM.from_config(copy.deepcopy(config), attn_implementation=impl)
+        if model.config._attn_implementation != impl:
+            raise RuntimeError(f"transformers built the model with {model.config._attn_implementation!r}, not {impl!r}")
         if state is None:
             state = model.state_dict()
         else:
             model.load_state_dict(state)
         models[impl] = model.to(device=device, dtype=dtype).eval()
     return models
+
+
+def count_op_calls(model, ids, use_cache: bool = False) -> int:
+    """How many times one forward of model calls torch.ops.fmhactl.attention (proves which attention ran)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Counter(TorchDispatchMode):
+        calls = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func is torch.ops.fmhactl.attention.default:
+                Counter.calls += 1
+            return func(*args, **(kwargs or {}))
+
+    with torch.inference_mode(), Counter():
+        model(ids, use_cache=use_cache)
+    return Counter.calls
 
 
 def _time_forward(model, ids, warmup: int, iters: int) -> list[float]:
@@ -119,6 +142,10 @@ def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1,
     probe = torch.empty(batch, spec.num_attention_heads, max(prompt_lengths), spec.head_dim, dtype=dtype, device="cuda")
     kv = torch.empty(batch, spec.num_key_value_heads, max(prompt_lengths), spec.head_dim, dtype=dtype, device="cuda")
     backend = backend_for(probe, kv, kv, causal=True)
+    probe_ids = torch.randint(0, spec.vocab_size, (batch, 8), generator=gen, device="cuda")
+    calls = {impl: count_op_calls(model, probe_ids) for impl, model in models.items()}
+    if calls != {"sdpa": 0, "fmhactl": spec.num_hidden_layers}:
+        raise RuntimeError(f"fmhactl op calls per forward {calls}: expected 0 with sdpa and one per layer with fmhactl")
     rows = []
     for length in prompt_lengths:
         ids = torch.randint(0, spec.vocab_size, (batch, length), generator=gen, device="cuda")
@@ -137,6 +164,7 @@ def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1,
         rows.append(entry)
     return {"model": asdict(spec), "dtype": dtype_name, "backend": {**asdict(backend)},
             "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "warmup": warmup, "iters": iters,
+            "op_calls_per_forward": calls,
             "results": rows}
 
 

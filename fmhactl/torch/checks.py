@@ -120,8 +120,15 @@ def _models(dtype=torch.bfloat16):
 
 def check_model(compiled: bool, prompts=MODEL_PROMPTS) -> dict:
     """Logits of llama-small with fmhactl attention vs sdpa, eager or torch.compile(fullgraph=True)."""
+    from fmhactl.bench.model import count_op_calls
+
     spec, models, ref32_model = _models()
     ours = models["fmhactl"]
+    probe = torch.randint(0, spec.vocab_size, (1, 9), device="cuda")
+    calls = {impl: count_op_calls(model, probe) for impl, model in (*models.items(), ("ref32", ref32_model))}
+    if calls != {"sdpa": 0, "fmhactl": spec.num_hidden_layers, "ref32": 0}:
+        return {"status": "FAIL", "metrics": {"error": f"fmhactl op calls per forward {calls}: the models do not run "
+                                                       "the attention they were built with"}}
     if compiled:
         ours = torch.compile(ours, fullgraph=True)
     gen = torch.Generator(device="cuda").manual_seed(7)
@@ -136,7 +143,8 @@ def check_model(compiled: bool, prompts=MODEL_PROMPTS) -> dict:
             rule["max_logit_diff_vs_sdpa"] = float((got - low).abs().max().item())
             per_prompt.append({"prompt_length": length, **rule})
     return {"status": "PASS" if all(p["passed"] for p in per_prompt) else "FAIL",
-            "metrics": {"mode": "compile-fullgraph" if compiled else "eager", "prompts": per_prompt}}
+            "metrics": {"mode": "compile-fullgraph" if compiled else "eager", "op_calls_per_forward": calls,
+                        "prompts": per_prompt}}
 
 
 def check_cuda_graph() -> dict:

@@ -20,7 +20,7 @@ declare -a SUMMARY=()
 
 step() {  # step NAME SECONDS CMD... : run with a time limit, log to $OUT/device.log
     local name="$1" limit="$2"; shift 2
-    echo "=== $name: $*" | tee -a "$OUT/device.log"
+    echo "=== $name: $*" >> "$OUT/device.log"
     local start=$SECONDS
     timeout "$limit" "$@" 2>>"$OUT/device.log"
     local rc=$?

@@ -233,3 +233,18 @@ def test_transformers_forward_refuses_padding_masks():
         fmhactl_attention_forward(module, q, q, q, torch.ones(1, 1, 3, 3))
     out, weights = fmhactl_attention_forward(module, q, meta(1, 2, 3, 64), meta(1, 2, 3, 64), None, scaling=0.1)
     assert out.shape == (1, 3, 4, 64) and out.is_contiguous() and weights is None
+
+
+def test_model_bench_builds_models_that_run_their_own_attention():
+    """Each model gets its own config (a shared one made both run the last implementation built)."""
+    pytest.importorskip("transformers")
+    from fmhactl.bench.model import ModelSpec, build_models, count_op_calls
+
+    spec = ModelSpec("tiny", 128, 2, 4, 2, 256, 1000, 512)
+    models = build_models(spec, ("sdpa", "fmhactl"), torch.bfloat16, device="cpu")
+    assert models["sdpa"].config is not models["fmhactl"].config
+    assert {k: m.config._attn_implementation for k, m in models.items()} == {"sdpa": "sdpa", "fmhactl": "fmhactl"}
+    torch.testing.assert_close(models["sdpa"].lm_head.weight, models["fmhactl"].lm_head.weight, rtol=0, atol=0)
+    assert count_op_calls(models["sdpa"], torch.zeros(1, 5, dtype=torch.long)) == 0
+    meta_model = models["fmhactl"].to("meta")
+    assert count_op_calls(meta_model, torch.zeros(1, 5, dtype=torch.long, device="meta"), use_cache=True) == 2
