@@ -151,7 +151,7 @@ class StrictWarp(ctypes.Structure):
     _fields_ = [("pending_ld_site", ctypes.c_uint32), ("pending_st_site", ctypes.c_uint32),
                 ("async_since_fence", ctypes.c_uint32), ("synced_site", ctypes.c_uint32),
                 ("mma_count", ctypes.c_uint32), ("wait_bar", ctypes.c_uint32), ("tc5_ops", ctypes.c_uint32),
-                ("reserved", ctypes.c_uint32)]
+                ("async_op", ctypes.c_uint32)]
 
 
 class StrictBar(ctypes.Structure):

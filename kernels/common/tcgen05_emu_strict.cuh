@@ -338,7 +338,11 @@ __device__ __noinline__ void run_until(u32 upto, u32 mask) {
     __syncwarp(mask);
 }
 
+// When a commit's MMAs run. Seed 0: always at observation (the longest legal deferral, what the
+// rule tests use); otherwise a seeded choice per (CTA, commit), so a racy kernel fails the same
+// way for the same seed.
 __device__ __forceinline__ u32 seeded_mode(u32 commit_index) {
+    if (tc5_emu_state.seed == 0) return 0;
     const u32 h = mix(tc5_emu_state.seed * 0x9e3779b9u ^ mix(block_id() * 7919u + commit_index));
     return (h & 3u) == 0 ? 1u : ((h & 3u) == 1 ? 2u : 0u);  // 1/4 eager, 1/4 next wait, 1/2 at observation
 }
@@ -362,12 +366,14 @@ __device__ __forceinline__ void async_op_checks(Tc5StrictCta* s, u32 op, u32 sit
             w.pending_st_site = 0;
         }
         w.async_since_fence = site;
+        w.async_op = op;
         w.tc5_ops = 1;
     }
 }
 
 // ld/st hazard and bookkeeping. lo/hi: columns this lane touches.
-__device__ void ldst_checks(u32 op, u32 site, u32 col_lo, u32 col_hi) {
+__device__ void ldst_checks(u32 op, u32 site, u32 taddr, u32 col_lo, u32 col_hi) {
+    if (!uniform(op, site, taddr)) return;
     Tc5StrictCta* s = state();
     const u32 lo = __reduce_min_sync(kFullMask, col_lo), hi = __reduce_max_sync(kFullMask, col_hi);
     async_op_checks(s, op, site, op == TC5_OP_LD);
@@ -662,8 +668,8 @@ __device__ void tc5_strict_mbar_arrive(unsigned bar, unsigned tx_bytes, unsigned
             w.pending_st_site = 0;
         }
         if (async != 0) {
-            strict::record_pair(TC5_ERR_MISSING_FENCE_BEFORE, TC5_OP_MBAR_ARRIVE, site, warp_id(), bar, 0, 0, async,
-                                warp_id());
+            strict::record_pair(TC5_ERR_MISSING_FENCE_BEFORE, TC5_OP_MBAR_ARRIVE, site, warp_id(), bar, 0,
+                                vload(&w.async_op), async, warp_id());
             w.async_since_fence = 0;
         }
         if (vload(&w.tc5_ops)) {

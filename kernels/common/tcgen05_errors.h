@@ -162,7 +162,7 @@ struct Tc5StrictWarp {
     unsigned int mma_count;           // MMAs this warp issued (commit rule)
     unsigned int wait_bar;            // trace: the mbarrier this warp is polling (0: none)
     unsigned int tc5_ops;             // any tcgen05 op issued (arrives from it order tcgen05 work)
-    unsigned int reserved;
+    unsigned int async_op;            // TC5_OP_* of the op at async_since_fence
 };
 
 struct Tc5StrictBar {
