@@ -151,7 +151,7 @@ class StrictWarp(ctypes.Structure):
     _fields_ = [("pending_ld_site", ctypes.c_uint32), ("pending_st_site", ctypes.c_uint32),
                 ("async_since_fence", ctypes.c_uint32), ("synced_site", ctypes.c_uint32),
                 ("mma_count", ctypes.c_uint32), ("wait_bar", ctypes.c_uint32), ("tc5_ops", ctypes.c_uint32),
-                ("async_op", ctypes.c_uint32)]
+                ("async_op", ctypes.c_uint32), ("st_col_lo", ctypes.c_uint32), ("st_col_hi", ctypes.c_uint32)]
 
 
 class StrictBar(ctypes.Structure):
@@ -170,7 +170,8 @@ class StrictCta(ctypes.Structure):
 
 class SmPool(ctypes.Structure):
     _fields_ = [("lock", ctypes.c_uint32), ("used_chunks", ctypes.c_uint32), ("resident", ctypes.c_uint32),
-                ("max_resident", ctypes.c_uint32), ("blocked", ctypes.c_uint32), ("reserved", ctypes.c_uint32 * 3),
+                ("max_resident", ctypes.c_uint32), ("blocked", ctypes.c_uint32), ("timed_out", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32 * 2),
                 ("owner_block", ctypes.c_uint32 * ALLOC_CHUNKS), ("owner_site", ctypes.c_uint32 * ALLOC_CHUNKS)]
 
 
