@@ -386,3 +386,33 @@ def banks_cmd(
     output.table(report.banks_lane_table(pattern))
     output.table(report.banks_phase_table(pattern))
     output.say(report.banks_verdict(pattern), "bold")
+
+
+
+# ---- `layout plan` (helper sm100): the SM100 family's TMEM/SMEM plan; logic in fmhactl.plans ----
+
+@layout_app.command("plan")
+@guarded
+def plan_cmd(
+    variant: str = typer.Argument(..., help="An SM100 variant, e.g. sm100_tma_s2_tmem (see `fmhactl list`)."),
+    head_dim: int = typer.Option(..., "--head-dim", "-d", help="Head dim: 64, 128, 256 or 512."),
+    as_json: bool = JSON_OPT,
+    svg: str | None = SVG_OPT,
+) -> None:
+    """The TMEM plan (S, P inside S, O; co-resident CTAs of one SM) and SMEM per K/V stage.
+
+    Exit 1 when the variant has no plan that fits at this head dim (the reason is printed)."""
+    from fmhactl.layout.render import json_document
+    from fmhactl.plans.sm100 import plan_for_variant
+    from fmhactl.plans.sm100_drawing import plan_lines, plan_records, plan_svg
+
+    _check_svg(svg)
+    plan = plan_for_variant(variant, head_dim)
+    _write_svg(svg, lambda: plan_svg(variant, plan))
+    if as_json:
+        meta, records = plan_records(variant, plan)
+        output.records(json_document(meta, records, None))
+    else:
+        for line in plan_lines(variant, plan, head_dim):
+            output.say(line)
+    _exit_if(not plan.supported)
