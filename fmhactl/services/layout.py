@@ -278,7 +278,24 @@ def register_column_plan(name: str, provider: ColumnPlanProvider) -> None:
 
 
 def column_plan_providers() -> dict[str, ColumnPlanProvider]:
-    return dict(_PLAN_PROVIDERS)
+    return {"sm100": sm100_column_plan, **_PLAN_PROVIDERS}
+
+
+def sm100_column_plan(variant: str, head_dim: int) -> TmemColumnPlan:
+    """The SM100 family's plan (fmhactl.plans.sm100, the one the kernel's static_asserts check) as a
+    generic column plan: S, P written over S (declared aliases), O, the unused rest of the alloc."""
+    from fmhactl.plans.sm100 import plan_for_variant
+    from fmhactl.plans.sm100_drawing import tmem_regions
+
+    plan = plan_for_variant(variant, head_dim)
+    regions = []
+    for r in tmem_regions(plan):
+        if r.name == "-":
+            continue
+        aliases = ("S",) if r.name == "P" else (("P",) if r.name == "S" else ())
+        regions.append(TmemRegion(r.name, r.name, r.start, r.end - r.start, aliases=aliases))
+    return TmemColumnPlan(f"{variant} d{head_dim}: {plan.tmem_columns} of {plan.tmem_alloc} allocated columns",
+                          tuple(regions), plan.tmem_alloc)
 
 
 # ---------------------------------------------------------------------------------------------
