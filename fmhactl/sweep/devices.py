@@ -51,7 +51,10 @@ def local_gpus() -> list[Device]:
         from cuda.bindings import driver
     except ImportError as exc:
         raise MissingEnvironment(f"--gpus needs cuda-bindings: {exc}") from None
-    (err,) = driver.cuInit(0)
+    try:
+        (err,) = driver.cuInit(0)
+    except Exception as exc:  # noqa: BLE001 - no driver library at all: no GPU here
+        raise MissingEnvironment(f"--gpus: no usable GPU here ({type(exc).__name__}: {exc})") from None
     if err != driver.CUresult.CUDA_SUCCESS:
         raise MissingEnvironment(f"--gpus: no usable GPU here (cuInit: {getattr(err, 'name', err)})")
     err, count = driver.cuDeviceGetCount()
