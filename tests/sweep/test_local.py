@@ -146,3 +146,112 @@ def test_cpu_selftest_isolates_planted_faults_and_matches_one_slot(tmp_path):
 def test_cpu_slots_are_hidden_from_gpus():
     assert cpu_slots(2)[1].pin_env() == {"CUDA_VISIBLE_DEVICES": ""}
     assert _fake_gpus(1)[0].pin_env() == {"CUDA_VISIBLE_DEVICES": "GPU-fake-0"}
+
+
+class _Gone(Exception):
+    pass
+
+
+def test_a_config_whose_slots_keep_dying_is_reported_not_dropped():
+    """Pure scheduler: every slot that runs config 1 is lost; after the retries it is recorded as lost."""
+    from fmhactl.results.store import ResultRow
+    from fmhactl.sweep.scheduler import Backend, Slot, SlotLost, SweepTask
+
+    class Task(SweepTask):
+        def __init__(self, index):
+            self.index = index
+
+        def prepare(self, hello):
+            return {"i": self.index}
+
+        def finish(self, reply, hello):
+            return ResultRow(kind="selftest", variant="t", arch="", mode="", status=reply["status"],
+                             config_key=str(self.index))
+
+        def lost(self, reason):
+            return ResultRow(kind="selftest", variant="t", arch="", mode="", status="ERROR",
+                             config_key=str(self.index), metrics={"error": reason, "lost": True})
+
+    class FlakySlot(Slot):
+        def __init__(self, n):
+            self.label, self.hello = f"s{n}", {}
+
+        def start(self):
+            self.hello = {"placement": {"index": 0}}
+            return self.hello
+
+        def run(self, job):
+            if job["i"] == 1:
+                raise SlotLost("node went away")
+            return {"status": "PASS"}
+
+        def close(self):
+            pass
+
+    class Flaky(Backend):
+        name = "fake"
+        made = 0
+
+        def open_slots(self):
+            self.made += 2
+            return [FlakySlot(0), FlakySlot(1)]
+
+        def replace(self, lost):
+            self.made += 1
+            slot = FlakySlot(self.made)
+            slot.start()
+            return slot
+
+    backend = Flaky()
+    run = run_sweep([Task(i) for i in range(5)], backend, store=None, max_attempts=3)
+    assert [r.config_key for r in run.rows] == ["0", "1", "2", "3", "4"]
+    assert [r.status for r in run.rows] == ["PASS", "ERROR", "PASS", "PASS", "PASS"]
+    assert "lost 3 times" in run.rows[1].metrics["error"] and run.rows[1].metrics["lost"]
+    assert run.retried == 2 and run.lost == 1 and backend.made == 5
+
+
+def test_cli_rejects_bad_placements_with_one_line():
+    from typer.testing import CliRunner
+
+    from fmhactl.cli.app import app
+
+    runner = CliRunner()
+    for args, code, text in ((["--gpus", "0,0"], 2, "appears twice"), (["--gpus", "two"], 2, "expected all"),
+                             (["--gpus", "0,1", "--ray", "local"], 2, "takes all or a count")):
+        result = runner.invoke(app, ["verify", "ref", "--grid", "smoke", *args])
+        assert result.exit_code == code, result.output
+        assert text in result.output and "Traceback" not in result.output
+
+
+def test_bare_ray_means_a_local_cluster():
+    from fmhactl.sweep.argv import optional_option_values
+
+    assert optional_option_values(["verify", "--ray", "ref"]) == ["verify", "--ray", "local", "ref"]
+    assert optional_option_values(["build", "--all", "--ray"]) == ["build", "--all", "--ray", "local"]
+    assert optional_option_values(["bench", "--ray", "--gpus", "2"])[2] == "local"
+    assert optional_option_values(["verify", "--ray", "10.0.0.1:6379", "ref"])[2] == "10.0.0.1:6379"
+    assert optional_option_values(["verify", "--ray", "auto"]) == ["verify", "--ray", "auto"]
+
+
+def test_cli_verify_gpus_all_prints_json_lines_in_order(monkeypatch, fake_worker):
+    """`verify --gpus all --json` on two simulated GPUs: one line per result in grid order, then the summary."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from fmhactl.cli.app import app
+    from fmhactl.sweep import devices, local
+
+    monkeypatch.setattr(devices, "local_gpus", lambda: _fake_gpus(2))
+    monkeypatch.setattr(local, "default_command", fake_worker)
+    result = CliRunner().invoke(app, ["verify", "ref", "selftest_fault", "--grid", "smoke", "--gpus", "all",
+                                      "--seed", "5", "--json", "--timeout", "5"])
+    assert result.exit_code == 1, result.output  # the planted crash fails the run, as on one GPU
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    rows, summary = lines[:-1], lines[-1]["summary"]
+    configs = list(load_grid("smoke").configs)
+    assert [(r["variant"], r["config_key"]) for r in rows] == [(v, c.key) for v in ("ref", "selftest_fault")
+                                                                for c in configs]
+    assert summary["closing"] == "7 passed, 0 failed, 1 crashed"
+    assert {s["placement"]["uuid"] for s in summary["slots"]} == {"GPU-fake-0", "GPU-fake-1"}
+    assert sum(s["configs"] for s in summary["slots"]) == len(rows)
