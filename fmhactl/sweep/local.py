@@ -27,6 +27,7 @@ class LocalSlot(Slot):
         self.label = device.label
         self.worker = KernelWorker(timeout_s, command=command, env=device.pin_env())
         self.hello: dict = {}
+        self._closing = threading.Lock()
 
     def start(self) -> dict:
         hello = self.worker.start()
@@ -40,7 +41,9 @@ class LocalSlot(Slot):
             raise SlotLost(f"{self.label}: {exc}") from None
 
     def close(self) -> None:
-        self.worker.close()
+        # The serving thread and the backend's final clean-up may both close a slot.
+        with self._closing:
+            self.worker.close()
 
 
 class LocalBackend(Backend):

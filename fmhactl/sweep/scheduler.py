@@ -191,6 +191,8 @@ def run_sweep(tasks: Sequence[SweepTask], backend: Backend, *, store: ResultStor
                 row = item.task.finish(reply, slot.hello)
                 row.metrics.setdefault("placement", slot.placement())
                 events.put(("row", item.task.index, row, slot.label, time.perf_counter() - t0))
+        except Exception as exc:  # noqa: BLE001 - a bug here must end the sweep loudly, not hang it
+            events.put(("error", exc))
         finally:
             if slot is not None:
                 slot.close()
@@ -284,8 +286,9 @@ def run_sweep(tasks: Sequence[SweepTask], backend: Backend, *, store: ResultStor
         with cond:
             state["stop"] = True
             cond.notify_all()
-        for thread in threads:
-            thread.join(timeout=0.1)
+        deadline = time.monotonic() + 5.0
+        for thread in threads:  # idle threads leave at once; a busy one is ended by backend.close()
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
         backend.close()
     run.slots = list(stats.values())
     run.wall_s = time.perf_counter() - started
