@@ -263,12 +263,20 @@ MilestoneId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
 class MilestoneEntry(_Strict):
     id: MilestoneId
     title: NonEmptyStr
-    variants: Annotated[list[NonEmptyStr], Field(min_length=1)]
+    variants: list[NonEmptyStr] = []
     grids: list[NonEmptyStr] = []
     scenario: str = ""
     blocked: str = ""
     depends: list[MilestoneId] = []
     what: Annotated[str, Field(max_length=4000)] = ""
+    # "kind:name" result rows that must pass (integration checks, not grids)
+    checks: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+:[^:\s][^:]*$", max_length=200)]] = []
+
+    @model_validator(mode="after")
+    def _proves_something(self) -> "MilestoneEntry":
+        if not self.variants and not self.checks:
+            raise ValueError(f"milestone {self.id} names no variants and no checks")
+        return self
 
 
 class MilestonesFile(_Strict):

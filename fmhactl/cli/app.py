@@ -42,4 +42,8 @@ for group in (kernels, build, dump, profile, layout, tma, scenario, status, resu
 
 
 def main() -> None:
-    app(prog_name="fmhactl")
+    import sys
+
+    from fmhactl.sweep.argv import optional_option_values
+
+    app(args=optional_option_values(sys.argv[1:]), prog_name="fmhactl")

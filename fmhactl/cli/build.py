@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import guarded, note, print_json, table
+from fmhactl.cli.common import err_console, guarded, note, print_json, table
 
 
 def register(app: typer.Typer) -> None:
@@ -20,21 +20,39 @@ def build_command(
     arch: Optional[str] = typer.Option(None, "--arch", help="sm_100a, sm_90a, sm_80 or native; default: every arch the variant declares."),
     force: bool = typer.Option(False, "--force", help="Recompile even when the cache has the cubin."),
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Compile in N parallel worker processes."),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]",
+                                      help="Compile as Ray CPU actors at ADDRESS; bare --ray starts a local cluster."),
 ) -> None:
     """Compile kernel variants through NVRTC (cached by content hash) and report registers, SMEM and spills."""
     from fmhactl import services
 
-    results = services.build(variants or [], all_variants=all_variants, arch=arch, force=force)
+    def throughput(run) -> None:
+        from fmhactl.cli.sweep_render import print_throughput
+
+        print_throughput(err_console, run)
+
+    results = services.build(variants or [], all_variants=all_variants, arch=arch, force=force, jobs=jobs, ray=ray,
+                             on_parallel_run=throughput)
     if as_json:
         print_json([r.to_dict() for r in results])
         return
-    rows = [[k.variant, k.target, k.kernel, k.registers,
-             f"{k.static_smem_bytes}+{k.dynamic_smem_bytes}" if k.dynamic_smem_bytes is not None else k.static_smem_bytes,
-             k.stack_bytes, k.spill_bytes, k.tmem_columns if k.tmem_columns is not None else "-",
-             f"{k.compile_seconds:.2f}", "hit" if k.cache_hit else "built"]
-            for k in services.kernel_rows(results)]
-    numeric = ("regs", "smem", "stack", "spills", "tmem", "compile s")
-    table("fmhactl build (smem: static + dynamic bytes; tmem: columns allocated)",
+    rows = []
+    for k in services.kernel_rows(results):
+        fits = k.dynamic_smem_bytes is not None
+        ctas = "-"
+        if fits:
+            ctas = str(k.ctas_per_sm_planned) if (k.ctas_per_sm_by_registers or 0) >= (k.ctas_per_sm_planned or 0) \
+                else f"{k.ctas_per_sm_planned} (regs: {k.ctas_per_sm_by_registers})"
+        rows.append([k.variant, k.target, k.kernel, k.registers,
+                     f"{k.static_smem_bytes}+{k.dynamic_smem_bytes}" if fits else k.static_smem_bytes,
+                     k.stack_bytes, k.spill_bytes,
+                     f"{k.tmem_columns_used}/{k.tmem_columns_allocated}" if fits else "-", ctas,
+                     f"{k.compile_seconds:.2f}", "hit" if k.cache_hit else "built"])
+    numeric = ("regs", "smem", "stack", "spills", "tmem", "ctas/SM", "compile s")
+    table("fmhactl build (smem: static + dynamic bytes; tmem: columns used/allocated; "
+          "ctas/SM: co-resident CTAs the plan decides, registers permitting)",
           ("variant", "arch", "kernel", *numeric, "cache"), rows, right=numeric,
-          styles={6: lambda c: "red" if c != "0" else "", 9: lambda c: "green" if c == "hit" else ""})
+          styles={6: lambda c: "red" if c != "0" else "", 8: lambda c: "red" if "regs" in c else "",
+                  10: lambda c: "green" if c == "hit" else ""})
     note(f"{len(results)} builds, {sum(r.cache_hit for r in results)} cache hits")

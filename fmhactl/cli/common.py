@@ -106,3 +106,19 @@ def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]], 
 def note(message: str) -> None:
     """One informational line on stderr (never mixed into stdout tables or JSON)."""
     err_console.print(message, markup=False, highlight=False, soft_wrap=True)
+
+
+EMULATION_HELP = ("SM100 variants emulated on Hopper: strict (default) completes tcgen05/TMA work only "
+                  "through commit, mbarrier and wait, and reports broken synchronisation by rule; fast "
+                  "completes everything at issue.")
+
+
+def use_emulation(mode: str) -> None:
+    """Make every build this command plans use the chosen emulator (fmhactl.runtime.modes reads it)."""
+    from fmhactl.errors import BadInput
+    from fmhactl.runtime.modes import EMULATION_ENV, EMULATION_MODES
+    from fmhactl.schemas import shown
+
+    if mode not in EMULATION_MODES:
+        raise BadInput(f"--emulation {shown(mode)}: choose strict or fast")
+    os.environ[EMULATION_ENV] = mode

@@ -8,7 +8,8 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import err_console, guarded, note, out_console, print_json, table
+from fmhactl.cli.common import (EMULATION_HELP, err_console, guarded, note, out_console, print_json, table,
+                                use_emulation)
 from fmhactl.errors import ExitCode
 
 
@@ -47,8 +48,10 @@ def run_command(
     seed: Optional[int] = typer.Option(None, "--seed"),
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog, seconds."),
     as_json: bool = typer.Option(False, "--json"),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
 ) -> None:
     """Launch a variant once on fresh random inputs: finished? every output written? NaNs? (no reference)."""
+    use_emulation(emulation)
     from fmhactl import services
 
     outcome = services.run(variant, shape, timeout_s=timeout, seed=seed)
@@ -63,6 +66,9 @@ def run_command(
     if not outcome.ok:
         raise typer.Exit(int(ExitCode.CHECK_FAILED))
 
+
+_GPUS_HELP = "all, N or 0,2,5: one isolated worker per local GPU, configs from one queue."
+_RAY_HELP = "Run as Ray actors on the cluster at ADDRESS; bare --ray starts a local one (pip install 'fmhactl\\[ray]')."
 
 _STATUS_STYLE = {"PASS": "green", "FAIL": "red", "CRASH": "bold red", "HANG": "bold magenta",
                  "UNSUPPORTED": "yellow", "ERROR": "red"}
@@ -95,12 +101,19 @@ def verify_command(
     seed: Optional[int] = typer.Option(None, "--seed", help="Base seed; config i uses seed+i. Default: random, recorded."),
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog per config, seconds; past it the config is a HANG."),
     as_json: bool = typer.Option(False, "--json", help="Print one record per config as JSON on stdout."),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
 ) -> None:
     """Check variants against an independent torch reference (fp32 O, fp64 LSE) with FlashAttention's tolerance rule."""
+    use_emulation(emulation)
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from fmhactl import services
+    from fmhactl.sweep.service import placement_from_options
+
+    placement = placement_from_options(gpus, ray)
 
     progress = Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err_console, transient=True, disable=as_json or not err_console.is_terminal)
@@ -108,16 +121,30 @@ def verify_command(
 
     def show(event) -> None:
         progress.update(task, completed=event.done, total=event.total)
-        if as_json or event.record is None:
+        if event.record is None:
+            return
+        if as_json:
+            if placement:  # the sweep streams one JSON line per config as it lands
+                from fmhactl.cli import sweep_render as render
+
+                render.json_line(event.record)
             return
         row = event.record
         style = _STATUS_STYLE.get(row.status, "")
         line = escape(_verify_line(row))
         progress.console.print(f"[{style}]{line[:11]}[/{style}]{line[11:]}" if style else line, soft_wrap=True)
 
+    runs = []
     with progress:
-        outcome = services.verify(variants, grid=grid, shapes=shape, seed=seed, timeout_s=timeout, progress=show)
-    if as_json:
+        outcome = services.verify(variants, grid=grid, shapes=shape, seed=seed, timeout_s=timeout, progress=show,
+                                  placement=placement, on_run=runs.append)
+    if placement:
+        from fmhactl.cli import sweep_render as render
+
+        render.print_throughput(err_console, runs[0])
+        if as_json:
+            render.summary_json_line(runs[0], outcome.closing_line())
+    elif as_json:
         print_json([r.to_dict() for r in outcome.rows])
     note(f"session {outcome.session}: results stored in {outcome.store_path}")
     print(outcome.closing_line(), file=sys.stderr if as_json else sys.stdout)
@@ -127,8 +154,8 @@ def verify_command(
 
 @guarded
 def bench_command(
-    variant: str = typer.Argument(..., help="Variant to time."),
-    shape: list[str] = typer.Option(..., "--shape", help="b=8,h=16,t=4096,s=4096,d=128[,causal] (repeatable)."),
+    variant: Optional[str] = typer.Argument(None, help="Variant to time (or --model)."),
+    shape: Optional[list[str]] = typer.Option(None, "--shape", help="b=8,h=16,t=4096,s=4096,d=128[,causal] (repeatable)."),
     warmup: int = typer.Option(10, "--warmup", help="Untimed launches first."),
     iters: int = typer.Option(50, "--iters", help="Timed launches; the median is reported."),
     baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash)."),
@@ -136,15 +163,43 @@ def bench_command(
     seed: Optional[int] = typer.Option(None, "--seed"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw TFLOP/s of the kernel and each baseline across the shapes into this PNG."),
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
+    gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP + " Never two timed kernels on one GPU."),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
+    model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small) with sdpa vs fmhactl attention, instead of a variant."),
+    prompt: Optional[list[int]] = typer.Option(None, "--prompt", help="With --model: prompt lengths (repeatable; default 128, 512, 2048)."),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
-    from fmhactl import services
+    use_emulation(emulation)
+    from fmhactl.errors import BadInput
 
+    if model is not None:
+        from fmhactl.cli.model_bench import model_bench
+
+        if variant or shape:
+            raise BadInput("give either VARIANT --shape ... or --model NAME, not both")
+        model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json)
+        return
+    if not variant or not shape:
+        raise BadInput("bench needs VARIANT and at least one --shape (or --model NAME)")
+    from fmhactl import services
+    from fmhactl.sweep.service import placement_from_options
+
+    placement = placement_from_options(gpus, ray)
+    on_row = None
+    if placement and as_json:
+        from fmhactl.cli.sweep_render import json_line as on_row
+    runs = []
     outcome = services.bench(variant, shape, warmup=warmup, iters=iters, baselines=baseline, timeout_s=timeout,
-                             seed=seed, plot=plot)
+                             seed=seed, plot=plot, placement=placement, on_run=runs.append, on_row=on_row)
     rows = outcome.rows
+    if runs:
+        from fmhactl.cli.sweep_render import print_throughput
+
+        print_throughput(err_console, runs[0])
     if as_json:
-        print_json([r.to_dict() for r in rows])
+        if not placement:
+            print_json([r.to_dict() for r in rows])
     else:
         lines = []
         for row in rows:

@@ -43,6 +43,8 @@ def run_command(
     as_json: bool = typer.Option(False, "--json", help="Print the run as JSON on stdout."),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML here."),
     json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the JSON report here."),
+    gpus: Optional[str] = typer.Option(None, "--gpus", help="verify/bench steps: all, N or 0,2,5 (one worker per GPU)."),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help="verify/bench steps as Ray actors."),
 ) -> None:
     """Run a scenario; exit 1 when a step fails (SKIPPED steps do not fail it)."""
     from rich.markup import escape
@@ -62,8 +64,14 @@ def run_command(
 
     scenario = services.load_scenario(name)
     total["n"] = len(scenario.steps)
-    result = services.run_named_scenario(str(scenario.path), junit=junit, json_out=json_out, on_start=started,
-                                         on_end=ended)
+    from fmhactl.sweep.service import current_placement, placement_from_options
+
+    token = current_placement.set(placement_from_options(gpus, ray))
+    try:
+        result = services.run_named_scenario(str(scenario.path), junit=junit, json_out=json_out, on_start=started,
+                                             on_end=ended)
+    finally:
+        current_placement.reset(token)
     if as_json:
         print_json(result.to_dict())
     c = result.counts

@@ -88,3 +88,12 @@ def worker_device_info() -> dict:
     return {"gpu": props.name, "cc": [props.major, props.minor], "sms": props.multi_processor_count,
             "l2_bytes": getattr(props, "L2_cache_size", 0), "driver": driver.driver_version(),
             "torch": torch.__version__}
+
+
+@functools.cache
+def torch_device_capability(index: int) -> tuple[int, int]:
+    """Compute capability of CUDA device `index` as torch sees it (in-process callers: fmhactl.torch)."""
+    import torch
+
+    major, minor = torch.cuda.get_device_capability(index)
+    return int(major), int(minor)

@@ -29,7 +29,10 @@ class KernelBuildRow:
     dynamic_smem_bytes: int | None  # None: not an SM100-plan kernel, or the plan does not fit
     stack_bytes: int
     spill_bytes: int
-    tmem_columns: int | None
+    tmem_columns_used: int | None
+    tmem_columns_allocated: int | None
+    ctas_per_sm_planned: int | None  # co-resident CTAs the SM100 plan decides
+    ctas_per_sm_by_registers: int | None  # what the registers would allow (fewer: the plan cannot hold)
     compile_seconds: float
     cache_hit: bool
 
@@ -74,21 +77,40 @@ def build_variants(variants: Sequence[Variant], *, arch: str | None = None, forc
 
 
 def build(names: Sequence[str] = (), *, all_variants: bool = False, arch: str | None = None, force: bool = False,
-          store: ResultStore | None = None, progress: ProgressCallback | None = None,
-          cancel: CancelToken | None = None) -> list[BuildResult]:
-    """`fmhactl build`: named variants, or every variant (self-tests included) with all_variants."""
+          jobs: int | None = None, ray: str | None = None, store: ResultStore | None = None,
+          progress: ProgressCallback | None = None, cancel: CancelToken | None = None,
+          on_parallel_run=None) -> list[BuildResult]:
+    """`fmhactl build`: named variants, or every variant (self-tests included) with all_variants.
+    With jobs or ray, compile in parallel worker processes / Ray actors (fmhactl.build.parallel);
+    on_parallel_run(run) then receives the sweep run (per-slot throughput)."""
+    from fmhactl.schemas import int_in_range
+
     if not names and not all_variants:
         raise BadInput("name at least one variant, or pass --all")
     if names and all_variants:
         raise BadInput("name variants or pass --all, not both")
+    if arch is not None and arch not in KNOWN_ARCH_CHOICES:
+        raise BadInput(f"unknown arch {arch!r} (choose from {', '.join(KNOWN_ARCH_CHOICES)})")
     registry = load_registry()
     chosen = list(registry.values()) if all_variants else common.variants(names, registry)
+    if jobs is not None or ray is not None:
+        if jobs is not None:
+            int_in_range(jobs, "--jobs", 1, 256)
+        from fmhactl.build.parallel import build_parallel
+
+        results, run = build_parallel([v.name for v in chosen] if not all_variants else [],
+                                      all_variants=all_variants, arch=arch, force=force, jobs=jobs, ray=ray,
+                                      store=store)
+        if on_parallel_run is not None:
+            on_parallel_run(run)
+        return results
     return build_variants(chosen, arch=arch, force=force, skip_missing_arch=all_variants, store=store,
                           progress=progress, cancel=cancel)
 
 
 def kernel_rows(results: Sequence[BuildResult]) -> list[KernelBuildRow]:
     """The build table: one row per entry point, with the SM100 plan's dynamic SMEM and TMEM."""
+    from fmhactl.plans.sm100 import ctas_by_registers
     from fmhactl.runtime.launchers import entry_plan
 
     registry = load_registry()
@@ -102,6 +124,9 @@ def kernel_rows(results: Sequence[BuildResult]) -> list[KernelBuildRow]:
                 variant=r.variant, target=r.target.label, kernel=k.kernel, registers=k.registers,
                 static_smem_bytes=k.static_smem, dynamic_smem_bytes=plan.smem_bytes if fits else None,
                 stack_bytes=k.stack_bytes, spill_bytes=k.spill_stores + k.spill_loads,
-                tmem_columns=plan.tmem_alloc if fits else None, compile_seconds=r.compile_seconds,
-                cache_hit=r.cache_hit))
+                tmem_columns_used=plan.tmem_columns if fits else None,
+                tmem_columns_allocated=plan.tmem_alloc if fits else None,
+                ctas_per_sm_planned=plan.ctas_per_sm if fits else None,
+                ctas_per_sm_by_registers=ctas_by_registers(k.registers) if fits else None,
+                compile_seconds=r.compile_seconds, cache_hit=r.cache_hit))
     return rows

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fmhactl.errors import BadInput
-from fmhactl.progress import CancelToken, ProgressCallback
+from fmhactl.progress import CancelToken, ProgressCallback, notify
 from fmhactl.records import BenchMetrics, DumpMetrics, RunMetrics, VerifyMetrics
 from fmhactl.registry import Variant, load_registry
 from fmhactl.results.store import ResultRow, ResultStore
@@ -88,8 +88,12 @@ class VerifyOutcome:
 
 def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence[str] | None = None,
            seed: int | None = None, timeout_s: float = 30.0, store: ResultStore | None = None,
-           progress: ProgressCallback | None = None, cancel: CancelToken | None = None) -> VerifyOutcome:
-    """Check variants on a grid or shapes against the independent reference; one event per config."""
+           progress: ProgressCallback | None = None, cancel: CancelToken | None = None,
+           placement=None, on_run=None) -> VerifyOutcome:
+    """Check variants on a grid or shapes against the independent reference; one event per config.
+
+    placement (fmhactl.sweep.service.Placement, from --gpus/--ray): one worker per GPU or Ray
+    actors instead of the one local worker; on_run(run) then receives the sweep's throughput."""
     from fmhactl.verify.sweep import run_verify
 
     if not variants:
@@ -97,10 +101,26 @@ def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence
     chosen = common.variants(variants)
     configs = common.configs(grid, shapes)
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
-    require_gpu()
+    if placement is None:  # a placement finds its own devices (and says when there are none)
+        require_gpu()
     with _store(store) as s:
-        summary = run_verify(chosen, configs, store=s, timeout_s=timeout_s, seed=seed, progress=progress,
-                             cancel=cancel)
+        if placement is not None:
+            from fmhactl.sweep.service import sweep_verify
+
+            landed: list = []
+
+            def each(row) -> None:
+                landed.append(row)
+                notify(progress, "config", len(landed), len(chosen) * len(configs),
+                       f"{row.status} {row.variant} {row.config_key}", row)
+
+            summary, run = sweep_verify(chosen, configs, store=s, placement=placement, timeout_s=timeout_s, seed=seed,
+                                        on_result=each)
+            if on_run is not None:
+                on_run(run)
+        else:
+            summary = run_verify(chosen, configs, store=s, timeout_s=timeout_s, seed=seed, progress=progress,
+                                 cancel=cancel)
         return VerifyOutcome(summary.session, summary.rows, s.path)
 
 
@@ -146,7 +166,7 @@ class BenchOutcome:
 def bench(variant: str, shapes: Sequence[str], *, warmup: int = 10, iters: int = 50,
           baselines: Sequence[str] | None = None, timeout_s: float = 300.0, seed: int | None = None,
           plot: Path | None = None, store: ResultStore | None = None, progress: ProgressCallback | None = None,
-          cancel: CancelToken | None = None) -> BenchOutcome:
+          cancel: CancelToken | None = None, placement=None, on_run=None, on_row=None) -> BenchOutcome:
     """Time a variant (CUDA events, median, inputs rotated past L2) beside torch SDPA baselines;
     with plot, also draw TFLOP/s of the kernel and each baseline across the shapes (PNG)."""
     from fmhactl.bench.service import DEFAULT_BASELINES, KNOWN_BASELINES, run_bench
@@ -172,10 +192,19 @@ def bench(variant: str, shapes: Sequence[str], *, warmup: int = 10, iters: int =
         from fmhactl.bench.plot import require_matplotlib
 
         require_matplotlib()
-    require_gpu()
+    if placement is None:  # a placement finds its own devices (and says when there are none)
+        require_gpu()
     with _store(store) as s:
-        rows = run_bench(chosen, configs, store=s, warmup=warmup, iters=iters, baselines=baselines,
-                         timeout_s=timeout_s, seed=seed, progress=progress, cancel=cancel)
+        if placement is not None:  # configs spread over GPUs, one timed kernel per GPU at a time
+            from fmhactl.sweep.service import sweep_bench
+
+            rows, run = sweep_bench(chosen, configs, store=s, placement=placement, warmup=warmup, iters=iters,
+                                    baselines=baselines, timeout_s=timeout_s, seed=seed, on_result=on_row)
+            if on_run is not None:
+                on_run(run)
+        else:
+            rows = run_bench(chosen, configs, store=s, warmup=warmup, iters=iters, baselines=baselines,
+                             timeout_s=timeout_s, seed=seed, progress=progress, cancel=cancel)
     outcome = BenchOutcome(chosen.name, rows)
     if plot is not None:
         from fmhactl.bench.plot import draw_bench

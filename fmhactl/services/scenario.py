@@ -43,9 +43,11 @@ def _build(step: Step, store: ResultStore) -> tuple[str, dict]:
 def _verify(step: Step, store: ResultStore) -> tuple[str, dict]:
     from fmhactl.services.kernels import verify
 
+    from fmhactl.sweep.service import current_placement
+
     o = step.options
     outcome = verify(o["variants"], grid=o.get("grid"), shapes=o.get("shapes"), seed=o.get("seed"),
-                     timeout_s=_step_timeout(step, 30.0), store=store)
+                     timeout_s=_step_timeout(step, 30.0), store=store, placement=current_placement.get())
     failing = []
     for r in outcome.rows:
         if r.status in ("FAIL", "CRASH", "HANG", "ERROR"):
@@ -66,8 +68,11 @@ def _bench(step: Step, store: ResultStore) -> tuple[str, dict]:
     o = step.options
     baseline = str(o.get("baseline", "cudnn"))
     min_ratio = float(o.get("min_ratio", 0.0))
+    from fmhactl.sweep.service import current_placement
+
     outcome = bench(o["variant"], o["shapes"], warmup=int(o.get("warmup", 10)), iters=int(o.get("iters", 50)),
-                    baselines=[baseline], timeout_s=_step_timeout(step, 120.0), store=store)
+                    baselines=[baseline], timeout_s=_step_timeout(step, 120.0), store=store,
+                    placement=current_placement.get())
     results, problems = [], []
     for row in outcome.rows:
         m = BenchMetrics.from_dict(row.metrics)

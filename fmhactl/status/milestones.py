@@ -19,6 +19,7 @@ class Milestone:
     blocked: str = ""
     depends: tuple[str, ...] = ()
     what: str = ""
+    checks: tuple[str, ...] = ()  # "kind:config_key" result rows that must pass (integration checks, not grids)
 
 
 def milestones_path() -> Path:
@@ -47,5 +48,6 @@ def load_milestones(path: Path | None = None) -> list[Milestone]:
         if m.scenario and m.scenario not in scenarios:
             raise BadInput(f"{path}: milestone[{index}].scenario: unknown scenario {m.scenario!r}")
         out.append(Milestone(id=m.id, title=m.title, variants=tuple(m.variants), grids=tuple(m.grids),
-                             scenario=m.scenario, blocked=m.blocked, depends=tuple(m.depends), what=m.what))
+                             scenario=m.scenario, blocked=m.blocked, depends=tuple(m.depends), what=m.what,
+                             checks=tuple(m.checks)))
     return out

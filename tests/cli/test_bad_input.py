@@ -197,7 +197,7 @@ def test_malformed_grids_are_exit_2(fmhactl_home, tmp_path, body, fragments):
     ('[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\ndepends = ["B"]\n'
      '[[milestone]]\nid = "B"\ntitle = "b"\nvariants = ["ref"]\ndepends = ["A"]\n', ("dependency cycle", "A -> B -> A")),
     ('[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\ngrids = ["nope"]\n', ("unknown grid 'nope'",)),
-    ('[[milestone]]\nid = "A"\ntitle = "a"\nvariants = []\n', ("milestone[0].variants",)),
+    ('[[milestone]]\nid = "A"\ntitle = "a"\nvariants = []\n', ("milestone[0]", "names no variants and no checks")),
     ('[[milestone]]\nid = "a/b"\ntitle = "a"\nvariants = ["ref"]\n', ("milestone[0].id",)),
     ('', ("milestone",)),
 ])
