@@ -93,7 +93,7 @@ def _loc(loc: tuple) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif str(part) in {"build", "verify", "bench", "profile", "fmhactl", "layout"} and out.endswith("]"):
+        elif str(part) in {"build", "verify", "bench", "profile", "fmhactl", "layout", "pytest"} and out.endswith("]"):
             continue  # the discriminated union's tag adds nothing to the path
         else:
             out += ("." if out else "") + str(part)
@@ -182,7 +182,7 @@ class ProfileStep(_StepBase):
 
 
 class CommandStep(_StepBase):
-    type: Literal["fmhactl", "layout"]
+    type: Literal["fmhactl", "layout", "pytest"]
     args: Annotated[list[Annotated[str, Field(max_length=4000)]], Field(min_length=1)]
     expect_exit: Annotated[int, Field(ge=0, le=255)] = 0
     expect_text: str | list[str] = []
@@ -190,7 +190,7 @@ class CommandStep(_StepBase):
 
 
 Step = Annotated[Union[BuildStep, VerifyStep, BenchStep, ProfileStep, CommandStep], Field(discriminator="type")]
-STEP_TYPES = ("build", "verify", "bench", "profile", "fmhactl", "layout")
+STEP_TYPES = ("build", "verify", "bench", "profile", "fmhactl", "layout", "pytest")
 
 
 class ScenarioFile(_Strict):

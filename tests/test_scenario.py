@@ -197,3 +197,18 @@ def test_gpu_smoke_scenario_end_to_end(tmp_path):
         assert [s.status for s in result.steps[:3]] == ["PASS", "PASS", "PASS"]
         assert store.query(kind="verify", variant="ref", status="PASS")
         assert store.query(kind="bench", variant="ref", status="OK")
+
+
+def test_pytest_steps_pass_and_fail_by_exit_code(tmp_path, store):
+    (tmp_path / "test_tiny.py").write_text("def test_ok():\n    assert 1 + 1 == 2\n\ndef test_bad():\n    assert 0\n")
+    path = _write(tmp_path, f"""
+[[step]]
+type = "pytest"
+args = ["-q", "-p", "no:cacheprovider", "{tmp_path / 'test_tiny.py'}::test_ok"]
+[[step]]
+type = "pytest"
+args = ["-q", "-p", "no:cacheprovider", "{tmp_path / 'test_tiny.py'}::test_bad"]
+""")
+    result = run_scenario(load_scenario(str(path)), store=store, gpu=NO_GPU)
+    assert [s.status for s in result.steps] == ["PASS", "FAIL"]
+    assert "exit 1, expected 0" in result.steps[1].message

@@ -8,6 +8,7 @@ Step types and their fields (fmhactl.schemas declares them; unknown fields are r
   fmhactl  args = [...], expect_exit = 0, expect_text = "...", requires_command = "layout"
            (runs `python -m fmhactl ARGS`; SKIPPED when requires_command is not a command)
   layout   same as fmhactl with requires_command defaulting to "layout"
+  pytest   args = [...], expect_exit = 0 (runs `python -m pytest ARGS` in the checkout)
 Every step may set name and `gpu = true|false` to override whether it needs a GPU.
 
 Loading checks everything a step names against what exists (variants, grids, recipes, shapes),
@@ -23,7 +24,8 @@ from typing import Any
 from fmhactl import paths
 from fmhactl.errors import BadInput, FmhactlError
 
-STEP_TYPES = {"build": False, "verify": True, "bench": True, "profile": True, "fmhactl": False, "layout": False}
+STEP_TYPES = {"build": False, "verify": True, "bench": True, "profile": True, "fmhactl": False, "layout": False,
+              "pytest": False}
 RESERVED = {"milestones"}  # scenarios/*.toml files that are not scenarios
 
 

@@ -131,13 +131,14 @@ def _command(step: Step, store: ResultStore) -> tuple[str, dict]:
     required = step.options.get("requires_command", args[0] if step.type == "layout" else None)
     if required and not _command_exists(required):
         raise Skip(f"`fmhactl {required}` is not in this checkout")
-    proc = subprocess.run([sys.executable, "-m", "fmhactl", *args], capture_output=True, text=True,
+    program = "pytest" if step.type == "pytest" else "fmhactl"
+    proc = subprocess.run([sys.executable, "-m", program, *args], capture_output=True, text=True,
                           timeout=_step_timeout(step, 300.0), env=_fmhactl_env(), cwd=str(paths.project_root()))
     expect_exit = int(step.options.get("expect_exit", 0))
     texts = step.options.get("expect_text", [])
     texts = [texts] if isinstance(texts, str) else list(texts)
     output = proc.stdout + proc.stderr
-    details = {"command": ["fmhactl", *args], "exit": proc.returncode, "expect_exit": expect_exit,
+    details = {"command": [program, *args], "exit": proc.returncode, "expect_exit": expect_exit,
                "output_tail": output[-2000:]}
     if proc.returncode != expect_exit:
         last = [ln for ln in output.strip().splitlines() if ln.strip()][-1:] or [""]
@@ -149,7 +150,7 @@ def _command(step: Step, store: ResultStore) -> tuple[str, dict]:
 
 
 RUNNERS: dict[str, StepRunner] = {"build": _build, "verify": _verify, "bench": _bench, "profile": _profile,
-                                  "fmhactl": _command, "layout": _command}
+                                  "fmhactl": _command, "layout": _command, "pytest": _command}
 
 
 def detect_gpu() -> tuple[str | None, str]:
