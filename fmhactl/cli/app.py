@@ -16,6 +16,7 @@ from fmhactl.errors import EXIT_CODE_HELP
 app = typer.Typer(
     name="fmhactl",
     cls=OneLineErrorGroup,
+    rich_markup_mode=None,  # plain click help: no rich import for --help (it must stay under 0.3 s)
     help="Build, run, verify, benchmark and inspect fused multi-head attention kernels.\n\n"
          + EXIT_CODE_HELP + " Errors are one line on stderr.",
     no_args_is_help=True,

@@ -10,12 +10,27 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import typer
-from rich.console import Console
 
 from fmhactl.errors import ExitCode, FmhactlError
 
-err_console = Console(stderr=True, highlight=False)
-out_console = Console(highlight=False)
+
+class _LazyConsole:
+    """A rich Console made on first use, so `fmhactl --help` does not pay for importing rich."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, highlight=False)
+        return getattr(self._console, name)
+
+
+err_console: Any = _LazyConsole(stderr=True)
+out_console: Any = _LazyConsole(stderr=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -1,0 +1,47 @@
+"""Output fit for pipes, JSON with a schema version, and a --help that imports nothing heavy."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from fmhactl.cli.app import app
+
+
+def test_tables_are_tsv_when_stdout_is_not_a_terminal():
+    result = CliRunner().invoke(app, ["list"])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].split("\t") == ["variant", "archs", "emulated on", "dtypes", "head dims", "features", "description"]
+    rows = [line.split("\t") for line in lines[1:]]
+    assert all(len(r) == 7 for r in rows) and any(r[0] == "ref" for r in rows)
+    assert "│" not in result.stdout and "━" not in result.stdout  # no box drawing, nothing wrapped
+
+
+def test_scenario_list_and_results_are_tsv_too():
+    listed = CliRunner().invoke(app, ["scenario", "list"])
+    assert listed.stdout.splitlines()[0] == "scenario\tsteps\tneeds GPU\tdescription"
+    results = CliRunner().invoke(app, ["results", "--limit", "3"])
+    assert results.stdout.splitlines()[0].startswith("id\twhen\tkind\tvariant")
+
+
+def test_json_outputs_carry_the_schema_version():
+    from fmhactl.records import RECORD_SCHEMA
+
+    listed = json.loads(CliRunner().invoke(app, ["list", "--json"]).stdout)
+    assert listed and all(v["schema_version"] == RECORD_SCHEMA for v in listed)
+    scenarios = json.loads(CliRunner().invoke(app, ["scenario", "list", "--json"]).stdout)
+    assert all(s["schema_version"] == RECORD_SCHEMA for s in scenarios)
+
+
+def test_help_imports_no_heavy_module():
+    code = ("import sys\nsys.argv = ['fmhactl', '--help']\nfrom fmhactl.cli.app import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "heavy = ('torch', 'rich', 'pydantic', 'matplotlib', 'textual', 'cuda', 'numpy')\n"
+            "print('HEAVY', sorted(m for m in heavy if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "HEAVY []" in proc.stdout, proc.stdout[-500:] + proc.stderr[-500:]
+    assert "Exit codes: 0 success" in proc.stdout
