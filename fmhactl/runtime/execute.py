@@ -107,6 +107,8 @@ class Executor:
         args = [make_params(cfg, q, k, v, o, lse, checkpoints=checkpoints)]
         if job["launcher"] == "sm100":
             args.append(self._tma_maps(job, q, k, v))
+        elif job["launcher"] == "sm90":
+            args.append(self._sm90_maps(job, cfg, q, k, v, o))
         stream = torch.cuda.current_stream().cuda_stream
         if job.get("mode") == "emulated":
             self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream)
@@ -122,6 +124,15 @@ class Executor:
         if not int(job["switches"].get("FMHA_LOAD_TMA", 0)):
             return FmhaTmaMaps()
         return fmha_maps(q, k, v, Sm100Plan.block_m, Sm100Plan.block_n)
+
+    @staticmethod
+    def _sm90_maps(job: dict, cfg: AttnConfig, q, k, v, o):
+        """The SM90 kernel's second parameter: TMA maps for the Q/K/V loads and the O store."""
+        from fmhactl.runtime.launchers import sm90_plan
+        from fmhactl.runtime.tma_maps import sm90_maps
+
+        plan = sm90_plan(cfg, job["switches"])
+        return sm90_maps(q, k, v, o, plan.block_m, plan.block_n)
 
     def run(self, job: dict) -> dict:
         """One launch with no reference: did it finish, write every element, produce NaNs?"""
