@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from fmhactl.cli.common import err_console, guarded, out_console, print_json
-from fmhactl.errors import ExitCode
+from fmhactl.errors import BadInput, ExitCode
 
 
 def register(app: typer.Typer) -> None:
@@ -145,7 +145,8 @@ def verify_command(
 @guarded
 def bench_command(
     variant: str = typer.Argument(..., help="Variant to time."),
-    shape: list[str] = typer.Option(..., "--shape", help="b=8,h=16,t=4096,s=4096,d=128[,causal] (repeatable)."),
+    shape: Optional[list[str]] = typer.Option(None, "--shape", help="b=8,h=16,t=4096,s=4096,d=128[,causal] (repeatable)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="A named suite in scenarios/bench (e.g. sm90); its shapes run before any --shape."),
     warmup: int = typer.Option(10, "--warmup", help="Untimed launches first."),
     iters: int = typer.Option(50, "--iters", help="Timed launches; the median is reported."),
     baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash)."),
@@ -159,7 +160,14 @@ def bench_command(
     from fmhactl.registry import get_variant
     from fmhactl.results.store import ResultStore
 
-    configs = [parse_shape(s) for s in shape]
+    configs = []
+    if suite:
+        from fmhactl.bench.suites import load_suite
+
+        configs.extend(load_suite(suite).configs)
+    configs.extend(parse_shape(s) for s in shape or [])
+    if not configs:
+        raise BadInput("bench needs --shape or --suite")
     chosen = get_variant(variant)
     with ResultStore() as store:
         rows = run_bench(chosen, configs, store=store, warmup=warmup, iters=iters,

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The SM90 family's device pass (one call on the lent H100): build, verify on seeds72 / awkward /
+# fa (LSE checked), bench the issue's suite beside cuDNN + flash SDPA, sanitizers on small shapes,
+# optional ncu profile. Logs go to $OUT; a short summary is printed last.
+# Usage: bash scripts/sm90_device.sh [verify] [bench] [sanitize] [profile]
+set -u -o pipefail
+OUT=${OUT:-/tmp/sm90-out}; mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-$OUT/home}
+fm() { python3 -m fmhactl "$@"; }
+STEPS=${*:-verify bench}
+VARIANTS=${SM90_VARIANTS:-"sm90_pipelined sm90_pingpong"}
+SUMMARY=$OUT/summary.txt; : > "$SUMMARY"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader >> "$SUMMARY"
+for v in $VARIANTS; do fm build "$v" --arch sm_90a > "$OUT/build-$v.log" 2>&1 & done; wait
+for v in $VARIANTS; do grep -E "sm90" "$OUT/build-$v.log" | head -0; done
+case " $STEPS " in *" verify "*)
+  for v in $VARIANTS; do
+    for g in seeds72 awkward fa; do
+      fm verify "$v" --grid "$g" --seed 72 --timeout 60 > "$OUT/verify-$v-$g.log" 2>&1
+      echo "verify $v $g rc=$?: $(tail -n 1 "$OUT/verify-$v-$g.log")" >> "$SUMMARY"
+    done
+  done;;
+esac
+case " $STEPS " in *" bench "*)
+  for v in $VARIANTS; do
+    fm bench --suite sm90 "$v" --json > "$OUT/bench-$v.json" 2> "$OUT/bench-$v.err"
+    echo "bench $v rc=$?" >> "$SUMMARY"
+    python3 - "$OUT/bench-$v.json" >> "$SUMMARY" <<'PY'
+import json, sys
+try:
+    rows = json.load(open(sys.argv[1]))
+except Exception as exc:  # noqa: BLE001
+    print("  no JSON:", exc); sys.exit(0)
+for r in rows:
+    m = r.get("metrics", {}); k = m.get("kernel", {}); b = m.get("baselines", {})
+    c = b.get("cudnn", {}); f = b.get("flash", {})
+    print(f"  {r.get('config_key', r.get('config'))}: {k.get('tflops', 0):.0f} TF/s  cudnn {c.get('tflops', 0):.0f} x{c.get('ratio', 0):.2f}  flash {f.get('tflops', 0):.0f} x{f.get('ratio', 0):.2f}")
+PY
+  done;;
+esac
+case " $STEPS " in *" sanitize "*)
+  for v in $VARIANTS; do
+    for tool in memcheck racecheck synccheck; do
+      compute-sanitizer --tool $tool --error-exitcode 9 --target-processes all python3 -m fmhactl verify "$v" \
+        --shape b=1,h=2,t=130,s=200,d=64 --shape b=1,h=2,hkv=1,t=70,s=300,d=128,causal --shape b=1,h=1,t=64,s=100,d=256 \
+        --seed 5 --timeout 300 > "$OUT/san-$v-$tool.log" 2>&1
+      echo "sanitize $v $tool rc=$?: $(grep -E 'ERROR SUMMARY|passed' "$OUT/san-$v-$tool.log" | tr '\n' ' ')" >> "$SUMMARY"
+    done
+  done;;
+esac
+case " $STEPS " in *" profile "*)
+  fm profile ${SM90_PROFILE_VARIANT:-sm90_pingpong} --shape b=8,h=16,t=4096,s=4096,d=128 > "$OUT/profile.log" 2>&1
+  echo "profile rc=$?" >> "$SUMMARY"; tail -n 25 "$OUT/profile.log" >> "$SUMMARY";;
+esac
+cat "$SUMMARY"
