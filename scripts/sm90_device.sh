@@ -8,7 +8,7 @@ OUT=${OUT:-/tmp/sm90-out}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-$OUT/home}
 fm() { python3 -m fmhactl "$@"; }
 STEPS=${*:-verify bench}
-VARIANTS=${SM90_VARIANTS:-"sm90_pipelined sm90_pingpong"}
+VARIANTS=${SM90_VARIANTS:-"sm90_pipelined sm90_overlap sm90_pingpong"}
 SUMMARY=$OUT/summary.txt; : > "$SUMMARY"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader >> "$SUMMARY"
 for v in $VARIANTS; do fm build "$v" --arch sm_90a > "$OUT/build-$v.log" 2>&1 & done; wait

@@ -125,14 +125,25 @@ class Executor:
             return FmhaTmaMaps()
         return fmha_maps(q, k, v, Sm100Plan.block_m, Sm100Plan.block_n)
 
-    @staticmethod
-    def _sm90_maps(job: dict, cfg: AttnConfig, q, k, v, o):
-        """The SM90 kernel's second parameter: TMA maps for the Q/K/V loads and the O store."""
+    def _sm90_maps(self, job: dict, cfg: AttnConfig, q, k, v, o):
+        """The SM90 kernel's second parameter: TMA maps for the Q/K/V loads and the O store.
+
+        Encoding four maps costs far more host time than a small launch takes on the GPU, so
+        maps are cached by everything they encode (addresses, shapes, strides, dtype, boxes);
+        bench rotates over a fixed set of input buffers and hits the cache after one pass.
+        """
         from fmhactl.runtime.launchers import sm90_plan
         from fmhactl.runtime.tma_maps import sm90_maps
 
         plan = sm90_plan(cfg, job["switches"])
-        return sm90_maps(q, k, v, o, plan.block_m, plan.block_n)
+        key = (plan.block_m, plan.block_n, str(q.dtype)) + tuple(
+            (t.data_ptr(), tuple(t.shape), tuple(t.stride())) for t in (q, k, v, o))
+        cache = self.__dict__.setdefault("_sm90_map_cache", {})
+        if key not in cache:
+            if len(cache) > 256:
+                cache.clear()
+            cache[key] = sm90_maps(q, k, v, o, plan.block_m, plan.block_n)
+        return cache[key]
 
     def run(self, job: dict) -> dict:
         """One launch with no reference: did it finish, write every element, produce NaNs?"""

@@ -97,7 +97,7 @@ class Sm90Plan:
     def smem_bytes(self) -> int:
         q = self.block_m * self.head_dim * 2
         kv = self.block_n * self.head_dim * 2
-        barriers = 8 * (1 + 3 * self.stages)
+        barriers = 8 * (1 + 4 * self.stages)
         return q + 2 * self.stages * kv + barriers + 1024
 
     def limit_reason(self) -> str | None:

@@ -84,7 +84,9 @@ struct Plan {
     static constexpr unsigned kKOff = kQOff + kQBytes;
     static constexpr unsigned kVOff = kKOff + kStages * kKVBytes;
     static constexpr unsigned kBarOff = kVOff + kStages * kKVBytes;
-    static constexpr unsigned kBarCount = 1 + 3 * kStages;  // q_full, k_full[], v_full[], kv_empty[]
+    // q_full, k_full[], v_full[], k_empty[], v_empty[]: K and V are released separately, so the
+    // next K tile can land while this tile's PV still reads V.
+    static constexpr unsigned kBarCount = 1 + 4 * kStages;
     // +1024: the dynamic window is re-aligned to the 1024-B swizzle repeat inside the kernel.
     static constexpr unsigned kSmemBytes = kBarOff + 8 * kBarCount + 1024;
     static constexpr int kSRegs = kBlockN / 2;  // S accumulator per thread
@@ -113,7 +115,8 @@ struct Barriers {
     unsigned long long* q_full;
     unsigned long long* k_full;
     unsigned long long* v_full;
-    unsigned long long* kv_empty;
+    unsigned long long* k_empty;
+    unsigned long long* v_empty;
 };
 
 // Per-thread softmax state for its two rows (r and r + 8 of its warp's 16).
@@ -244,13 +247,14 @@ __device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps&
         const int n = n_blocks - 1 - i;
         const int stage = i % P::kStages;
         const unsigned phase = (i / P::kStages) & 1;
-        mbar::wait_parity(&bars.kv_empty[stage], phase ^ 1);
         unsigned char* k_tile = smem + P::kKOff + stage * P::kKVBytes;
         unsigned char* v_tile = smem + P::kVOff + stage * P::kKVBytes;
+        mbar::wait_parity(&bars.k_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.k_full[stage], P::kKVBytes);
 #pragma unroll
         for (int a = 0; a < D / 64; ++a)
             tma::load_4d(k_tile + a * BN * 128, &maps.k, &bars.k_full[stage], a * 64, n * BN, kv_head, batch);
+        mbar::wait_parity(&bars.v_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.v_full[stage], P::kKVBytes);
 #pragma unroll
         for (int a = 0; a < D / 64; ++a)
@@ -295,6 +299,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
             if (FMHA_PINGPONG && !(cw == 1 && n_blocks == 1)) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<0>();
             wg::fence_regs(s);
+            if (lane == 0) mbar::arrive(&bars.k_empty[0]);
             if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
                 softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
             else
@@ -319,6 +324,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
                 wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<1>();
             wg::fence_regs(s);
+            if (lane == 0) mbar::arrive(&bars.k_empty[stage]);
             if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
                 softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
             else
@@ -326,7 +332,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
             wg::wait<0>();
             wg::fence_regs(o);
             wg::fence_regs(pf[0]);
-            if (lane == 0) mbar::arrive(&bars.kv_empty[prev]);
+            if (lane == 0) mbar::arrive(&bars.v_empty[prev]);
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
         }
@@ -339,7 +345,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
             wg::commit();
             wg::wait<0>();
             wg::fence_regs(o);
-            if (lane == 0) mbar::arrive(&bars.kv_empty[stage]);
+            if (lane == 0) mbar::arrive(&bars.v_empty[stage]);
         }
 #else
         for (int i = 0; i < n_blocks; ++i) {
@@ -352,6 +358,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
             wg::commit();
             wg::wait<0>();
             wg::fence_regs(s);
+            if (lane == 0) mbar::arrive(&bars.k_empty[stage]);
             if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
                 softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
             else
@@ -364,7 +371,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
             wg::commit();
             wg::wait<0>();
             wg::fence_regs(o);
-            if (lane == 0) mbar::arrive(&bars.kv_empty[stage]);
+            if (lane == 0) mbar::arrive(&bars.v_empty[stage]);
         }
 #endif
     }
@@ -418,13 +425,15 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const Sm90TmaMaps
     const Tiles tiles = tiles_for<D>(p, m_block);
 
     auto* bar_base = reinterpret_cast<unsigned long long*>(smem + P::kBarOff);
-    const Barriers bars = {bar_base, bar_base + 1, bar_base + 1 + P::kStages, bar_base + 1 + 2 * P::kStages};
+    const Barriers bars = {bar_base, bar_base + 1, bar_base + 1 + P::kStages, bar_base + 1 + 2 * P::kStages,
+                           bar_base + 1 + 3 * P::kStages};
     if (threadIdx.x == 0) {
         mbar::init(bars.q_full, 1);
         for (int s = 0; s < P::kStages; ++s) {
             mbar::init(&bars.k_full[s], 1);
             mbar::init(&bars.v_full[s], 1);
-            mbar::init(&bars.kv_empty[s], kEmptyArrivals);
+            mbar::init(&bars.k_empty[s], kEmptyArrivals);
+            mbar::init(&bars.v_empty[s], kEmptyArrivals);
         }
         mbar::fence_init();
     }
