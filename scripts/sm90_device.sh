@@ -38,14 +38,22 @@ for r in rows:
 PY
   done;;
 esac
+case " $STEPS " in *" accuracy "*)
+  # The rescale threshold's accuracy effect: the same fa grid and seed with threshold 8 and 0.
+  for v in sm90_pingpong sm90_pingpong_rescale0; do
+    fm build "$v" --arch sm_90a > /dev/null 2>&1
+    fm verify "$v" --grid fa --seed 1234 --json > "$OUT/acc-$v.json" 2> "$OUT/acc-$v.err"
+    echo "accuracy $v rc=$?: $(tail -n 1 "$OUT/acc-$v.err")" >> "$SUMMARY"
+  done
+  python3 scripts/sm90_accuracy.py "$OUT/acc-sm90_pingpong.json" "$OUT/acc-sm90_pingpong_rescale0.json" >> "$SUMMARY" 2>&1
+  fm bench sm90_pingpong_rescale0 --shape b=8,h=16,t=4096,s=4096,d=128 --shape b=8,h=16,t=4096,s=4096,d=128,causal \
+    --shape b=8,h=8,t=4096,s=4096,d=256 --shape b=16,h=16,t=1024,s=1024,d=64 --json > "$OUT/bench-rescale0.json" 2>/dev/null
+  python3 scripts/sm90_accuracy.py --bench "$OUT/bench-rescale0.json" >> "$SUMMARY" 2>&1;;
+esac
 case " $STEPS " in *" sanitize "*)
-  for v in $VARIANTS; do
-    for tool in memcheck racecheck synccheck; do
-      compute-sanitizer --tool $tool --error-exitcode 9 --target-processes all python3 -m fmhactl verify "$v" \
-        --shape b=1,h=2,t=130,s=200,d=64 --shape b=1,h=2,hkv=1,t=70,s=300,d=128,causal --shape b=1,h=1,t=64,s=100,d=256 \
-        --seed 5 --timeout 300 > "$OUT/san-$v-$tool.log" 2>&1
-      echo "sanitize $v $tool rc=$?: $(grep -E 'ERROR SUMMARY|passed' "$OUT/san-$v-$tool.log" | tr '\n' ' ')" >> "$SUMMARY"
-    done
+  for tool in memcheck racecheck synccheck; do
+    timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 python3 scripts/sm90_sanitize.py > "$OUT/san-$tool.log" 2>&1
+    echo "sanitize $tool rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$OUT/san-$tool.log" | tr '\n' ' ')" >> "$SUMMARY"
   done;;
 esac
 case " $STEPS " in *" profile "*)

@@ -115,6 +115,38 @@ class Executor:
         with launch_range(job["variant"], cfg.key):
             driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
 
+    def prepared_launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse):
+        """A zero-argument callable that only enqueues the kernel: parameters, tensor maps and the
+        SMEM attribute are settled once, so a timed launch carries no host-side preparation (for
+        short kernels that preparation is longer than the kernel and would be timed as idle GPU)."""
+        from cuda.bindings import driver as cu
+
+        torch = _torch()
+        if job.get("mode") == "emulated":
+            return lambda: self.launch(job, cfg, q, k, v, o, lse)
+        fn = self._function(job)
+        shape = launch_shape(job["launcher"], cfg, job["switches"])
+        args = [make_params(cfg, q, k, v, o, lse)]
+        if job["launcher"] == "sm100":
+            args.append(self._tma_maps(job, q, k, v))
+        elif job["launcher"] == "sm90":
+            args.append(self._sm90_maps(job, cfg, q, k, v, o))
+        if shape.dynamic_smem > 48 * 1024:
+            driver.check(cu.cuFuncSetAttribute(
+                fn, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shape.dynamic_smem),
+                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+        import ctypes
+
+        arg_ptrs = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
+        stream = cu.CUstream(torch.cuda.current_stream().cuda_stream)
+        keep = (args, arg_ptrs)  # the argument buffers must outlive every launch
+
+        def go() -> None:
+            driver.check(cu.cuLaunchKernel(fn, *shape.grid, *shape.block, shape.dynamic_smem, stream,
+                                           ctypes.addressof(keep[1]), 0), "cuLaunchKernel")
+
+        return go
+
     @staticmethod
     def _tma_maps(job: dict, q, k, v):
         """The SM100 kernel's second parameter: real tensor maps for TMA variants, zeros otherwise."""
@@ -218,8 +250,10 @@ class Executor:
         warmup, iters = int(opts.get("warmup", 10)), int(opts.get("iters", 50))
         sets = self._input_sets(cfg, job["seed"], opts)
 
+        prepared = {id(s): self.prepared_launch(job, cfg, *s) for s in sets}
+
         def ours(s):
-            self.launch(job, cfg, *s)
+            prepared[id(s)]()
 
         result = {"kernel": _timed(ours, sets, warmup, iters, cfg.flops)}
         self.synchronize(job)

@@ -1,0 +1,46 @@
+"""Every SM90 variant, built for sm_90a on the CPU through NVRTC: HGMMA and TMA loads/stores in
+the SASS, no local memory (spills), and no wgmma serialization reported by ptxas."""
+
+import json
+
+import pytest
+
+from fmhactl.build.compiler import BuildTarget, build
+from fmhactl.build.sass import opcode_counts
+from fmhactl.errors import MissingEnvironment
+from fmhactl.registry import load_registry
+
+SM90 = [v for v in load_registry().values() if v.launcher == "sm90"]
+
+
+@pytest.fixture(scope="module", params=SM90, ids=lambda v: v.name)
+def built(request):
+    try:
+        result = build(request.param, BuildTarget("sm_90a"))
+        return result, opcode_counts(result.cubin_path)
+    except MissingEnvironment as exc:
+        pytest.skip(str(exc))
+
+
+def test_sass_has_wgmma_and_tma(built):
+    _, ops = built
+    assert ops["HGMMA"] > 0, "wgmma (HGMMA) missing"
+    assert ops["UTMALDG"] > 0, "TMA tile load (UTMALDG) missing"
+    assert ops["UTMASTG"] > 0, "TMA tile store of the epilogue (UTMASTG) missing"
+
+
+def test_no_local_memory(built):
+    result, ops = built
+    assert ops["LDL"] == 0 and ops["STL"] == 0, "local-memory traffic (spills or indexed arrays)"
+    for k in result.kernels:
+        assert k.spill_stores == 0 and k.spill_loads == 0 and k.stack_bytes == 0, k.kernel
+
+
+def test_ptxas_does_not_serialize_wgmma(built):
+    result, _ = built
+    meta = result.cubin_path.with_suffix(".json")
+    if not meta.is_file():
+        pytest.skip("no build log beside the cubin")
+    log = json.loads(meta.read_text()).get("log", "")
+    assert "Used" in log, "the ptxas resource log is missing"
+    assert "C7519" not in log and "C7510" not in log and "serialized" not in log, log
