@@ -50,14 +50,14 @@ case " $STEPS " in *" accuracy "*)
     --shape b=8,h=8,t=4096,s=4096,d=256 --shape b=16,h=16,t=1024,s=1024,d=64 --json > "$OUT/bench-rescale0.json" 2>/dev/null
   python3 scripts/sm90_accuracy.py --bench "$OUT/bench-rescale0.json" >> "$SUMMARY" 2>&1;;
 esac
+case " $STEPS " in *" profile "*)
+  timeout 150 python3 -m fmhactl profile ${SM90_PROFILE_VARIANT:-sm90_pingpong} --shape b=8,h=16,t=4096,s=4096,d=128 > "$OUT/profile.log" 2>&1
+  echo "profile rc=$?" >> "$SUMMARY"; tail -n 25 "$OUT/profile.log" >> "$SUMMARY";;
+esac
 case " $STEPS " in *" sanitize "*)
   for tool in memcheck racecheck synccheck; do
-    timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 python3 scripts/sm90_sanitize.py > "$OUT/san-$tool.log" 2>&1
+    timeout 110 compute-sanitizer --tool $tool --error-exitcode 9 python3 scripts/sm90_sanitize.py > "$OUT/san-$tool.log" 2>&1
     echo "sanitize $tool rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$OUT/san-$tool.log" | tr '\n' ' ')" >> "$SUMMARY"
   done;;
-esac
-case " $STEPS " in *" profile "*)
-  fm profile ${SM90_PROFILE_VARIANT:-sm90_pingpong} --shape b=8,h=16,t=4096,s=4096,d=128 > "$OUT/profile.log" 2>&1
-  echo "profile rc=$?" >> "$SUMMARY"; tail -n 25 "$OUT/profile.log" >> "$SUMMARY";;
 esac
 cat "$SUMMARY"
