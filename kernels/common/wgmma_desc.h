@@ -1,8 +1,10 @@
-// The Hopper wgmma shared-memory matrix descriptor: every field's position and width, once.
-// fmhactl/layout/wgmma.py states the same fields for the layout model; tests/sm90/test_wgmma_desc.py
-// compiles this header on the host, encodes sample descriptors and compares them with the Python
-// encoder, so the two sides cannot drift. Plain C++ (host and device), no CUDA headers.
+// The Hopper wgmma shared-memory matrix descriptor encoder. Field positions and widths come from
+// desc_fields.gen.h, generated from the layout model's table (fmhactl/layout/fields.py WGMMA_DESC),
+// so the kernel and the model read one declaration. tests/sm90/test_wgmma_desc.py compiles this
+// header on the host and compares its encodings with the Python encoder. Plain C++, no CUDA headers.
 #pragma once
+
+#include "common/desc_fields.gen.h"
 
 #ifdef __CUDACC__
 #define WGMMA_DESC_HD __host__ __device__
@@ -12,12 +14,12 @@
 
 namespace wgmma_desc {
 
-// Byte quantities are stored >> 4 (16-byte units) in 14-bit fields.
-constexpr unsigned kStartShift = 0, kStartWidth = 14;
-constexpr unsigned kLboShift = 16, kLboWidth = 14;
-constexpr unsigned kSboShift = 32, kSboWidth = 14;
-constexpr unsigned kBaseOffsetShift = 49, kBaseOffsetWidth = 3;
-constexpr unsigned kLayoutShift = 62, kLayoutWidth = 2;
+// Byte quantities are stored >> 4 (16-byte units).
+constexpr unsigned kStartShift = FMH_WGMMA_DESC_START_LO, kStartWidth = FMH_WGMMA_DESC_START_WIDTH;
+constexpr unsigned kLboShift = FMH_WGMMA_DESC_LBO_LO, kLboWidth = FMH_WGMMA_DESC_LBO_WIDTH;
+constexpr unsigned kSboShift = FMH_WGMMA_DESC_SBO_LO, kSboWidth = FMH_WGMMA_DESC_SBO_WIDTH;
+constexpr unsigned kBaseOffsetShift = FMH_WGMMA_DESC_BASE_OFFSET_LO, kBaseOffsetWidth = FMH_WGMMA_DESC_BASE_OFFSET_WIDTH;
+constexpr unsigned kLayoutShift = FMH_WGMMA_DESC_LAYOUT_LO, kLayoutWidth = FMH_WGMMA_DESC_LAYOUT_WIDTH;
 constexpr unsigned kByteUnitShift = 4;
 
 // Layout codes (bits 62-63).

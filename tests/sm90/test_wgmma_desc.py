@@ -30,7 +30,8 @@ def test_cpp_encoder_matches_the_layout_model(tmp_path):
                        "static_assert(wgmma_desc::kLayoutSw128 == 1, \"SW128 code\");\n"
                        f"int main() {{\n{lines}\n    return 0;\n}}\n")
     exe = tmp_path / "desc"
-    subprocess.run(["g++", "-std=c++17", "-I", str(paths.kernels_dir()), str(program), "-o", str(exe)], check=True)
+    subprocess.run(["g++", "-std=c++17", "-I", str(paths.kernels_dir()), "-I", str(paths.kernels_dir() / "common"),
+                    str(program), "-o", str(exe)], check=True)
     printed = [int(x, 16) for x in subprocess.run([str(exe)], capture_output=True, text=True,
                                                   check=True).stdout.split()]
     for (start, lbo, sbo, _, swizzle), value in zip(CASES, printed, strict=True):
@@ -39,14 +40,18 @@ def test_cpp_encoder_matches_the_layout_model(tmp_path):
         assert (d.start, d.lbo, d.sbo) == (start, lbo, sbo) and d.ok
 
 
-def test_field_positions_match_the_python_decoder():
-    """Each named shift/width in the header, read back from the file, lands where the decoder reads."""
+def test_encoder_reads_the_generated_field_table():
+    """wgmma_desc.h takes every position/width from desc_fields.gen.h (the layout model's table)."""
     import re
 
+    from fmhactl.layout.fields import WGMMA_DESC
+
     text = (paths.kernels_dir() / "common" / "wgmma_desc.h").read_text()
-    consts = {m.group(1): int(m.group(2)) for m in re.finditer(r"k(\w+?) = (\d+)", text)}
-    for name, shift, width in (("Start", 0, 14), ("Lbo", 16, 14), ("Sbo", 32, 14), ("BaseOffset", 49, 3),
-                               ("Layout", 62, 2)):
-        assert consts[f"{name}Shift"] == shift and consts[f"{name}Width"] == width, name
-    # An all-ones field value decodes as exactly that field.
-    assert decode_wgmma_desc(((1 << 14) - 1) << 32).sbo == ((1 << 14) - 1) << 4
+    assert '#include "common/desc_fields.gen.h"' in text
+    for name in ("START", "LBO", "SBO", "BASE_OFFSET", "LAYOUT"):
+        assert f"FMH_WGMMA_DESC_{name}_LO" in text and f"FMH_WGMMA_DESC_{name}_WIDTH" in text, name
+    assert not re.search(r"k(?!ByteUnit)\w+Shift = \d", text), "a hard-coded field position"
+    unit_shift = int(re.search(r"kByteUnitShift = (\d+)", text).group(1))
+    by_name = {f.name: f for f in WGMMA_DESC.fields}
+    for name in ("start", "lbo", "sbo"):
+        assert by_name[name].unit_shift == unit_shift, name
