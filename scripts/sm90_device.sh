@@ -58,6 +58,14 @@ case " $STEPS " in *" sanitize "*)
   for tool in memcheck racecheck synccheck; do
     timeout 110 compute-sanitizer --tool $tool --error-exitcode 9 python3 scripts/sm90_sanitize.py > "$OUT/san-$tool.log" 2>&1
     echo "sanitize $tool rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed' "$OUT/san-$tool.log" | tr '\n' ' ')" >> "$SUMMARY"
-  done;;
+    # What kinds of errors, and in which function (kernel accesses name fmha_sm90_*; API errors name the call).
+    grep -E '^========= (Invalid|Program hit|Race|Barrier|Error|    at|Host Frame|  *at )' "$OUT/san-$tool.log" \
+      | sed 's/0x[0-9a-f]*/0x./g' | sort | uniq -c | sort -rn | head -n 8 >> "$SUMMARY"
+  done
+  ;;
 esac
+# Only 8 files come back from the device: keep the summary and one archive of everything else.
+( cd "$OUT" && tar czf all.tgz --exclude=all.tgz --exclude=summary.txt --exclude='home/cache' --exclude='*.ncu-rep' \
+    $(ls -A | grep -v -e '^all.tgz$' -e '^summary.txt$') 2>/dev/null && \
+  find . -mindepth 1 -maxdepth 1 ! -name all.tgz ! -name summary.txt -exec rm -rf {} + )
 cat "$SUMMARY"
