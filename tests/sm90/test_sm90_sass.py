@@ -44,3 +44,22 @@ def test_ptxas_does_not_serialize_wgmma(built):
     log = json.loads(meta.read_text()).get("log", "")
     assert "Used" in log, "the ptxas resource log is missing"
     assert "C7519" not in log and "C7510" not in log and "serialized" not in log, log
+
+
+def test_qk_is_ss_and_pv_is_rs_with_register_reallocation(built):
+    """QK^T reads A from a descriptor (SS); PV reads A (P) from registers with V transposed (RS,
+    tnspB); the producer gives registers back (24) and the consumers take 240."""
+    import re
+
+    from fmhactl.build.sass import sass
+
+    result, _ = built
+    text = sass(result.cubin_path)
+    hgmma = re.findall(r"HGMMA\.64x\d+x16\.F32\.(?:BF16|F16) (R\d+, (?:R\d+|gdesc\[UR\d+\])[^;]*)", text)
+    ss = [h for h in hgmma if re.match(r"R\d+, gdesc\[UR\d+\], (?:R\d+|RZ)", h)]
+    rs = [h for h in hgmma if re.match(r"R\d+, R\d+, gdesc\[UR\d+\]\.tnspB", h)]
+    assert ss, "no SS wgmma (QK^T from shared memory)"
+    assert rs, "no RS wgmma with a transposed B (PV with P in registers)"
+    assert len(ss) + len(rs) == len(hgmma), "an HGMMA of an unexpected form"
+    assert "USETMAXREG.DEALLOC.CTAPOOL 0x18" in text, "producer does not give registers back (setmaxnreg.dec 24)"
+    assert re.search(r"USETMAXREG\.TRY_ALLOC\.CTAPOOL UP\d, 0xf0", text), "consumers do not take 240 registers"
