@@ -562,6 +562,11 @@ class EmulationSessions:
         entry[1].reset(stream, seed)
         return entry[1]
 
+    def stats(self, module: LoadedModule) -> dict:
+        """Strict builds: how the per-SM TMEM was shared in the module's last launch ({} otherwise)."""
+        entry = self._sessions.get(id(module))
+        return dict(entry[1].pool_stats) if entry is not None else {}
+
     def finish(self, module: LoadedModule, stream: int | None = None) -> None:
         """Raise EmulationViolations if the module's last launch broke a tcgen05 rule."""
         entry = self._sessions.get(id(module))

@@ -190,7 +190,15 @@ class Executor:
             warp_rows = block_m // 4
         result = compare(o, lse, ref32, ref_low, lse64, lse32, block_m=block_m, warp_rows=warp_rows,
                          lane_quarters=quarters)
-        return {"status": "PASS" if result.passed else "FAIL", "metrics": {**result.to_dict(), "layout": layout}}
+        return {"status": "PASS" if result.passed else "FAIL",
+                "metrics": {**result.to_dict(), "layout": layout, **self._tmem_sharing(job)}}
+
+    def _tmem_sharing(self, job: dict) -> dict:
+        """Strict emulation: most CTAs that held TMEM on one SM at once, and allocs that waited."""
+        if job.get("mode") != "emulated":
+            return {}
+        stats = self._emulation.stats(self._modules[job["cubin"]])
+        return {"tmem_sharing": stats} if stats else {}
 
     def bench(self, job: dict) -> dict:
         torch = _torch()
