@@ -248,7 +248,7 @@ def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
         return "tcgen05.st with no tcgen05.wait::st before its data is used"
     if name == "missing-proxy-fence":
         return (f"SMEM block 0x{d0:x} read by the MMA (async proxy) was written by the generic proxy after the "
-                "last fence.proxy.async")
+                "last fence.proxy.async (named below when there was one)")
     if name == "missing-fence-after":
         return "async tcgen05 op after an mbarrier wait with no tcgen05.fence::after_thread_sync between"
     if name == "missing-fence-before":
@@ -561,6 +561,11 @@ class EmulationSessions:
             self._sessions[id(module)] = entry
         entry[1].reset(stream, seed)
         return entry[1]
+
+    def stats(self, module: LoadedModule) -> dict:
+        """Strict builds: how the per-SM TMEM was shared in the module's last launch ({} otherwise)."""
+        entry = self._sessions.get(id(module))
+        return dict(entry[1].pool_stats) if entry is not None else {}
 
     def finish(self, module: LoadedModule, stream: int | None = None) -> None:
         """Raise EmulationViolations if the module's last launch broke a tcgen05 rule."""

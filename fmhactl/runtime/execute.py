@@ -219,3 +219,10 @@ class Executor:
         if "first_lane" in report:
             report["window"] = ckpt.window(got, want, report["first_lane"], report["first_column"])
         return {"status": "PASS" if report["mismatches"] == 0 else "FAIL", "metrics": report}
+
+    def tmem_sharing(self, job: dict) -> dict:
+        """Strict emulation: most CTAs that held TMEM on one SM at once, and allocs that waited."""
+        if job.get("mode") != "emulated":
+            return {}
+        stats = self._emulation.stats(self._modules[job["cubin"]])
+        return {"tmem_sharing": stats} if stats else {}
