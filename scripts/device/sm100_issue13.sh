@@ -32,23 +32,23 @@ done
 python3 - "$LOGS" > "$OUT/summary.txt" <<'PY'
 import json, sys, pathlib, collections
 logs = pathlib.Path(sys.argv[1])
-print(f"{'variant':28} {'grid':8} {'pass':>5} {'fail':>5} {'unsup':>5} {'other':>5} {'max_err':>10} {'max err/tol':>11}")
+print(f"{'variant':24} {'grid':8} {'pass':>5} {'fail':>5} {'unsup':>5} {'other':>5} {'max_err':>10} {'err/tol':>8}  last line")
 for f in sorted(logs.glob("*.jsonl")):
     v, g = f.stem.rsplit(".", 1)
+    try: recs = json.loads(f.read_text() or "[]")
+    except ValueError: recs = []
     counts = collections.Counter(); max_err = 0.0; ratio = 0.0; bad = []
-    for line in f.read_text().splitlines():
-        try: r = json.loads(line)
-        except ValueError: continue
-        if not isinstance(r, dict) or "status" not in r: continue
-        st = r["status"]; counts[st] += 1
-        m = r.get("metrics") or {}
+    for r in recs:
+        st = r["status"]; counts[st] += 1; m = r.get("metrics") or {}
         if isinstance(m.get("max_abs_err"), (int, float)):
             max_err = max(max_err, m["max_abs_err"])
             if m.get("tolerance"): ratio = max(ratio, m["max_abs_err"] / m["tolerance"])
-        if st not in ("PASS", "UNSUPPORTED"): bad.append((r.get("config_key"), st, (r.get("message") or m.get("reasons") or "")))
+        if st not in ("PASS",): bad.append((r.get("config_key"), st, str(m.get("reasons") or m.get("reason") or m.get("error") or m)[:200]))
     other = sum(n for s, n in counts.items() if s not in ("PASS", "FAIL", "UNSUPPORTED"))
-    print(f"{v:28} {g:8} {counts['PASS']:5} {counts['FAIL']:5} {counts['UNSUPPORTED']:5} {other:5} {max_err:10.3e} {ratio:11.3f}")
-    for b in bad[:4]: print("    ", str(b)[:300])
+    err = (logs / f"{v}.{g}.err").read_text().strip().splitlines()
+    tail = [l for l in err if "passed" in l][-1:] or err[-2:]
+    print(f"{v:24} {g:8} {counts['PASS']:5} {counts['FAIL']:5} {counts['UNSUPPORTED']:5} {other:5} {max_err:10.3e} {ratio:8.3f}  {' | '.join(tail)}")
+    for b in bad[:3]: print("     ", b)
 PY
 cat "$OUT/summary.txt"; cat "$LOGS/dumps.txt"
 tar -czf "$OUT/sm100-logs.tar.gz" -C "$OUT" logs && rm -rf "$LOGS"
