@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import err_console, guarded, out_console, print_json
+from fmhactl.cli.common import EMULATION_HELP, err_console, guarded, out_console, print_json, use_emulation
 from fmhactl.errors import ExitCode
 
 
@@ -60,8 +60,10 @@ def run_command(
     seed: Optional[int] = typer.Option(None, "--seed"),
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog, seconds."),
     as_json: bool = typer.Option(False, "--json"),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
 ) -> None:
     """Launch a variant once on fresh random inputs: finished? every output written? NaNs? (no reference)."""
+    use_emulation(emulation)
     from fmhactl.config import parse_shape
     from fmhactl.registry import get_variant
     from fmhactl.results.store import ResultStore
@@ -92,8 +94,10 @@ def verify_command(
     seed: Optional[int] = typer.Option(None, "--seed", help="Base seed; config i uses seed+i. Default: random, recorded."),
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog per config, seconds; past it the config is a HANG."),
     as_json: bool = typer.Option(False, "--json", help="Print one record per config as JSON on stdout."),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
 ) -> None:
     """Check variants against an independent torch reference (fp32 O, fp64 LSE) with FlashAttention's tolerance rule."""
+    use_emulation(emulation)
     from fmhactl.registry import get_variant, load_registry
     from fmhactl.results.store import ResultStore
     from fmhactl.verify.sweep import run_verify
@@ -152,8 +156,10 @@ def bench_command(
     timeout: float = typer.Option(300.0, "--timeout", help="Watchdog per config, seconds."),
     seed: Optional[int] = typer.Option(None, "--seed"),
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
+    use_emulation(emulation)
     from fmhactl.bench.service import DEFAULT_BASELINES, run_bench
     from fmhactl.config import parse_shape
     from fmhactl.registry import get_variant

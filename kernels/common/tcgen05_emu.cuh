@@ -47,7 +47,7 @@ struct Cta {
 // Strict-mode entry points, defined in tcgen05_emu_strict.cuh (included at the end).
 namespace strict {
 __device__ bool converged(u32 op, u32 site);
-__device__ void ldst_checks(u32 op, u32 site, u32 col_lo, u32 col_hi);
+__device__ void ldst_checks(u32 op, u32 site, u32 taddr, u32 col_lo, u32 col_hi);
 __device__ void enqueue_mma(u32 d_tmem, u64 a_desc, u32 a_tmem, u64 b_desc, u32 idesc, u32 flags, u32 site);
 __device__ void commit(u32 mbar, u32 site);
 __device__ void wait_ld(u32 site);
@@ -163,11 +163,15 @@ __device__ __forceinline__ void alloc(u32 dst_smem, u32 ncols, u32 site) {
         // Blocking alloc from the SM's TMEM, shared with the co-resident CTAs (before taking this
         // CTA's lock, so that a dealloc of this CTA can still run while we wait).
         u32 pool_chunk = TC5_ALLOC_CHUNKS;
+        bool timed_out = false;  // alloc-timeout already reported: no second report as exhausted
         if (legal_ncols(ncols) && !meta->relinquished) {
             u32 pool_size = 32;
             while (pool_size < ncols) pool_size *= 2;
             pool_chunk = strict::pool_alloc(pool_size, site);
+            timed_out = pool_chunk == TC5_ALLOC_CHUNKS;
         }
+#else
+        const bool timed_out = false;
 #endif
         lock(meta);
         u32 code = 0, detail1 = 0;
@@ -197,7 +201,7 @@ __device__ __forceinline__ void alloc(u32 dst_smem, u32 ncols, u32 site) {
         }
         u32 taddr = 0;
         if (base_chunk == TC5_ALLOC_CHUNKS) {
-            if (code == 0) code = TC5_ERR_ALLOC_EXHAUSTED;
+            if (code == 0 && !timed_out) code = TC5_ERR_ALLOC_EXHAUSTED;
             detail1 = meta->used_chunks;
         } else {
             meta->used_chunks |= want << base_chunk;
@@ -345,7 +349,7 @@ __device__ __forceinline__ void strict_ldst_checks(u32 op, u32 taddr, u32 site) 
             hi = max(hi, pc + 1);
         }
     }
-    strict::ldst_checks(op, site, lo, hi);
+    strict::ldst_checks(op, site, taddr, lo, hi);
 }
 #endif
 

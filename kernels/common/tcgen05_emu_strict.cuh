@@ -307,12 +307,18 @@ __device__ __noinline__ void run_until(u32 upto, u32 mask) {
     if (lane_id() == leader) lock_cta(s);
     __syncwarp(mask);
     for (;;) {
-        u32 done = vload(&s->mma_done);
+        // One decision for the whole group: lanes reading the counters themselves could disagree
+        // while another warp issues, and diverge around the collectives below.
+        u32 done = 0, more = 0;
+        if (lane_id() == leader) {
+            done = vload(&s->mma_done);
+            more = static_cast<int>(upto - done) > 0 && done != vload(&s->mma_issued);
+        }
         done = __shfl_sync(mask, done, leader);
-        if (static_cast<int>(upto - done) <= 0) break;
-        if (done == vload(&s->mma_issued)) break;
+        if (!__shfl_sync(mask, more, leader)) break;
         const Tc5StrictMma m = s->mma[done % TC5_STRICT_MMA_SLOTS];
         execute_one(c, s, m, mask);
+        __threadfence_block();  // every lane's D writes before the leader's release-arrive
         __syncwarp(mask);
         if (lane_id() == leader) {
             __threadfence_block();
@@ -338,7 +344,11 @@ __device__ __noinline__ void run_until(u32 upto, u32 mask) {
     __syncwarp(mask);
 }
 
+// When a commit's MMAs run. Seed 0: always at observation (the longest legal deferral, what the
+// rule tests use); otherwise a seeded choice per (CTA, commit), so a racy kernel fails the same
+// way for the same seed.
 __device__ __forceinline__ u32 seeded_mode(u32 commit_index) {
+    if (tc5_emu_state.seed == 0) return 0;
     const u32 h = mix(tc5_emu_state.seed * 0x9e3779b9u ^ mix(block_id() * 7919u + commit_index));
     return (h & 3u) == 0 ? 1u : ((h & 3u) == 1 ? 2u : 0u);  // 1/4 eager, 1/4 next wait, 1/2 at observation
 }
@@ -348,7 +358,9 @@ __device__ __forceinline__ u32 seeded_mode(u32 commit_index) {
 __device__ __forceinline__ Tc5StrictWarp& my_warp(Tc5StrictCta* s) { return s->warps[warp_id() % TC5_STRICT_WARPS]; }
 
 // Rules every async tcgen05 op (ld, st, mma) of this warp checks at issue. Lane 0 reports.
-__device__ __forceinline__ void async_op_checks(Tc5StrictCta* s, u32 op, u32 site, bool st_waits_needed) {
+// `cols`: the columns the op reads (an ld after an un-waited st of other columns is legal).
+__device__ __forceinline__ void async_op_checks(Tc5StrictCta* s, u32 op, u32 site, bool st_waits_needed,
+                                                u32 col_lo = 0, u32 col_hi = 0xffffffffu) {
     Tc5StrictWarp& w = my_warp(s);
     if (lane_id() == 0) {
         const u32 synced = vload(&w.synced_site);
@@ -357,20 +369,23 @@ __device__ __forceinline__ void async_op_checks(Tc5StrictCta* s, u32 op, u32 sit
             w.synced_site = 0;  // one report per missing fence
         }
         const u32 pst = vload(&w.pending_st_site);
-        if (st_waits_needed && pst != 0) {
+        const bool touches = col_lo < vload(&w.st_col_hi) && vload(&w.st_col_lo) < col_hi;
+        if (st_waits_needed && pst != 0 && touches) {
             record_pair(TC5_ERR_ST_NOT_WAITED, op, site, warp_id(), 0, 0, TC5_OP_ST, pst, warp_id());
             w.pending_st_site = 0;
         }
         w.async_since_fence = site;
+        w.async_op = op;
         w.tc5_ops = 1;
     }
 }
 
 // ld/st hazard and bookkeeping. lo/hi: columns this lane touches.
-__device__ void ldst_checks(u32 op, u32 site, u32 col_lo, u32 col_hi) {
+__device__ void ldst_checks(u32 op, u32 site, u32 taddr, u32 col_lo, u32 col_hi) {
+    if (!uniform(op, site, taddr)) return;
     Tc5StrictCta* s = state();
     const u32 lo = __reduce_min_sync(kFullMask, col_lo), hi = __reduce_max_sync(kFullMask, col_hi);
-    async_op_checks(s, op, site, op == TC5_OP_LD);
+    async_op_checks(s, op, site, op == TC5_OP_LD, lo, hi);
     if (lane_id() == 0) {
         const Region r{lo, hi, 1u << (warp_id() % 4)};
         const int slot = find_tmem_conflict(s, r, op == TC5_OP_ST);
@@ -380,8 +395,15 @@ __device__ void ldst_checks(u32 op, u32 site, u32 col_lo, u32 col_hi) {
                         (m.flags & TC5_MMA_TS) ? TC5_OP_MMA_TS : TC5_OP_MMA_SS, m.site, m.warp);
         }
         Tc5StrictWarp& w = my_warp(s);
-        if (op == TC5_OP_LD) w.pending_ld_site = site;
-        else w.pending_st_site = site;
+        if (op == TC5_OP_LD) {
+            w.pending_ld_site = site;
+        } else {
+            // The union of the columns of the st calls not yet waited.
+            const bool first = w.pending_st_site == 0;
+            w.st_col_lo = first ? lo : min(w.st_col_lo, lo);
+            w.st_col_hi = first ? hi : max(w.st_col_hi, hi);
+            w.pending_st_site = site;
+        }
         trace(op == TC5_OP_LD ? TC5_EV_LD : TC5_EV_ST, site, lo, hi);
     }
     __syncwarp();
@@ -397,7 +419,12 @@ __device__ void enqueue_mma(u32 d_tmem, u64 a_desc, u32 a_tmem, u64 b_desc, u32 
     }
     async_op_checks(s, op, site, true);
     // A full ring: the oldest MMAs complete early (always a legal schedule).
-    if (vload(&s->mma_issued) - vload(&s->mma_done) >= TC5_STRICT_MMA_SLOTS) run_until(vload(&s->mma_issued), kFullMask);
+    u32 full = 0, issued_now = 0;
+    if (lane_id() == 0) {
+        issued_now = vload(&s->mma_issued);
+        full = issued_now - vload(&s->mma_done) >= TC5_STRICT_MMA_SLOTS;
+    }
+    if (__shfl_sync(kFullMask, full, 0)) run_until(__shfl_sync(kFullMask, issued_now, 0), kFullMask);
 
     Tc5StrictMma m;
     m.a_desc = a_desc;
@@ -455,7 +482,7 @@ __device__ void commit(u32 mbar, u32 site) {
     if (!converged(TC5_OP_COMMIT, site) || !uniform(TC5_OP_COMMIT, site, mbar)) return;
     Tc5StrictCta* s = state();
     Tc5StrictWarp& w = my_warp(s);
-    u32 mode = 0;
+    u32 mode = 0, upto = 0;
     if (lane_id() == 0) {
         if (vload(&w.mma_count) == 0) {
             record_pair(TC5_ERR_COMMIT_WITHOUT_MMA, TC5_OP_COMMIT, site, warp_id(), mbar, 0, 0, 0, 0);
@@ -473,6 +500,7 @@ __device__ void commit(u32 mbar, u32 site) {
         Tc5StrictCommit& k = s->commits[index % TC5_STRICT_COMMITS];
         k.mbar = mbar;
         k.upto = s->mma_issued;
+        upto = k.upto;
         k.site = site;
         k.warp = warp_id();
         mode = seeded_mode(index);
@@ -486,7 +514,8 @@ __device__ void commit(u32 mbar, u32 site) {
             if (s->bars[i].addr == mbar) s->bars[i].flags |= 1u;
     }
     mode = __shfl_sync(kFullMask, mode, 0);
-    if (mode == 1) run_until(vload(&s->mma_issued), kFullMask);
+    upto = __shfl_sync(kFullMask, upto, 0);
+    if (mode == 1) run_until(upto, kFullMask);
     __syncwarp();
 }
 
@@ -581,7 +610,10 @@ __device__ u32 pool_alloc(u32 size, u32 site) {
         const u32 used = sp->used_chunks;
         unlock(reinterpret_cast<Tc5CtaMeta*>(sp));
         waited = true;
-        if (now_ns() - start > tc5_emu_state.alloc_timeout_ns) {
+        // After one timeout on this SM the columns are known to be stuck: later allocs there report
+        // at once instead of each waiting out the limit (which would add up to a watchdog HANG).
+        if (vload(&sp->timed_out) != 0 || now_ns() - start > tc5_emu_state.alloc_timeout_ns) {
+            atomicExch(&sp->timed_out, 1u);
             // other_warp carries the holder's block: a CTA, not a warp, owns TMEM columns.
             record_pair(TC5_ERR_ALLOC_TIMEOUT, TC5_OP_ALLOC, site, warp_id(), size, used, TC5_OP_ALLOC, holder_site,
                         holder_block);
@@ -662,8 +694,8 @@ __device__ void tc5_strict_mbar_arrive(unsigned bar, unsigned tx_bytes, unsigned
             w.pending_st_site = 0;
         }
         if (async != 0) {
-            strict::record_pair(TC5_ERR_MISSING_FENCE_BEFORE, TC5_OP_MBAR_ARRIVE, site, warp_id(), bar, 0, 0, async,
-                                warp_id());
+            strict::record_pair(TC5_ERR_MISSING_FENCE_BEFORE, TC5_OP_MBAR_ARRIVE, site, warp_id(), bar, 0,
+                                vload(&w.async_op), async, warp_id());
             w.async_since_fence = 0;
         }
         if (vload(&w.tc5_ops)) {

@@ -162,7 +162,9 @@ struct Tc5StrictWarp {
     unsigned int mma_count;           // MMAs this warp issued (commit rule)
     unsigned int wait_bar;            // trace: the mbarrier this warp is polling (0: none)
     unsigned int tc5_ops;             // any tcgen05 op issued (arrives from it order tcgen05 work)
-    unsigned int reserved;
+    unsigned int async_op;            // TC5_OP_* of the op at async_since_fence
+    unsigned int st_col_lo;           // columns [lo, hi) of the st calls not yet waited
+    unsigned int st_col_hi;
 };
 
 struct Tc5StrictBar {
@@ -195,7 +197,8 @@ struct Tc5SmPool {
     unsigned int resident;          // CTAs holding columns now
     unsigned int max_resident;      // most CTAs that held columns at once
     unsigned int blocked;           // allocs that had to wait
-    unsigned int reserved[3];
+    unsigned int timed_out;         // an alloc here hit the time limit: later ones report at once
+    unsigned int reserved[2];
     unsigned int owner_block[TC5_ALLOC_CHUNKS];
     unsigned int owner_site[TC5_ALLOC_CHUNKS];
 };
