@@ -109,7 +109,9 @@ class Executor:
             args.append(self._tma_maps(job, cfg, q, k, v))
         stream = torch.cuda.current_stream().cuda_stream
         if job.get("mode") == "emulated":
-            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0))
+            # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
+            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0),
+                                    shape.ctas_per_sm)
         with launch_range(job["variant"], cfg.key):
             driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
 
@@ -189,7 +191,12 @@ class Executor:
             warp_rows = block_m // 4
         result = compare(o, lse, ref32, ref_low, lse64, lse32, block_m=block_m, warp_rows=warp_rows,
                          lane_quarters=quarters)
-        return {"status": "PASS" if result.passed else "FAIL", "metrics": {**result.to_dict(), "layout": layout}}
+        metrics = {**result.to_dict(), "layout": layout}
+        if job.get("mode") == "emulated":
+            # The residency the launch planned beside what the emulator's per-SM TMEM pools saw.
+            metrics["tmem_pools"] = {"planned_ctas_per_sm": launch_shape(job["launcher"], cfg, job["switches"]).ctas_per_sm,
+                                     **self._emulation.pool_stats(self._modules[job["cubin"]])}
+        return {"status": "PASS" if result.passed else "FAIL", "metrics": metrics}
 
     def bench(self, job: dict) -> dict:
         torch = _torch()
