@@ -39,4 +39,8 @@ for group in (kernels, build, dump, profile, layout, tma, scenario, status, resu
 
 
 def main() -> None:
-    app()
+    import sys
+
+    from fmhactl.sweep.argv import optional_option_values
+
+    app(args=optional_option_values(sys.argv[1:]))

@@ -100,11 +100,12 @@ class Executor:
         lse.view(torch.int32).fill_(POISON_32)
         return o, lse
 
-    def launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None) -> None:
+    def launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
+               scale: float | None = None) -> None:
         torch = _torch()
         fn = self._function(job)
         shape = launch_shape(job["launcher"], cfg, job["switches"])
-        args = [make_params(cfg, q, k, v, o, lse, checkpoints=checkpoints)]
+        args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints)]
         if job["launcher"] == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))
         stream = torch.cuda.current_stream().cuda_stream
