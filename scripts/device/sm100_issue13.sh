@@ -68,17 +68,23 @@ for f in sorted(logs.glob("*.jsonl")):
     v, g = f.stem.rsplit(".", 1)
     try: recs = json.loads(f.read_text() or "[]")
     except ValueError: recs = []
-    counts = collections.Counter(); max_err = 0.0; ratio = 0.0; bad = []
+    counts = collections.Counter(); max_err = 0.0; ratio = 0.0; bad = []; pools = collections.Counter()
     for r in recs:
         st = r["status"]; counts[st] += 1; m = r.get("metrics") or {}
         if isinstance(m.get("max_abs_err"), (int, float)):
             max_err = max(max_err, m["max_abs_err"])
             if m.get("tolerance"): ratio = max(ratio, m["max_abs_err"] / m["tolerance"])
+        tp = m.get("tmem_pools") or {}
+        for key in ("planned_ctas_per_sm", "max_ctas_holding_tmem_per_sm"):
+            if isinstance(tp.get(key), int): pools[key] = max(pools[key], tp[key])
+        if isinstance(tp.get("allocs_blocked"), int): pools["allocs_blocked"] += tp["allocs_blocked"]
         if st not in ("PASS",): bad.append((r.get("config_key"), st, str(m.get("reasons") or m.get("reason") or m.get("error") or m)[:200]))
     other = sum(n for s, n in counts.items() if s not in ("PASS", "FAIL", "UNSUPPORTED"))
     err = (logs / f"{v}.{g}.err").read_text().strip().splitlines()
     tail = [l for l in err if "passed" in l][-1:] or err[-2:]
     print(f"{v:24} {g:8} {counts['PASS']:5} {counts['FAIL']:5} {counts['UNSUPPORTED']:5} {other:5} {max_err:10.3e} {ratio:8.3f}  {' | '.join(tail)}")
+    if pools: print(f"      TMEM pools: planned CTAs/SM <= {pools['planned_ctas_per_sm']}, most holding TMEM on one SM "
+                    f"{pools['max_ctas_holding_tmem_per_sm']}, allocs that blocked {pools['allocs_blocked']}")
     for b in bad[:3]: print("     ", b)
 PY
 cat "$OUT/summary.txt"; cat "$LOGS/dumps.txt"
