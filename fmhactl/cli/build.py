@@ -23,6 +23,8 @@ def build_command(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Compile in N parallel worker processes."),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]",
                                       help="Compile as Ray CPU actors at ADDRESS; bare --ray starts a local cluster."),
+    mix: bool = typer.Option(False, "--mix", help="Add the exp2 instruction mix per entry (MUFU.EX2 and FFMA in the "
+                                                  "SASS; needs cuobjdump)."),
 ) -> None:
     """Compile kernel variants through NVRTC (cached by content hash) and report registers, SMEM and spills."""
     from fmhactl.build.service import build_variants
@@ -49,7 +51,9 @@ def build_command(
     registry = load_registry()
     table = Table(title="fmhactl build (smem: static + dynamic bytes; tmem: columns used/allocated; "
                         "ctas/SM: co-resident CTAs the plan decides, registers permitting)", show_lines=False)
-    numeric = ("regs", "smem", "stack", "spills", "tmem", "ctas/SM", "compile s")
+    numeric = ("regs", "smem", "stack", "spills", "tmem", "ctas/SM", *(("MUFU.EX2", "FFMA") if mix else ()),
+               "compile s")
+    mixes = _instruction_mixes(results) if mix else {}
     for col in ("variant", "arch", "kernel", *numeric, "cache"):
         table.add_column(col, justify="right" if col in numeric else "left", overflow="fold")
     for r in results:
@@ -62,7 +66,10 @@ def build_command(
             table.add_row(r.variant, r.target.label, k.kernel, str(k.registers), smem,
                           str(k.stack_bytes), f"[red]{spills}[/red]" if spills else "0",
                           f"{plan.tmem_columns}/{plan.tmem_alloc}" if fits else "-",
-                          _ctas_cell(plan.ctas_per_sm, k.registers) if fits else "-", f"{r.compile_seconds:.2f}",
+                          _ctas_cell(plan.ctas_per_sm, k.registers) if fits else "-",
+                          *([str(mixes.get((r.cubin_path, k.kernel), {}).get(op, "-")) for op in ("MUFU.EX2", "FFMA")]
+                            if mix else []),
+                          f"{r.compile_seconds:.2f}",
                           "[green]hit[/green]" if r.cache_hit else "built")
     out_console.print(table)
     hits = sum(r.cache_hit for r in results)
@@ -75,3 +82,14 @@ def _ctas_cell(planned: int, registers: int) -> str:
 
     by_regs = ctas_by_registers(registers)
     return str(planned) if by_regs >= planned else f"[red]{planned} (regs: {by_regs})[/red]"
+
+
+def _instruction_mixes(results) -> dict:
+    """(cubin, kernel) -> {"MUFU.EX2": n, "FFMA": n}: where the softmax exponentials run."""
+    from fmhactl.build.sass import instruction_mix
+
+    mixes: dict = {}
+    for r in results:
+        for kernel, counts in instruction_mix(r.cubin_path, ("MUFU.EX2", "FFMA")).items():
+            mixes[(r.cubin_path, kernel)] = counts
+    return mixes
