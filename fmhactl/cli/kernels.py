@@ -169,6 +169,7 @@ def verify_command(
 def bench_command(
     variant: Optional[str] = typer.Argument(None, help="Variant to time (or --model)."),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="b=8,h=16,t=4096,s=4096,d=128[,causal] (repeatable)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="A named suite in scenarios/bench (e.g. sm90); its shapes run before any --shape."),
     warmup: int = typer.Option(10, "--warmup", help="Untimed launches first."),
     iters: int = typer.Option(50, "--iters", help="Timed launches; the median is reported."),
     baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash)."),
@@ -188,14 +189,14 @@ def bench_command(
 
         from fmhactl.errors import BadInput
 
-        if variant or shape:
-            raise BadInput("give either VARIANT --shape ... or --model NAME, not both")
+        if variant or shape or suite:
+            raise BadInput("give either VARIANT --shape/--suite ... or --model NAME, not both")
         model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json)
         return
-    if not variant or not shape:
+    if not variant or not (shape or suite):
         from fmhactl.errors import BadInput
 
-        raise BadInput("bench needs VARIANT and at least one --shape (or --model NAME)")
+        raise BadInput("bench needs VARIANT and at least one --shape or --suite NAME (or --model NAME)")
     from fmhactl.bench.service import DEFAULT_BASELINES, run_bench
     from fmhactl.config import parse_shape
     from fmhactl.registry import get_variant
@@ -204,7 +205,12 @@ def bench_command(
     from fmhactl.sweep.service import placement_from_options
 
     placement = placement_from_options(gpus, ray)
-    configs = [parse_shape(s) for s in shape]
+    configs = []
+    if suite:
+        from fmhactl.bench.suites import load_suite
+
+        configs.extend(load_suite(suite).configs)
+    configs.extend(parse_shape(s) for s in shape or [])
     chosen = get_variant(variant)
     with ResultStore() as store:
         if placement:  # configs spread over GPUs, one timed kernel per GPU at a time: fmhactl.sweep
