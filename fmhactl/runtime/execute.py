@@ -106,7 +106,9 @@ class Executor:
             args.append(self._sm90_maps(job, cfg, q, k, v, o))
         stream = torch.cuda.current_stream().cuda_stream
         if job.get("mode") == "emulated":
-            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0))
+            # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
+            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0),
+                                    shape.ctas_per_sm)
         with launch_range(job["variant"], cfg.key):
             driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
 
@@ -221,8 +223,11 @@ class Executor:
         return {"status": "PASS" if report["mismatches"] == 0 else "FAIL", "metrics": report}
 
     def tmem_sharing(self, job: dict) -> dict:
-        """Strict emulation: most CTAs that held TMEM on one SM at once, and allocs that waited."""
+        """Strict emulation: the residency the launch planned beside what the emulator's per-SM TMEM
+        pools saw (most CTAs that held TMEM on one SM at once, allocs that waited)."""
         if job.get("mode") != "emulated":
             return {}
+        cfg = AttnConfig.from_dict(job["config"])
         stats = self._emulation.stats(self._modules[job["cubin"]])
-        return {"tmem_sharing": stats} if stats else {}
+        return {"tmem_pools": {"planned_ctas_per_sm": launch_shape(job["launcher"], cfg, job["switches"]).ctas_per_sm,
+                               **stats}}
