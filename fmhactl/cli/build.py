@@ -31,10 +31,12 @@ def build_command(
         raise typer.BadParameter("name at least one variant, or pass --all")
     if jobs is not None or ray is not None:  # parallel: fmhactl.build.parallel
         from fmhactl.build.parallel import build_parallel
-        from fmhactl.sweep.render import print_throughput
+        from fmhactl.sweep.render import print_throughput, sweep_progress
 
-        results, run = build_parallel(variants or [], all_variants=all_variants, arch=arch, force=force,
-                                      jobs=jobs, ray=ray)
+        bar, on_progress = sweep_progress("build", 0, err_console, disable=as_json)
+        with bar:
+            results, run = build_parallel(variants or [], all_variants=all_variants, arch=arch, force=force,
+                                          jobs=jobs, ray=ray, on_progress=on_progress)
         print_throughput(err_console, run)
     else:
         results = build_variants(variants or [], all_variants=all_variants, arch=arch, force=force)

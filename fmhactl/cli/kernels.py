@@ -114,7 +114,7 @@ def verify_command(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    progress = Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err_console, transient=True, disable=as_json)
     task = progress.add_task("verify", total=len(chosen) * len(configs))
 
@@ -146,7 +146,8 @@ def verify_command(
             from fmhactl.sweep.service import sweep_verify
 
             summary, run = sweep_verify(chosen, configs, store=store, placement=placement, timeout_s=timeout,
-                                        seed=seed, on_result=(lambda r: (show(r), render.json_line(r))) if as_json else show)
+                                        seed=seed, on_result=(lambda r: (show(r), render.json_line(r))) if as_json else show,
+                                        on_progress=render.slot_counts(progress, task, "verify"))
         else:
             summary = run_verify(chosen, configs, store=store, timeout_s=timeout, seed=seed, on_result=show)
     if placement:
@@ -205,9 +206,11 @@ def bench_command(
             from fmhactl.sweep import render
             from fmhactl.sweep.service import sweep_bench
 
-            rows, run = sweep_bench(chosen, configs, store=store, placement=placement, warmup=warmup, iters=iters,
-                                    baselines=baseline or DEFAULT_BASELINES, timeout_s=timeout, seed=seed,
-                                    on_result=render.json_line if as_json else None)
+            bar, on_progress = render.sweep_progress("bench", len(configs), err_console, disable=as_json)
+            with bar:
+                rows, run = sweep_bench(chosen, configs, store=store, placement=placement, warmup=warmup, iters=iters,
+                                        baselines=baseline or DEFAULT_BASELINES, timeout_s=timeout, seed=seed,
+                                        on_result=render.json_line if as_json else None, on_progress=on_progress)
             render.print_throughput(err_console, run)
         else:
             rows = run_bench(chosen, configs, store=store, warmup=warmup, iters=iters,

@@ -255,3 +255,26 @@ def test_cli_verify_gpus_all_prints_json_lines_in_order(monkeypatch, fake_worker
     assert summary["closing"] == "7 passed, 0 failed, 1 crashed"
     assert {s["placement"]["uuid"] for s in summary["slots"]} == {"GPU-fake-0", "GPU-fake-1"}
     assert sum(s["configs"] for s in summary["slots"]) == len(rows)
+
+
+def test_scenario_run_with_gpus_spreads_its_verify_step(tmp_path, monkeypatch, fake_worker):
+    from fmhactl.scenario.model import load_scenario
+    from fmhactl.scenario.runner import run_scenario
+    from fmhactl.sweep import devices, local
+    from fmhactl.sweep.service import current_placement
+
+    monkeypatch.setattr(devices, "local_gpus", lambda: _fake_gpus(2))
+    monkeypatch.setattr(local, "default_command", fake_worker)
+    path = tmp_path / "two.toml"
+    path.write_text('name = "two"\ndescription = "d"\n\n[[step]]\nname = "verify ref"\ntype = "verify"\n'
+                    'variants = ["ref"]\ngrid = "smoke"\n')
+    token = current_placement.set(Placement(gpus="all"))
+    try:
+        with ResultStore(tmp_path / "r.sqlite") as store:
+            result = run_scenario(load_scenario(str(path)), store=store, gpu=("sm_90a", ""))
+            rows = store.query(kind="verify")
+    finally:
+        current_placement.reset(token)
+    assert [s.status for s in result.steps] == ["PASS"], result.steps[0].message
+    assert result.steps[0].message == "4 passed, 0 failed"
+    assert {r.metrics["placement"]["uuid"] for r in rows} <= {"GPU-fake-0", "GPU-fake-1"} and len(rows) == 4
