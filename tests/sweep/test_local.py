@@ -278,3 +278,12 @@ def test_scenario_run_with_gpus_spreads_its_verify_step(tmp_path, monkeypatch, f
     assert [s.status for s in result.steps] == ["PASS"], result.steps[0].message
     assert result.steps[0].message == "4 passed, 0 failed"
     assert {r.metrics["placement"]["uuid"] for r in rows} <= {"GPU-fake-0", "GPU-fake-1"} and len(rows) == 4
+
+
+def test_ray_is_imported_only_on_the_ray_path():
+    import subprocess
+
+    code = ("import sys, fmhactl.cli.app, fmhactl.sweep.service, fmhactl.sweep.local, fmhactl.build.parallel;"
+            "print('ray' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
