@@ -21,6 +21,7 @@ from fmhactl.registry import Variant
 
 CACHE_SCHEMA = 1
 EMULATE_DEFINE = "FMHACTL_TCGEN05_EMULATE"
+STRICT_DEFINE = "FMHACTL_TC5_STRICT"
 _ARCH_NUMBER = {"sm_80": 80, "sm_90a": 90, "sm_100a": 100}
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\): (?P<kind>error|warning|catastrophic error)\s*:?\s*(?P<msg>.*)$")
 
@@ -34,10 +35,11 @@ class CompileError(FmhactlError):
 class BuildTarget:
     arch: str
     emulated: bool = False  # an sm_100a variant built for an sm_90 GPU through the emulation backend
+    strict: bool = False    # emulated builds: the strict (time-keeping) emulator, --emulation strict
 
     @property
     def label(self) -> str:
-        return f"{self.arch}{'+emu' if self.emulated else ''}"
+        return f"{self.arch}{('+emu-strict' if self.strict else '+emu') if self.emulated else ''}"
 
 
 @dataclass
@@ -99,6 +101,8 @@ def _options(variant: Variant, target: BuildTarget) -> list[str]:
     opts += [f"-D{name}={value}" for name, value in sorted(variant.switches.items())]
     if target.emulated:
         opts.append(f"-D{EMULATE_DEFINE}=1")
+        if target.strict:
+            opts.append(f"-D{STRICT_DEFINE}=1")
     return opts
 
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import err_console, guarded, out_console, print_json
+from fmhactl.cli.common import EMULATION_HELP, err_console, guarded, out_console, print_json, use_emulation
 from fmhactl.errors import ExitCode
 
 
@@ -60,8 +60,10 @@ def run_command(
     seed: Optional[int] = typer.Option(None, "--seed"),
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog, seconds."),
     as_json: bool = typer.Option(False, "--json"),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
 ) -> None:
     """Launch a variant once on fresh random inputs: finished? every output written? NaNs? (no reference)."""
+    use_emulation(emulation)
     from fmhactl.config import parse_shape
     from fmhactl.registry import get_variant
     from fmhactl.results.store import ResultStore
@@ -95,10 +97,12 @@ def verify_command(
     seed: Optional[int] = typer.Option(None, "--seed", help="Base seed; config i uses seed+i. Default: random, recorded."),
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog per config, seconds; past it the config is a HANG."),
     as_json: bool = typer.Option(False, "--json", help="Print one record per config as JSON on stdout."),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
     gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
 ) -> None:
     """Check variants against an independent torch reference (fp32 O, fp64 LSE) with FlashAttention's tolerance rule."""
+    use_emulation(emulation)
     from fmhactl.registry import get_variant, load_registry
     from fmhactl.results.store import ResultStore
     from fmhactl.verify.sweep import run_verify
@@ -176,8 +180,10 @@ def bench_command(
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
     model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small) with sdpa vs fmhactl attention, instead of a variant."),
     prompt: Optional[list[int]] = typer.Option(None, "--prompt", help="With --model: prompt lengths (repeatable; default 128, 512, 2048)."),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
+    use_emulation(emulation)
     if model is not None:
         from fmhactl.cli.model_bench import model_bench
 

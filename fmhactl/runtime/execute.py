@@ -110,7 +110,7 @@ class Executor:
             args.append(self._tma_maps(job, cfg, q, k, v))
         stream = torch.cuda.current_stream().cuda_stream
         if job.get("mode") == "emulated":
-            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream)
+            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0))
         with launch_range(job["variant"], cfg.key):
             driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
 
