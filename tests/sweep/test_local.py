@@ -104,7 +104,7 @@ def test_a_slot_that_cannot_restart_loses_its_config_to_another_slot(tmp_path):
     script = tmp_path / "flaky.py"
     marker = tmp_path / "gpu1-died"
     script.write_text(textwrap.dedent(f"""
-        import json, os, sys
+        import json, os, sys, time
         pin = os.environ["CUDA_VISIBLE_DEVICES"]
         if pin == "GPU-fake-1" and os.path.exists({str(marker)!r}):
             print(json.dumps({{"hello": True, "gpu": None, "reason": "fell off the bus"}}), flush=True)
@@ -115,11 +115,15 @@ def test_a_slot_that_cannot_restart_loses_its_config_to_another_slot(tmp_path):
             if pin == "GPU-fake-1":
                 open({str(marker)!r}, "w").close()
                 os._exit(1)
+            for _ in range(600):  # GPU 0 answers only once GPU 1 has died: GPU 1 surely takes a config
+                if os.path.exists({str(marker)!r}):
+                    break
+                time.sleep(0.05)
             print(json.dumps({{"id": job["id"], "status": "PASS"}}), flush=True)
     """))
     # The first job on GPU 1 is a CRASH (the worker died); the next restart fails: the slot is lost.
     tasks = kernel_tasks("verify", [get_variant("ref")], list(load_grid("smoke").configs), seed=1, session="s2")
-    backend = LocalBackend(_fake_gpus(2), timeout_s=5.0, command=lambda d: [sys.executable, str(script)])
+    backend = LocalBackend(_fake_gpus(2), timeout_s=60.0, command=lambda d: [sys.executable, str(script)])
     with ResultStore(tmp_path / "r.sqlite") as store:
         run = run_sweep(tasks, backend, store=store)
         assert len(store.query(session="s2")) == len(tasks)
