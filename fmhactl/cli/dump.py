@@ -22,15 +22,21 @@ def dump_command(
     seed: Optional[int] = typer.Option(None, "--seed"),
     timeout: float = typer.Option(60.0, "--timeout"),
     as_json: bool = typer.Option(False, "--json"),
+    out: Optional[str] = typer.Option(None, "--out", metavar="FILE",
+                                      help="Also write the whole checkpoint (kernel and expected) as JSON for "
+                                           "`fmhactl tui --screen checkpoints --dump FILE` (docs/tui.md)."),
 ) -> None:
     """Build with FMHA_CHECKPOINTS=1, run once, and show the checkpoint against torch + the layout model."""
     from fmhactl.config import parse_shape
     from fmhactl.registry import get_variant
     from fmhactl.results.store import ResultStore
     from fmhactl.runtime.dump import run_dump
+    from fmhactl.runtime.dumpfile import check_writable
 
+    out_path = str(check_writable(out)) if out else None
     with ResultStore() as store:
-        row = run_dump(get_variant(variant), parse_shape(shape), at, store=store, timeout_s=timeout, seed=seed)
+        row = run_dump(get_variant(variant), parse_shape(shape), at, store=store, timeout_s=timeout, seed=seed,
+                       out=out_path)
     if as_json:
         print_json(row.to_dict())
     else:
@@ -48,5 +54,7 @@ def dump_command(
                               f"got 0x{m['got_bits']:04x}, want 0x{m['want_bits']:04x}")
         if "error" in m:
             out_console.print(m["error"])
+        if out_path and "out" in m:
+            out_console.print(f"wrote {out_path}")
     if row.status != "PASS":
         raise typer.Exit(int(ExitCode.VERIFY_FAILED))
