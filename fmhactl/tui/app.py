@@ -88,6 +88,7 @@ class FmhaApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.page(self.start).activate()
         self.call_after_refresh(self.page(self.start).focus_main)
         self._fit_sidebar(self.size.width)
 
@@ -112,6 +113,7 @@ class FmhaApp(App[None]):
         if sidebar.index != index:
             sidebar.index = index
         page = self.page(name)
+        page.activate()
         self.sub_title = f"{page.TITLE}: {page.HELP}"
         self.call_after_refresh(page.focus_main)
         return page

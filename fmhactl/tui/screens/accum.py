@@ -40,7 +40,7 @@ class AccumPage(Page):
         yield Static("", classes="info", id="accum-cell")
         yield from self.compose_message()
 
-    def on_mount(self) -> None:
+    def first_show(self) -> None:
         self.update_view()
 
     @property

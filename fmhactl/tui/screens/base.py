@@ -23,8 +23,10 @@ class Prompt(Input):
     """
 
 
-class Page(Vertical):
-    """One screen of the app. Subclasses set NAME/TITLE/KEY and implement `refresh_view`."""
+class Page(Vertical, can_focus=True):
+    """One screen of the app. Subclasses set NAME/TITLE/HELP and implement `refresh_view`.
+
+    The page itself takes the focus when none of its widgets can (so its keys still work)."""
 
     NAME: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
@@ -43,6 +45,17 @@ class Page(Vertical):
         super().__init__(id=self.NAME, **kwargs)
         self.options: dict[str, Any] = dict(options or {})
         self._answer: Callable[[str], None] | None = None
+
+    activated = False
+
+    def activate(self) -> None:
+        """Compute the page the first time it is shown (pages nobody opens cost nothing)."""
+        if not self.activated:
+            self.activated = True
+            self.first_show()
+
+    def first_show(self) -> None:
+        self.update_view()
 
     # ---- composition helpers ----------------------------------------------------------------
     def compose_message(self) -> ComposeResult:
@@ -73,10 +86,9 @@ class Page(Vertical):
 
     def update_view(self) -> bool:
         """Recompute from the current options; on bad input keep the last good view and say why."""
-        ok = self.guard(self.refresh_view)
-        if ok and "error" in self.message_line.classes:
-            self.say("")
-        return ok
+        if "error" in self.message_line.classes:
+            self.say("")  # a new attempt: the old complaint goes (the guard puts a new one back)
+        return self.guard(self.refresh_view)
 
     def set_options(self, **changes: Any) -> None:
         """Apply new options; when they are bad, say why and keep the previous ones (and view)."""
@@ -94,6 +106,7 @@ class Page(Vertical):
             if widget.display and widget.focusable and not isinstance(widget, Prompt):
                 widget.focus()
                 return
+        self.focus()
 
     # ---- prompt -----------------------------------------------------------------------------
     def ask(self, question: str, default: str, answer: Callable[[str], None]) -> None:

@@ -4,6 +4,8 @@ in the TMEM or SMEM screen with the layout applied."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -46,7 +48,7 @@ class CheckpointsPage(Page):
         yield Static("", classes="info", id="ckpt-cell")
         yield from self.compose_message()
 
-    def on_mount(self) -> None:
+    def first_show(self) -> None:
         if self.options.get("dump"):
             self.update_view()
 
@@ -64,7 +66,7 @@ class CheckpointsPage(Page):
         self.grid.show(view.heat, keep_cursor=False)
         if view.first:
             self.grid.move_to(*view.first)
-        self.say(f"opened {path}", "ok")
+        self.say(f"opened {Path(path).name}", "ok")
 
     def on_cell_grid_cursor_moved(self, event: CellGrid.CursorMoved) -> None:
         if self.view is None:

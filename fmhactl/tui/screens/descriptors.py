@@ -48,7 +48,7 @@ class DescriptorsPage(Page):
         yield Static("", id="desc-problems")
         yield from self.compose_message()
 
-    def on_mount(self) -> None:
+    def first_show(self) -> None:
         self.update_view()
 
     @property

@@ -52,7 +52,7 @@ class MapPage(Page):
         yield Static("", classes="info", id="map-info")
         yield from self.compose_message()
 
-    def on_mount(self) -> None:
+    def first_show(self) -> None:
         self.update_view()
 
     @property

@@ -63,7 +63,7 @@ class ResultsPage(Page):
                 yield Log(id="results-log", max_lines=500)
         yield from self.compose_message()
 
-    def on_mount(self) -> None:
+    def first_show(self) -> None:
         table = self.query_one("#results-table", DataTable)
         table.add_columns(*backend.RESULT_COLUMNS)
         self.query_one("#results-milestones", DataTable).add_columns("milestone", "state", "title", "detail")
@@ -85,10 +85,15 @@ class ResultsPage(Page):
             cells = list(line.cells)
             status = cells[4]
             table.add_row(*cells[:4], Text(status, style=STATUS_STYLE.get(status, "")), *cells[5:], key=str(line.id))
-        self._milestones()
+        if self.query_one(TabbedContent).active == "results-tab-milestones":
+            self._milestones()
         self.say(f"{len(self.lines)} row(s)" + (f" matching {self.options['filter']!r}" if self.options["filter"]
                                                 else ""))
         self._details()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "results-tab-milestones":
+            self._milestones()  # computed on demand: it reads every milestone's grids and sources
 
     def _milestones(self) -> None:
         table = self.query_one("#results-milestones", DataTable)
@@ -184,8 +189,8 @@ class ResultsPage(Page):
         self.running = False
         self.refresh_bindings()
         self.query_one("#results-log", Log).write_line(closing)
-        self.say(closing, "error" if closing.startswith(("error", "internal")) else "ok")
         self.update_view()
+        self.say(closing, "error" if closing.startswith(("error", "internal")) else "ok")
 
     def action_cancel(self) -> None:
         if self.running:

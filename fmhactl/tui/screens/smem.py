@@ -62,7 +62,7 @@ class SmemPage(Page):
         yield Static("", classes="info", id="smem-info")
         yield from self.compose_message()
 
-    def on_mount(self) -> None:
+    def first_show(self) -> None:
         self.update_view()
         element = self.options.get("element")
         if element is not None and self.view is not None:

@@ -50,7 +50,7 @@ class TmaPage(Page):
         yield Static("", id="tma-driver")
         yield from self.compose_message()
 
-    def on_mount(self) -> None:
+    def first_show(self) -> None:
         self.query_one("#tma-rules", DataTable).add_columns("rule", "parameter", "status", "detail")
         gpu = backend.gpu_status()
         self.query_one("#tma-driver", Static).update(

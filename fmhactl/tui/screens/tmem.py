@@ -50,7 +50,7 @@ class TmemPage(Page):
         yield Static("", classes="info", id="tmem-info")
         yield from self.compose_message()
 
-    def on_mount(self) -> None:
+    def first_show(self) -> None:
         self.update_view()
         cell = self.options.pop("cell", None)
         if cell is not None and not self.grid.move_to(*cell):
@@ -76,9 +76,9 @@ class TmemPage(Page):
             f"shape [b]{o['shape']}[/] (s)  .num [b]x{o['num']}[/] (+/-)  warp [b]{o['warp']}[/] (w/W)  "
             f"lane base [b]{lane_base}[/] (l)  col base [b]{o['col_base']}[/] (c)  pack [b]{'on' if o['pack'] else 'off'}"
             f"[/] (k)  t: thread  g: goto  p: plan")
-        first_time = self.grid.model is None
-        self.grid.show(view.grid, keep_cursor=not first_time)
-        if first_time:
+        self.grid.show(view.grid)
+        key = self.grid.cursor_key()
+        if key is None or view.grid.cell(*key) is None:  # the cursor follows the access when it moves away
             self.grid.move_to(*view.first_cell)
         self.grid.set_group(self.thread)
         problems = "; ".join(f"{p.code}: {p.message}" for p in view.problems)
