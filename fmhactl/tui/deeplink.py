@@ -58,7 +58,8 @@ def build(screen: str, given: dict[str, Any]) -> DeepLink:
     extra = sorted(set(given) - OPTIONS[name])
     if extra:
         flags = ", ".join("--" + k.replace("_", "-") for k in extra)
-        raise BadInput(f"{flags} do(es) not apply to --screen {name} (it takes "
+        verb = "does" if len(extra) == 1 else "do"
+        raise BadInput(f"{flags} {verb} not apply to --screen {name} (it takes "
                        f"{', '.join('--' + k.replace('_', '-') for k in sorted(OPTIONS[name]))})")
     o: dict[str, Any] = {}
     g = given.get

@@ -112,7 +112,8 @@ class CellGrid(Widget, can_focus=True):
         if not self.model:
             return 3
         longest = max((len(c.label) for c in self.model.cells.values()), default=1)
-        return max(3, min(12, longest + 1))
+        header = max((len(self.model.col_label(c)) for c in self.model.cols[:1024]), default=1)
+        return max(3, min(12, max(longest, header) + 1))
 
     @property
     def label_width(self) -> int:
