@@ -37,7 +37,10 @@ class Variant:
         return paths.kernels_dir() / self.source
 
     def entry(self, dtype: str, head_dim: int) -> str:
-        return self.kernel.format(dtype=dtype, head_dim=head_dim)
+        # {head_dim_pow2}: the entry compiled for the next power of two >= 64 (a kernel that pads
+        # the head dim with zeros, e.g. the SM100 family's SW128 tiles: d=96 runs the d128 entry).
+        return self.kernel.format(dtype=dtype, head_dim=head_dim,
+                                  head_dim_pow2=max(64, 1 << (head_dim - 1).bit_length()))
 
     def unsupported_reason(self, cfg: AttnConfig) -> str | None:
         """Why this variant cannot run cfg, or None if it can."""

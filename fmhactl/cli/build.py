@@ -36,8 +36,9 @@ def build_command(
     from fmhactl.runtime.launchers import entry_plan
 
     registry = load_registry()
-    table = Table(title="fmhactl build (smem: static + dynamic bytes; tmem: columns allocated)", show_lines=False)
-    numeric = ("regs", "smem", "stack", "spills", "tmem", "compile s")
+    table = Table(title="fmhactl build (smem: static + dynamic bytes; tmem: columns used/allocated; "
+                        "ctas/SM: co-resident CTAs the plan decides, registers permitting)", show_lines=False)
+    numeric = ("regs", "smem", "stack", "spills", "tmem", "ctas/SM", "compile s")
     for col in ("variant", "arch", "kernel", *numeric, "cache"):
         table.add_column(col, justify="right" if col in numeric else "left", overflow="fold")
     for r in results:
@@ -49,8 +50,17 @@ def build_command(
             smem = f"{k.static_smem}+{plan.smem_bytes}" if fits else str(k.static_smem)
             table.add_row(r.variant, r.target.label, k.kernel, str(k.registers), smem,
                           str(k.stack_bytes), f"[red]{spills}[/red]" if spills else "0",
-                          str(plan.tmem_alloc) if fits else "-", f"{r.compile_seconds:.2f}",
+                          f"{plan.tmem_columns}/{plan.tmem_alloc}" if fits else "-",
+                          _ctas_cell(plan.ctas_per_sm, k.registers) if fits else "-", f"{r.compile_seconds:.2f}",
                           "[green]hit[/green]" if r.cache_hit else "built")
     out_console.print(table)
     hits = sum(r.cache_hit for r in results)
     err_console.print(f"{len(results)} builds, {hits} cache hits")
+
+
+def _ctas_cell(planned: int, registers: int) -> str:
+    """The plan's CTAs/SM, flagged red when the registers would hold fewer (never more) on an SM."""
+    from fmhactl.plans.sm100 import ctas_by_registers
+
+    by_regs = ctas_by_registers(registers)
+    return str(planned) if by_regs >= planned else f"[red]{planned} (regs: {by_regs})[/red]"

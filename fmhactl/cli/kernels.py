@@ -144,16 +144,31 @@ def verify_command(
 
 @guarded
 def bench_command(
-    variant: str = typer.Argument(..., help="Variant to time."),
-    shape: list[str] = typer.Option(..., "--shape", help="b=8,h=16,t=4096,s=4096,d=128[,causal] (repeatable)."),
+    variant: Optional[str] = typer.Argument(None, help="Variant to time (or --model)."),
+    shape: Optional[list[str]] = typer.Option(None, "--shape", help="b=8,h=16,t=4096,s=4096,d=128[,causal] (repeatable)."),
     warmup: int = typer.Option(10, "--warmup", help="Untimed launches first."),
     iters: int = typer.Option(50, "--iters", help="Timed launches; the median is reported."),
     baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash)."),
     timeout: float = typer.Option(300.0, "--timeout", help="Watchdog per config, seconds."),
     seed: Optional[int] = typer.Option(None, "--seed"),
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
+    model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small) with sdpa vs fmhactl attention, instead of a variant."),
+    prompt: Optional[list[int]] = typer.Option(None, "--prompt", help="With --model: prompt lengths (repeatable; default 128, 512, 2048)."),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
+    if model is not None:
+        from fmhactl.cli.model_bench import model_bench
+
+        from fmhactl.errors import BadInput
+
+        if variant or shape:
+            raise BadInput("give either VARIANT --shape ... or --model NAME, not both")
+        model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json)
+        return
+    if not variant or not shape:
+        from fmhactl.errors import BadInput
+
+        raise BadInput("bench needs VARIANT and at least one --shape (or --model NAME)")
     from fmhactl.bench.service import DEFAULT_BASELINES, run_bench
     from fmhactl.config import parse_shape
     from fmhactl.registry import get_variant

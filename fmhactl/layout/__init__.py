@@ -26,7 +26,7 @@ Shared memory (`smem`, spec §5)
 Descriptors (`descriptors`, `wgmma`, `idesc`, spec §4, §6)
     encode_smem_desc(start, lbo, sbo, swizzle, base_offset=0, lbo_mode=0) -> int
     decode_smem_desc(value, major=None) -> SmemDescriptor(fields..., problems)
-    advance_smem_desc(value, bytes); element_address(desc, major, elem_bytes, mn, k)
+    advance_smem_desc(value, bytes); smem.element_address(desc, major, elem_bytes, mn, k)
     encode_wgmma_desc / decode_wgmma_desc / sm100_from_wgmma / wgmma_from_sm100 (Hopper)
     idesc.encode(a, b, d, m, n, a_major, b_major, neg_a, neg_b) -> int; idesc.decode(value)
         -> InstrDescriptor(fields..., problems); idesc.operand_problems(idesc, a_swizzle, b_swizzle, ts)

@@ -39,32 +39,61 @@ def threads_per_phase(width: int) -> int:
     return 32 if width <= 4 else 128 // width
 
 
-def wavefronts(addresses: list[int | None], width: int) -> WavefrontReport:
-    """Wavefronts for a warp whose lane t accesses `width` bytes at addresses[t] (None = inactive)."""
+@dataclass(frozen=True)
+class PhaseReport:
+    """One phase of a warp request: the lanes served together and what their banks cost."""
+
+    first_lane: int
+    last_lane: int
+    wavefronts: int  # largest number of distinct words one bank delivers (0: no active lane)
+    worst_bank: int | None
+    banks: tuple[tuple[int, int], ...]  # (bank, distinct words) for every bank touched
+
+    @property
+    def conflicts(self) -> int:
+        return max(self.wavefronts - 1, 0)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"lanes": [self.first_lane, self.last_lane], "wavefronts": self.wavefronts,
+                "conflicts": self.conflicts, "worst_bank": self.worst_bank}
+
+
+def phase_reports(addresses: list[int | None], width: int) -> list[PhaseReport]:
+    """Per phase of the warp request (lane t accesses `width` bytes at addresses[t]; None = inactive)."""
     if len(addresses) > 32:
         raise LayoutError("a warp has 32 lanes")
     per = threads_per_phase(width)
-    total = ideal = 0
-    worst_bank, worst = None, 0
+    out: list[PhaseReport] = []
     for start in range(0, 32, per):
         words_by_bank: dict[int, set[int]] = {}
-        active = False
         for addr in addresses[start:start + per]:
             if addr is None:
                 continue
             if addr % width:
                 raise LayoutError(f"address 0x{addr:x} is not aligned to the {width}-byte access width")
-            active = True
             for word in range(addr // 4, (addr + width - 1) // 4 + 1):
                 words_by_bank.setdefault(word % BANKS, set()).add(word)
-        if not active:
+        if not words_by_bank:
+            out.append(PhaseReport(start, start + per - 1, 0, None, ()))
+            continue
+        degree = max(len(w) for w in words_by_bank.values())
+        worst = max(words_by_bank, key=lambda b: len(words_by_bank[b]))
+        out.append(PhaseReport(start, start + per - 1, degree, worst,
+                               tuple(sorted((b, len(w)) for b, w in words_by_bank.items()))))
+    return out
+
+
+def wavefronts(addresses: list[int | None], width: int) -> WavefrontReport:
+    """Wavefronts for a warp whose lane t accesses `width` bytes at addresses[t] (None = inactive)."""
+    total = ideal = 0
+    worst_bank, worst = None, 0
+    for ph in phase_reports(addresses, width):
+        if not ph.wavefronts:
             continue
         ideal += 1
-        degree = max(len(w) for w in words_by_bank.values())
-        total += degree
-        if degree > worst:
-            worst = degree
-            worst_bank = max(words_by_bank, key=lambda b: len(words_by_bank[b]))
+        total += ph.wavefronts
+        if ph.wavefronts > worst:
+            worst, worst_bank = ph.wavefronts, ph.worst_bank
     return WavefrontReport(total, ideal, worst_bank, worst)
 
 

@@ -28,6 +28,9 @@ def errors_of(problems: list[Problem]) -> list[Problem]:
     return [p for p in problems if p.severity == "error"]
 
 
+SMEM_LIMIT = 232448  # 227 KiB of shared memory per block on SM100
+
+
 # Element types the layout tools understand: name -> size in bits.
 ELEMENT_BITS: dict[str, int] = {
     "f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "e4m3": 8, "e5m2": 8, "u8": 8, "s8": 8,
@@ -57,4 +60,5 @@ def parse_int(text: str | int, what: str = "value") -> int:
     try:
         return int(str(text).strip().replace("_", ""), 0)
     except ValueError:
-        raise LayoutError(f"{what}: {text!r} is not an integer") from None
+        shown = str(text) if len(str(text)) <= 40 else str(text)[:40] + "..."
+        raise LayoutError(f"{what}: {shown!r} is not an integer (write 123, 0x7b or 0b1111011)") from None

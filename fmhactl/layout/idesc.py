@@ -1,21 +1,22 @@
 """The 32-bit tcgen05.mma instruction descriptor for kind::f16 and kind::tf32 (spec §6).
 
-Bits: 0-1 sparse selector, 2 sparse, 3 saturate, 4-5 D format, 6 reserved, 7-9 A format,
-10-12 B format, 13/14 negate A/B, 15/16 A/B MN-major, 17-22 N>>3, 23 reserved, 24-28 M>>4,
-29 reserved, 30-31 max shift. M sits at bit 24, not 23.
+The bits are declared once, in `fields.INSTR_DESC` (M sits at bit 24, not 23); this module adds
+the rules that tie fields together (kinds, formats, shapes).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fmhactl.layout import fields
 from fmhactl.layout.common import LayoutError, Problem, canonical_dtype, errors_of
-from fmhactl.layout.smem import SW128_BASE32B, SwizzleMode, parse_major, parse_swizzle
+from fmhactl.layout.swizzle import SW128_BASE32B, SwizzleMode, parse_major, parse_swizzle
 
-AB_FORMATS = {"f16": 0, "bf16": 1, "tf32": 2}
-D_FORMATS = {"f16": 0, "f32": 1, "s32": 2}
-_AB_NAMES = {v: k for k, v in AB_FORMATS.items()}
-_D_NAMES = {v: k for k, v in D_FORMATS.items()}
+TABLE = fields.INSTR_DESC
+_AB_NAMES = fields.AB_FORMATS
+_D_NAMES = fields.D_FORMATS
+AB_FORMATS = {v: k for k, v in _AB_NAMES.items()}
+D_FORMATS = {v: k for k, v in _D_NAMES.items()}
 
 
 def _major_bit(text: str) -> int:
@@ -30,13 +31,13 @@ def encode(a: str = "bf16", b: str | None = None, d: str = "f32", m: int = 128, 
         raise LayoutError(f"A/B must be f16, bf16 or tf32 for kind::f16/tf32; got {a_name}/{b_name}")
     if d_name not in ("f16", "f32"):
         raise LayoutError(f"D must be f16 or f32 for kind::f16/tf32; got {d_name}")
-    value = (D_FORMATS[d_name] << 4 | AB_FORMATS[a_name] << 7 | AB_FORMATS[b_name] << 10 | int(neg_a) << 13
-             | int(neg_b) << 14 | _major_bit(a_major) << 15 | _major_bit(b_major) << 16)
     if m not in (64, 128):
         raise LayoutError(f"M must be 64 or 128 for cta_group::1; got {m}")
     if not (8 <= n <= 256 and n % 8 == 0):
         raise LayoutError(f"N must be 8..256 in steps of 8; got {n}")
-    value |= (n >> 3) << 17 | (m >> 4) << 24
+    value = TABLE.encode({"d_format": D_FORMATS[d_name], "a_format": AB_FORMATS[a_name],
+                          "b_format": AB_FORMATS[b_name], "negate_a": int(neg_a), "negate_b": int(neg_b),
+                          "a_major": _major_bit(a_major), "b_major": _major_bit(b_major), "n": n, "m": m})
     errs = errors_of(decode(value).problems_list)
     if errs:
         raise LayoutError("; ".join(p.message for p in errs))
@@ -98,34 +99,26 @@ class InstrDescriptor:
 
 
 def decode(value: int) -> InstrDescriptor:
-    if not 0 <= value <= 0xFFFFFFFF:
-        raise LayoutError(f"an instruction descriptor is 32 bits; 0x{value:x} is out of range")
-
-    def g(lo: int, n: int) -> int:
-        return (value >> lo) & ((1 << n) - 1)
-
-    f = InstrDescriptor(value, g(0, 2), g(2, 1), g(3, 1), g(4, 2), g(7, 3), g(10, 3), g(13, 1), g(14, 1), g(15, 1),
-                        g(16, 1), g(17, 6) << 3, g(24, 5) << 4, g(30, 2), g(6, 1), g(23, 1), g(29, 1), ())
+    TABLE.check_word(value, "an instruction descriptor")
+    f = InstrDescriptor(value=value, problems=(), **TABLE.values(value))
     return InstrDescriptor(**{**f.__dict__, "problems": tuple(_problems(f))})
 
 
 def _problems(f: InstrDescriptor) -> list[Problem]:
     out: list[Problem] = []
-    for bit, v in ((6, f.reserved_6), (23, f.reserved_23), (29, f.reserved_29)):
-        if v:
-            hint = " (M written at bit 23? M>>4 belongs at bits 24-28)" if bit == 23 else ""
-            out.append(Problem(f"reserved-{bit}", f"bit {bit} is reserved and must be 0{hint}"))
-    if f.sparse or f.sparse_selector:
-        out.append(Problem("sparse", "sparse MMA (bits 0-2) is outside the model's scope (dense kind::f16/tf32)"))
-    if f.saturate:
-        out.append(Problem("saturate", "saturate (bit 3) applies to integer kinds only"))
-    if f.max_shift:
-        out.append(Problem("max-shift", "max shift (bits 30-31) is for .ws B-reuse only; must be 0 here"))
+    seen: set[str] = set()
+    for p in TABLE.structural_problems(f.value):
+        if p.code in ("d-format", "ab-format"):
+            continue  # judged below, together with the kind
+        if p.code not in seen:
+            seen.add(p.code)
+            out.append(p)
     if f.m not in (64, 128):
         extra = " (M=256 needs cta_group::2)" if f.m == 256 else ""
-        out.append(Problem("m", f"M field encodes {f.m}; must be 64 or 128 for cta_group::1{extra}"))
+        out.append(Problem("m", f"M field (bits {TABLE.field('m').bits}) encodes {f.m}; must be 64 or 128 for "
+                           f"cta_group::1{extra}"))
     if not 8 <= f.n <= 256:
-        out.append(Problem("n", f"N field encodes {f.n}; must be 8..256 in steps of 8"))
+        out.append(Problem("n", f"N field (bits {TABLE.field('n').bits}) encodes {f.n}; must be 8..256 in steps of 8"))
     if f.kind == "tf32":
         if (f.a_format, f.b_format) != (2, 2):
             out.append(Problem("ab-format", "kind::tf32 needs A and B both tf32 (format 2)"))

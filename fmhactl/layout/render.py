@@ -1,7 +1,8 @@
 """Colour grids for the terminal (rich) and hand-written SVG pictures of layouts.
 
 A grid is a dict {(row, col): Cell}; rows and columns carry their own labels. Colours come from
-a key (a thread, a bank, a core matrix) so equal keys share a colour.
+a key (a thread, a bank, a core matrix) so equal keys share a colour. Plain data and SVG only:
+the terminal rendering (rich) lives in fmhactl/cli/output.py.
 """
 
 from __future__ import annotations
@@ -30,26 +31,6 @@ def colour(key: int, n: int = 32) -> str:
     light = 0.80 if (key // max(n, 1)) % 2 == 0 else 0.70
     r, g, b = colorsys.hls_to_rgb(hue, light, 0.65)
     return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
-
-
-def rich_grid(title: str, rows: list[int], cols: list[int], cells: dict[tuple[int, int], Cell],
-              row_label: Callable[[int], str], col_label: Callable[[int], str], n_keys: int = 32,
-              corner: str = "") -> Any:
-    """A rich Table whose body cells are coloured by key."""
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(title=title, show_lines=False, pad_edge=False, padding=(0, 1), header_style="bold")
-    table.add_column(corner, justify="right", style="bold", no_wrap=True)
-    for c in cols:
-        table.add_column(col_label(c), justify="center", no_wrap=True)
-    for r in rows:
-        row = [row_label(r)]
-        for c in cols:
-            cell = cells.get((r, c))
-            row.append(Text(" ") if cell is None else Text(cell.label, style=f"black on {colour(cell.key, n_keys)}"))
-        table.add_row(*row)
-    return table
 
 
 def svg_grid(title: str, rows: list[int], cols: list[int], cells: dict[tuple[int, int], Cell],
@@ -113,6 +94,22 @@ def json_document(meta: dict[str, Any], records: list[dict[str, Any]] | None = N
     else:
         body = ",\n    ".join(lines)
     return head.replace(f'"{marker}"', "[\n    " + body + "\n  ]" if body else "[]", 1) + "\n"
+
+
+@dataclass(frozen=True)
+class TextTable:
+    """A table as plain strings: the CLI prints it with rich on a terminal and as TSV in a pipe."""
+
+    title: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def tsv(self) -> str:
+        clean = lambda s: str(s).replace("\t", " ").replace("\n", " ")  # noqa: E731
+        lines = [f"# {self.title}"] if self.title else []
+        lines.append("\t".join(clean(h) for h in self.headers))
+        lines.extend("\t".join(clean(c) for c in row) for row in self.rows)
+        return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fmhactl.layout import render
+from fmhactl.layout.bitfields import BitTable
 from fmhactl.layout.render import Cell
 from fmhactl.layout.smem import CORE_BYTES, TileLayout
 from fmhactl.layout.tmem import Access
@@ -33,9 +34,12 @@ class Grid:
         clipped = Grid(self.title, rows, cols, self.cells, self.row_label, self.col_label, self.n_keys, self.corner)
         return clipped, ("... " + " and ".join(hidden) + " (see --json or --svg)") if hidden else ""
 
-    def to_rich(self) -> Any:
-        return render.rich_grid(self.title, self.rows, self.cols, self.cells, self.row_label, self.col_label,
-                                self.n_keys, self.corner)
+    def to_table(self) -> render.TextTable:
+        """The grid as plain text rows (TSV in a pipe; the CLI colours it on a terminal)."""
+        head = (self.corner,) + tuple(self.col_label(c) for c in self.cols)
+        body = tuple((self.row_label(r),) + tuple(self.cells[(r, c)].label if (r, c) in self.cells else ""
+                                                   for c in self.cols) for r in self.rows)
+        return render.TextTable(self.title, head, body)
 
     def to_svg(self, subtitle: str = "") -> str:
         return render.svg_grid(self.title, self.rows, self.cols, self.cells, self.row_label, self.col_label,
@@ -142,56 +146,40 @@ def map_grid(title: str, records: list[Any], max_rows: int = 64) -> Grid:
     return Grid(title, lanes, cols, cells, lambda lane: f"L{lane}", lambda c: f"c{c}", 32, "lane\\col")
 
 
+def table_fields(table: BitTable, word: int, problems: Any = ()) -> list[render.BitField]:
+    """The register diagram of any declared word: one box per field of its table, bad ones red."""
+    bad = {p.code for p in problems if p.severity == "error"}
+    by_name = {f.name: f for f in table.fields}
+    return [render.BitField(r.lo, r.width, by_name[r.name].short, _short_value(by_name[r.name], word),
+                            r.bad and by_name[r.name].severity == "error" or by_name[r.name].problem_code in bad)
+            for r in table.rows(word)]
+
+
+def _short_value(f: Any, word: int) -> str:
+    raw = f.get(word)
+    if f.allowed is not None:
+        return str(f.allowed.get(raw, f"{raw}?"))
+    if f.unit_shift:
+        return f"{raw << f.unit_shift}{(' ' + f.unit) if f.unit else ''}"
+    return str(raw)
+
+
 def smem_desc_fields(d: Any) -> list[render.BitField]:
-    bad = {p.code for p in d.problems if p.severity == "error"}
-    swz = d.swizzle
-    return [
-        render.BitField(0, 14, "start", f"{d.start} B"),
-        render.BitField(14, 2, "rsv", str(d.reserved_14_15), "reserved-14-15" in bad),
-        render.BitField(16, 14, "LBO", f"{d.lbo} B"),
-        render.BitField(30, 2, "rsv", str(d.reserved_30_31), "reserved-30-31" in bad),
-        render.BitField(32, 14, "SBO", f"{d.sbo} B"),
-        render.BitField(46, 3, "fixed", f"0b{d.fixed_46_48:03b}", "fixed-46-48" in bad),
-        render.BitField(49, 3, "base", str(d.base_offset), "base-offset" in bad),
-        render.BitField(52, 1, "m", str(d.lbo_mode), "lbo-mode" in bad),
-        render.BitField(53, 8, "reserved", str(d.reserved_53_60), "reserved-53-60" in bad),
-        render.BitField(61, 3, "layout", swz.name if swz else f"{d.layout_code}?", "layout-type" in bad),
-    ]
+    from fmhactl.layout.fields import SMEM_DESC
+
+    return table_fields(SMEM_DESC, d.value, d.problems)
 
 
 def wgmma_desc_fields(w: Any) -> list[render.BitField]:
-    swz = w.swizzle
-    unused = w.unused_bits != 0
-    return [
-        render.BitField(0, 14, "start", f"{w.start} B"), render.BitField(14, 2, "-", "", bool(w.value >> 14 & 3)),
-        render.BitField(16, 14, "LBO", f"{w.lbo} B"), render.BitField(30, 2, "-", "", bool(w.value >> 30 & 3)),
-        render.BitField(32, 14, "SBO", f"{w.sbo} B"), render.BitField(46, 3, "unused", "", bool(w.value >> 46 & 7)),
-        render.BitField(49, 3, "base", str(w.base_offset)),
-        render.BitField(52, 10, "unused", "0" if not unused else "set", bool(w.value >> 52 & 0x3FF)),
-        render.BitField(62, 2, "layout", swz.name if swz else "?"),
-    ]
+    from fmhactl.layout.fields import WGMMA_DESC
+
+    return table_fields(WGMMA_DESC, w.value, w.problems)
 
 
 def idesc_fields(d: Any) -> list[render.BitField]:
-    bad = {p.code for p in d.problems if p.severity == "error"}
-    f = d.as_dict()
-    fmt_bad = bool(bad & {"ab-format", "mixed-ab"})
-    return [
-        render.BitField(0, 2, "sp.sel", str(d.sparse_selector), "sparse" in bad),
-        render.BitField(2, 1, "sp", str(d.sparse), "sparse" in bad),
-        render.BitField(3, 1, "sat", str(d.saturate), "saturate" in bad),
-        render.BitField(4, 2, "D", str(f["d_format"]), "d-format" in bad),
-        render.BitField(6, 1, "r", str(d.reserved_6), "reserved-6" in bad),
-        render.BitField(7, 3, "A fmt", str(f["a_format"]), fmt_bad),
-        render.BitField(10, 3, "B fmt", str(f["b_format"]), fmt_bad),
-        render.BitField(13, 1, "-A", str(d.negate_a)), render.BitField(14, 1, "-B", str(d.negate_b)),
-        render.BitField(15, 1, "A", f["a_major"]), render.BitField(16, 1, "B", f["b_major"]),
-        render.BitField(17, 6, "N>>3", f"N={d.n}", "n" in bad),
-        render.BitField(23, 1, "r", str(d.reserved_23), "reserved-23" in bad),
-        render.BitField(24, 5, "M>>4", f"M={d.m}", "m" in bad),
-        render.BitField(29, 1, "r", str(d.reserved_29), "reserved-29" in bad),
-        render.BitField(30, 2, "shift", str(d.max_shift), "max-shift" in bad),
-    ]
+    from fmhactl.layout.fields import INSTR_DESC
+
+    return table_fields(INSTR_DESC, d.value, d.problems)
 
 
 def banks_grid(title: str, lanes: list[tuple[int, int, int, int]], vec: int) -> Grid:

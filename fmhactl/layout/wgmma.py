@@ -1,7 +1,8 @@
 """The Hopper wgmma shared-memory descriptor, next to the SM100 one (spec §4.2).
 
 Same start/LBO/SBO/base-offset fields; bits 46-48 unused (0); the layout is 2 bits at 62-63
-(0 none, 1 128B, 2 64B, 3 32B), so bits 62-63 equal the SM100 code's upper two bits.
+(0 none, 1 128B, 2 64B, 3 32B), so bits 62-63 equal the SM100 code's upper two bits. The bits
+are declared once, in `fields.WGMMA_DESC`.
 """
 
 from __future__ import annotations
@@ -9,8 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fmhactl.layout.common import LayoutError, Problem, errors_of
-from fmhactl.layout.descriptors import U64, _bits, _field_bytes
-from fmhactl.layout.smem import SwizzleMode, parse_swizzle, swizzle_from_wgmma_code
+from fmhactl.layout.descriptors import decode_smem_desc
+from fmhactl.layout.fields import SMEM_DESC, WGMMA_DESC
+from fmhactl.layout.swizzle import SwizzleMode, parse_swizzle, swizzle_from_wgmma_code
+
+TABLE = WGMMA_DESC
 
 
 def encode_wgmma_desc(start: int, lbo: int, sbo: int, swizzle: str | SwizzleMode = "none",
@@ -18,10 +22,8 @@ def encode_wgmma_desc(start: int, lbo: int, sbo: int, swizzle: str | SwizzleMode
     swz = parse_swizzle(swizzle)
     if swz.wgmma_code is None:
         raise LayoutError(f"Hopper wgmma has no {swz.name} layout")
-    if not 0 <= base_offset < 8:
-        raise LayoutError(f"base offset is a 3-bit field (0..7); got {base_offset}")
-    return (_field_bytes("start address", start) | _field_bytes("LBO", lbo) << 16
-            | _field_bytes("SBO", sbo) << 32 | base_offset << 49 | swz.wgmma_code << 62)
+    return TABLE.encode({"start": start, "lbo": lbo, "sbo": sbo, "base_offset": base_offset,
+                         "layout": swz.wgmma_code})
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,7 @@ class WgmmaDescriptor:
     sbo: int
     base_offset: int
     layout_code: int
-    unused_bits: int  # 14-15, 30-31, 46-48, 52-61 gathered as a mask of the value
+    unused_bits: int  # every bit outside the Hopper fields, as a mask of the value
     problems: tuple[Problem, ...]
 
     @property
@@ -51,22 +53,20 @@ class WgmmaDescriptor:
                 "problems": [p.as_dict() for p in self.problems]}
 
 
-_UNUSED_MASK = (0x3 << 14) | (0x3 << 30) | (0x7 << 46) | (((1 << 10) - 1) << 52)
+UNUSED_MASK = sum(f.mask for f in TABLE.fields if f.name.startswith("unused"))
 
 
 def decode_wgmma_desc(value: int) -> WgmmaDescriptor:
-    if not 0 <= value <= U64:
-        raise LayoutError(f"a wgmma descriptor is 64 bits; 0x{value:x} is out of range")
-    unused = value & _UNUSED_MASK
+    TABLE.check_word(value, "a wgmma descriptor")
+    v = TABLE.values(value)
     problems: list[Problem] = []
-    if unused:
-        hint = " - bit 46 set: this looks like an SM100 tcgen05 descriptor" if (value >> 46) & 1 else ""
-        problems.append(Problem("unused-bits", f"bits outside the Hopper fields are set (0x{unused:x}){hint}"))
-    if _bits(value, 49, 3):
-        problems.append(Problem("base-offset", f"base offset {_bits(value, 49, 3)} != 0: only meaningful for "
-                                "atoms not aligned to their swizzle repeat", "warning"))
-    return WgmmaDescriptor(value, _bits(value, 0, 14) << 4, _bits(value, 16, 14) << 4, _bits(value, 32, 14) << 4,
-                           _bits(value, 49, 3), _bits(value, 62, 2), unused, tuple(problems))
+    seen: set[str] = set()
+    for p in TABLE.structural_problems(value):
+        if p.code not in seen:  # the unused fields share one code: report it once
+            seen.add(p.code)
+            problems.append(p)
+    return WgmmaDescriptor(value, v["start"], v["lbo"], v["sbo"], v["base_offset"], v["layout"],
+                           value & UNUSED_MASK, tuple(problems))
 
 
 def sm100_from_wgmma(value: int) -> int:
@@ -74,12 +74,10 @@ def sm100_from_wgmma(value: int) -> int:
     d = decode_wgmma_desc(value)
     if not d.ok:
         raise LayoutError("not a clean wgmma descriptor: " + "; ".join(p.message for p in d.problems))
-    return value | (1 << 46)
+    return value | (SMEM_DESC.field("fixed_46_48").fixed or 0) << SMEM_DESC.field("fixed_46_48").lo
 
 
 def wgmma_from_sm100(value: int) -> int:
-    from fmhactl.layout.descriptors import decode_smem_desc
-
     d = decode_smem_desc(value)
     swz = d.swizzle
     if swz is None or swz.wgmma_code is None:

@@ -25,6 +25,13 @@ def run_dump(variant: Variant, cfg: AttnConfig, at: str, *, store: ResultStore, 
     at = at.upper()
     if at not in CHECKPOINTS:
         raise BadInput(f"unknown checkpoint {at!r} (choose from {', '.join(CHECKPOINTS)})")
+    from fmhactl.runtime.launchers import sm100_plan
+
+    plan = sm100_plan(cfg, variant.switches)
+    if plan.block_n != 128 or plan.d_passes != 1 or plan.head_dim != cfg.head_dim:
+        raise BadInput(f"checkpoints mirror a 128-key tile of the whole head dim; {variant.name} at d={cfg.head_dim} "
+                       f"runs the d{plan.head_dim} entry with BlockN {plan.block_n}, {plan.d_passes} pass(es) over D (fmhactl layout plan "
+                       f"{variant.name} --head-dim {cfg.head_dim})")
     return run_single("dump", variant, cfg, store=store, timeout_s=timeout_s, seed=seed,
                       built_variant=checkpoint_variant(variant), at=at,
                       **({"out": out} if out else {}))

@@ -100,13 +100,14 @@ class Executor:
         lse.view(torch.int32).fill_(POISON_32)
         return o, lse
 
-    def launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None) -> None:
+    def launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
+               scale: float | None = None) -> None:
         torch = _torch()
         fn = self._function(job)
         shape = launch_shape(job["launcher"], cfg, job["switches"])
-        args = [make_params(cfg, q, k, v, o, lse, checkpoints=checkpoints)]
+        args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints)]
         if job["launcher"] == "sm100":
-            args.append(self._tma_maps(job, q, k, v))
+            args.append(self._tma_maps(job, cfg, q, k, v))
         stream = torch.cuda.current_stream().cuda_stream
         if job.get("mode") == "emulated":
             self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream)
@@ -114,14 +115,16 @@ class Executor:
             driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
 
     @staticmethod
-    def _tma_maps(job: dict, q, k, v):
-        """The SM100 kernel's second parameter: real tensor maps for TMA variants, zeros otherwise."""
-        from fmhactl.runtime.launchers import Sm100Plan
+    def _tma_maps(job: dict, cfg: AttnConfig, q, k, v):
+        """The SM100 kernel's second parameter: real tensor maps for TMA variants, zeros otherwise.
+        The boxes follow the entry's plan (BlockN keys per K/V tile)."""
+        from fmhactl.runtime.launchers import sm100_plan
         from fmhactl.runtime.tma_maps import FmhaTmaMaps, fmha_maps
 
         if not int(job["switches"].get("FMHA_LOAD_TMA", 0)):
             return FmhaTmaMaps()
-        return fmha_maps(q, k, v, Sm100Plan.block_m, Sm100Plan.block_n)
+        plan = sm100_plan(cfg, job["switches"])
+        return fmha_maps(q, k, v, plan.block_m, plan.block_n)
 
     def run(self, job: dict) -> dict:
         """One launch with no reference: did it finish, write every element, produce NaNs?"""

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
+from fmhactl.plans.sm100 import MAX_DYNAMIC_SMEM, Sm100Plan, plan_from_switches
 
-MAX_DYNAMIC_SMEM = 232448  # 227 KiB per block on sm_90 and sm_100
-TMEM_COLUMNS = 512
+__all__ = ["LaunchShape", "MAX_DYNAMIC_SMEM", "Sm100Plan", "entry_plan", "launch_shape", "limit_reason",
+           "sm100_launch", "sm100_plan"]
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,9 @@ class LaunchShape:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     dynamic_smem: int
+    # CTAs the kernel's plan lets co-reside on one SM (the emulator shares one SM's 512 TMEM
+    # columns among that many CTAs); 0 where the launcher does not decide it.
+    ctas_per_sm: int = 0
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -34,53 +38,15 @@ def ref_launch(cfg: AttnConfig, switches: dict) -> LaunchShape:
     return LaunchShape((_ceil_div(cfg.seq_q, block_m), cfg.heads, cfg.batch), (128, 1, 1), smem)
 
 
-@dataclass(frozen=True)
-class Sm100Plan:
-    """Mirror of fmha_sm100::Plan<D> (kernels/sm100/fmha_sm100.cuh); tests keep them equal."""
-
-    head_dim: int
-    stages: int
-    p_in_smem: bool
-    block_m: int = 128
-    block_n: int = 128
-
-    @property
-    def tmem_columns(self) -> int:
-        return self.block_n + self.head_dim + (0 if self.p_in_smem else self.block_n // 2)
-
-    @property
-    def tmem_alloc(self) -> int:
-        cols = 32
-        while cols < self.tmem_columns:
-            cols *= 2
-        return cols
-
-    @property
-    def smem_bytes(self) -> int:
-        q = self.block_m * self.head_dim * 2
-        kv = self.block_n * self.head_dim * 2
-        p = self.block_m * self.block_n * 2 if self.p_in_smem else 0
-        barriers = 8 * (4 + 2 * self.stages)
-        return q + 2 * self.stages * kv + p + barriers + 16 + 1024
-
-    def limit_reason(self) -> str | None:
-        if self.tmem_columns > TMEM_COLUMNS:
-            p = "" if self.p_in_smem else f" + P {self.block_n // 2}"
-            return (f"TMEM needs S {self.block_n} + O {self.head_dim}{p} = {self.tmem_columns} columns "
-                    f"> {TMEM_COLUMNS}")
-        if self.smem_bytes > MAX_DYNAMIC_SMEM:
-            return (f"SMEM needs {self.smem_bytes} B (Q + {self.stages} K/V stage(s)"
-                    f"{' + P' if self.p_in_smem else ''}) > {MAX_DYNAMIC_SMEM} B")
-        return None
-
-
 def sm100_plan(cfg: AttnConfig, switches: dict) -> Sm100Plan:
-    return Sm100Plan(cfg.head_dim, int(switches.get("FMHA_STAGES", 1)), bool(int(switches.get("FMHA_P_SMEM", 0))))
+    return plan_from_switches(cfg.head_dim, switches)
 
 
 def sm100_launch(cfg: AttnConfig, switches: dict) -> LaunchShape:
+    """One CTA per 128 query rows (x 2 when O is split over two passes of D), per head, per batch."""
     plan = sm100_plan(cfg, switches)
-    return LaunchShape((_ceil_div(cfg.seq_q, plan.block_m), cfg.heads, cfg.batch), (192, 1, 1), plan.smem_bytes)
+    grid_x = _ceil_div(cfg.seq_q, plan.block_m) * plan.d_passes
+    return LaunchShape((grid_x, cfg.heads, cfg.batch), (192, 1, 1), plan.smem_bytes, plan.ctas_per_sm)
 
 
 LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch}

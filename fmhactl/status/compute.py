@@ -244,6 +244,9 @@ def compute_status(milestones: list[Milestone], store: ResultStore,
         if milestone.blocked:
             results.append(MilestoneStatus(milestone, BLOCKED, milestone.blocked))
             continue
+        if milestone.checks:
+            results.append(_checks_status(milestone, store, registry))
+            continue
         if missing:
             results.append(MilestoneStatus(milestone, BLOCKED,
                                            f"variants not in kernels/family.toml: {', '.join(missing)}"))
@@ -271,6 +274,49 @@ def compute_status(milestones: list[Milestone], store: ResultStore,
                 r.state = BLOCKED
                 r.reason = "waits for " + ", ".join(f"{d} ({by_id[d].state})" for d in waiting)
     return results
+
+
+def _checks_status(milestone: Milestone, store: ResultStore, registry: dict[str, Variant]) -> MilestoneStatus:
+    """A milestone proved by named result rows ("kind:config_key"), e.g. M6's torch integration checks.
+
+    Per verify mode: the latest row of each check in that mode must pass (PASS, or OK for a
+    benchmark that ran); a row made from since-changed sources of the variant it ran is stale.
+    """
+    hashes: dict[str, str] = {}
+    modes: list[ModeStatus] = []
+    for spec in MODES:
+        if spec.kind != "verify":
+            continue
+        status = ModeStatus(spec.label, NOT_RUN)
+        any_row = False
+        backends: set[str] = set()
+        for check in milestone.checks:
+            kind, key = check.split(":", 1)
+            status.required += 1
+            row = next((r for r in store.query(kind=kind, config_key=key) if _matches(r, spec)), None)
+            if row is None:
+                status.missing += 1
+                continue
+            any_row = True
+            backends.add(row.variant)
+            status.row_ids.append(int(row.id or 0))
+            if row.status not in ("PASS", "OK"):
+                status.failures.append(Failure(row.variant, check, row.status, row.id,
+                                               error=str(row.metrics.get("error", ""))[:300]))
+                continue
+            status.passed += 1
+            variant = registry.get(row.variant)
+            if variant is not None:
+                hashes.setdefault(variant.name, source_hash(variant.source_path))
+                if row.source_hash and row.source_hash != hashes[variant.name]:
+                    status.stale.append(f"{check}: ran {variant.name} from sources {row.source_hash[:12]}, "
+                                        f"sources now {hashes[variant.name][:12]}")
+        if backends:
+            status.note = "backend: " + ", ".join(sorted(backends))
+        modes.append(_settle(status, any_row))
+    best = min((m.state for m in modes), key=lambda s: _RANK[s])
+    proved = [m.mode for m in modes if m.state == best] if best in (DONE, STALE, IN_PROGRESS) else []
+    return MilestoneStatus(milestone, best, "", proved, modes, hashes)
 
 
 def state_map(statuses: list[MilestoneStatus]) -> dict:

@@ -23,6 +23,7 @@ class Milestone:
     blocked: str = ""
     depends: tuple[str, ...] = ()
     what: str = ""
+    checks: tuple[str, ...] = ()  # "kind:config_key" result rows that must pass (integration checks, not grids)
 
 
 def milestones_path() -> Path:
@@ -47,16 +48,19 @@ def load_milestones(path: Path | None = None) -> list[Milestone]:
             raise BadInput(f"{path}: milestone id {mid!r} is malformed or repeated")
         seen.add(mid)
         lists = {}
-        for key in ("variants", "grids", "depends"):
+        for key in ("variants", "grids", "depends", "checks"):
             value = table.get(key, [])
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise BadInput(f"{path}: milestone {mid}: {key} must be a list of strings")
             lists[key] = tuple(value)
-        if not lists["variants"]:
-            raise BadInput(f"{path}: milestone {mid} names no variants")
+        if not lists["variants"] and not lists["checks"]:
+            raise BadInput(f"{path}: milestone {mid} names no variants and no checks")
+        malformed = [c for c in lists["checks"] if c.count(":") != 1 or not all(c.split(":"))]
+        if malformed:
+            raise BadInput(f"{path}: milestone {mid}: checks must read kind:name, got {', '.join(malformed)}")
         out.append(Milestone(id=mid, title=str(table["title"]), variants=lists["variants"], grids=lists["grids"],
                              scenario=str(table.get("scenario", "")), blocked=str(table.get("blocked", "")),
-                             depends=lists["depends"], what=str(table.get("what", ""))))
+                             depends=lists["depends"], what=str(table.get("what", "")), checks=lists["checks"]))
     if not out:
         raise BadInput(f"{path}: no [[milestone]] tables")
     for m in out:

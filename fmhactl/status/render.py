@@ -109,7 +109,7 @@ def render_milestone(status: MilestoneStatus, by_id: dict[str, MilestoneStatus])
         lines.append(f"What: {m.what}")
     hashes = ", ".join(f"{v} (sources {status.hashes[v][:12]})" if v in status.hashes else v for v in m.variants)
     lines.append(f"Variants: {hashes}")
-    proof = " + ".join(f"grid {g}" for g in m.grids) or "none"
+    proof = " + ".join([f"grid {g}" for g in m.grids] + [f"check {c}" for c in m.checks]) or "none"
     lines.append(f"Proof: {proof}" + (f"; re-run with `fmhactl scenario run {m.scenario}`" if m.scenario else ""))
     if m.depends:
         lines.append("Depends on: " + ", ".join(f"{d} ({by_id[d].state})" for d in m.depends))

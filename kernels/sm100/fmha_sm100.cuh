@@ -2,16 +2,21 @@
 // tcgen05 device API of kernels/common: built for sm_100a it is native, built for sm_90a with
 // FMHACTL_TCGEN05_EMULATE=1 its tensor-memory work is emulated and everything else runs for real.
 //
-// One CTA = 128 query rows of one (batch, head). Warp roles (one method each):
+// One CTA = 128 query rows of one (batch, head) (and, for D=512, one half of the head dim).
+// Warp roles (one method each):
 //   warps 0-3  softmax / correction / epilogue: warp w owns TMEM lanes (= query rows) 32w..32w+31
 //   warp 4     MMA issue; owns TMEM alloc/dealloc
 //   warp 5     loads: Q once, then K/V tiles into a ring of FMHA_STAGES stages
-// TMEM columns: S (128 fp32) | O (D fp32) | P (64 x 2 bf16, TMEM-P only).
+// The plan (BlockN keys per tile, TMEM columns, SMEM carve-up, CTAs per SM) is declared once in
+// fmhactl/plans/sm100.py and reaches this file as the generated fmha_sm100_plan.h:
+// TMEM columns: S (BlockN fp32), P (16-bit) written over the S columns it came from | O (D/passes fp32).
 //
 // Compile-time switches, one per feature:
-//   FMHA_LOAD_TMA  0: the load warp copies GMEM into the SW128 layout itself (M1); 1: TMA (M2)
-//   FMHA_STAGES    K/V ring depth: 1, or 2 for the double-buffered pipeline (M3)
-//   FMHA_P_SMEM    0: P goes to TMEM and PV is a TS MMA; 1: P goes to SMEM and PV is an SS MMA
+//   FMHA_LOAD_TMA   0: the load warp copies GMEM into the SW128 layout itself (M1); 1: TMA (M2)
+//   FMHA_STAGES     K/V ring depth: 1, or 2 for the double-buffered pipeline (M3)
+//   FMHA_P_SMEM     0: P goes to TMEM and PV is a TS MMA; 1: P goes to SMEM and PV is an SS MMA
+//   FMHA_EXP2_POLY  of every 4 consecutive keys, how many exponentials a cubic polynomial on the
+//                   FMA pipe computes instead of MUFU.EX2 (seed 004, FA4's ex2 emulation); 0: none
 #pragma once
 
 #include "common/dtypes.cuh"
@@ -20,6 +25,7 @@
 #include "common/sw128.cuh"
 #include "common/tcgen05.cuh"
 #include "common/tma.cuh"
+#include "sm100/fmha_sm100_plan.h"
 
 #ifndef FMHA_LOAD_TMA
 #define FMHA_LOAD_TMA 0
@@ -30,6 +36,10 @@
 #ifndef FMHA_P_SMEM
 #define FMHA_P_SMEM 0
 #endif
+#ifndef FMHA_EXP2_POLY
+#define FMHA_EXP2_POLY 0
+#endif
+static_assert(FMHA_EXP2_POLY >= 0 && FMHA_EXP2_POLY <= 4, "FMHA_EXP2_POLY counts keys out of every 4");
 // Debug builds copy the first CTA's intermediates to p.checkpoints (fmhactl dump); see Checkpoints.
 #ifndef FMHA_CHECKPOINTS
 #define FMHA_CHECKPOINTS 0
@@ -42,7 +52,6 @@ struct FmhaTmaMaps {
 namespace fmha_sm100 {
 
 constexpr int kBlockM = 128;  // query rows per CTA = MMA M = TMEM lanes
-constexpr int kBlockN = 128;  // keys per KV tile = QK MMA N
 constexpr int kThreads = 192;
 constexpr int kMmaWarp = 4;
 constexpr int kLoadWarp = 5;
@@ -55,28 +64,52 @@ __host__ __device__ constexpr int pow2_at_least(int n) {
     return p;
 }
 
-// The plan of columns and bytes for head dim D; the host launcher mirrors smem_bytes().
+// The plan for head dim D, from the generated header; the byte carving is recomputed here from
+// BlockN and D and must agree with the declaration (fmhactl/plans/sm100.py).
 template <int D>
 struct Plan {
+    using Declared = fmha_sm100_plan::Entry<D, FMHA_STAGES, FMHA_P_SMEM>;
+    static_assert(Declared::kSupported, "no SM100 plan fits this head dim with these switches");
+    static constexpr int kBlockN = Declared::kBlockN;  // keys per KV tile = QK MMA N
+    static constexpr int kDPasses = Declared::kDPasses;  // 2: O split over two CTAs, one half of D each
+    static constexpr int kDPart = D / kDPasses;          // O / V columns this CTA owns = PV MMA N
+    static_assert(kBlockN % 32 == 0 && kBlockN >= 32 && kBlockN <= 128, "S is read in 32-column chunks");
+    static_assert(kDPart % 64 == 0 && kDPart <= 256, "PV MMA N <= 256, whole SW128 atom columns");
+
     static constexpr int kColS = 0;
-    static constexpr int kColO = kBlockN;
-    static constexpr int kColP = kBlockN + D;
-    static constexpr int kColsUsed = kBlockN + D + (FMHA_P_SMEM ? 0 : kBlockN / 2);
-    static_assert(kColsUsed <= 512, "TMEM holds 512 columns: S 128 + O D + P 64 must fit");
+    static constexpr int kColP = kColS;  // P (16-bit pairs) overwrites the S columns it came from
+    static constexpr int kColO = kColS + kBlockN;
+    static constexpr int kColsUsed = kBlockN + kDPart;
+    static_assert(kColsUsed <= 512, "TMEM holds 512 columns: S BlockN + O D/passes must fit");
     static constexpr int kColsAlloc = pow2_at_least(kColsUsed);
 
     static constexpr unsigned kQBytes = kBlockM * D * 2;
-    static constexpr unsigned kKVBytes = kBlockN * D * 2;
-    static constexpr unsigned kPBytes = FMHA_P_SMEM ? kBlockM * kBlockN * 2 : 0;
+    static constexpr unsigned kKBytes = kBlockN * D * 2;
+    static constexpr unsigned kVBytes = kBlockN * kDPart * 2;
+    static constexpr unsigned kPBytes = FMHA_P_SMEM ? kBlockM * (kBlockN > 64 ? kBlockN : 64) * 2 : 0;
     static constexpr unsigned kQOff = 0;
     static constexpr unsigned kKOff = kQOff + kQBytes;
-    static constexpr unsigned kVOff = kKOff + FMHA_STAGES * kKVBytes;
-    static constexpr unsigned kPOff = kVOff + FMHA_STAGES * kKVBytes;
+    static constexpr unsigned kVOff = kKOff + FMHA_STAGES * kKBytes;
+    static constexpr unsigned kPOff = kVOff + FMHA_STAGES * kVBytes;
     static constexpr unsigned kBarOff = kPOff + kPBytes;
     static constexpr unsigned kBarCount = 4 + 2 * FMHA_STAGES;  // q_full s_full p_full o_ready + kv_full/empty
     static constexpr unsigned kTmemSlotOff = kBarOff + 8 * kBarCount;
     // +1024: the dynamic window is re-aligned to the 1024-B swizzle repeat inside the kernel.
-    static constexpr unsigned kSmemBytes = kTmemSlotOff + 16 + 1024;
+    static constexpr unsigned kSmemNeeded = kTmemSlotOff + 16 + 1024;
+    // What the launch asks for: possibly padded so SMEM admits no more CTAs/SM than TMEM holds.
+    static constexpr unsigned kSmemBytes = Declared::kSmemBytes;
+    static constexpr int kCtasPerSm = Declared::kCtasPerSm;
+    static_assert(Declared::kColS == kColS && Declared::kColP == kColP && Declared::kColO == kColO &&
+                      Declared::kColsUsed == kColsUsed && Declared::kColsAlloc == kColsAlloc,
+                  "TMEM columns disagree with fmhactl/plans/sm100.py: regenerate fmha_sm100_plan.h");
+    static_assert(Declared::kQOff == kQOff && Declared::kKOff == kKOff && Declared::kVOff == kVOff &&
+                      Declared::kPOff == kPOff && Declared::kBarOff == kBarOff &&
+                      Declared::kTmemSlotOff == kTmemSlotOff && Declared::kSmemNeeded == kSmemNeeded,
+                  "SMEM carve-up disagrees with fmhactl/plans/sm100.py: regenerate fmha_sm100_plan.h");
+    static_assert(kSmemBytes >= kSmemNeeded && kSmemBytes <= 232448, "dynamic SMEM within 227 KiB");
+    static_assert(kCtasPerSm * kColsAlloc <= 512, "co-resident CTAs must fit their TMEM allocations");
+    // Checkpoint dumps mirror a 128-key tile of the whole head dim (fmhactl/runtime/checkpoints.py).
+    static constexpr bool kCheckpointable = kBlockN == 128 && kDPasses == 1;
 };
 
 // Byte layout of the checkpoint buffer (fmhactl/runtime/checkpoints.py mirrors it): the raw SMEM
@@ -84,6 +117,7 @@ struct Plan {
 // O accumulator before the epilogue as fp32 [row][d]. Only CTA (0, 0, 0) writes.
 template <int D>
 struct Checkpoints {
+    static constexpr int kBlockN = 128;
     static constexpr unsigned kQ = 0;
     static constexpr unsigned kK = kQ + kBlockM * D * 2;
     static constexpr unsigned kV = kK + kBlockN * D * 2;
@@ -93,8 +127,9 @@ struct Checkpoints {
     static constexpr unsigned kBytes = kO + kBlockM * D * 4;
 };
 
+template <int D>
 __device__ __forceinline__ bool checkpointing(const FmhaParams& p) {
-    return FMHA_CHECKPOINTS && p.checkpoints != nullptr && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
+    return FMHA_CHECKPOINTS && Plan<D>::kCheckpointable && p.checkpoints != nullptr && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
 }
 
 __device__ __forceinline__ void checkpoint_copy(const FmhaParams& p, unsigned offset, const unsigned char* src,
@@ -119,11 +154,16 @@ struct Barriers {
 
 struct Tile {
     int m0, h, h_kv, b, n_tiles;
+    int d0;  // first head-dim column of O (and V) this CTA computes: 0 unless O is split over D
 };
 
+// blockIdx.x = query tile * passes over D + pass.
+template <int D>
 __device__ __forceinline__ Tile locate(const FmhaParams& p) {
+    constexpr int kBlockN = Plan<D>::kBlockN;
     Tile t;
-    t.m0 = blockIdx.x * kBlockM;
+    t.m0 = (blockIdx.x / Plan<D>::kDPasses) * kBlockM;
+    t.d0 = (blockIdx.x % Plan<D>::kDPasses) * Plan<D>::kDPart;
     t.h = blockIdx.y;
     t.b = blockIdx.z;
     t.h_kv = t.h / (p.heads / p.heads_kv);
@@ -138,15 +178,16 @@ __device__ __forceinline__ Tile locate(const FmhaParams& p) {
 
 // ---- load warp ------------------------------------------------------------------------------
 
-// Copy `rows` rows x D of a (seq, D) slice into the SW128 tile, zero past `valid_rows`.
+// Copy `rows` rows x D of a (seq, D) slice into the SW128 tile, zero past `valid_rows` rows and
+// `valid_cols` columns (a head dim padded up to the entry's D; valid_cols is a multiple of 8).
 template <int D>
 __device__ __forceinline__ void copy_tile(unsigned char* dst, const unsigned short* src, long long row_stride,
-                                          int rows, int valid_rows, int lane) {
+                                          int rows, int valid_rows, int valid_cols, int lane) {
     constexpr int kChunks = D / 8;  // 16-byte chunks per row
     for (int idx = lane; idx < rows * kChunks; idx += 32) {
         const int r = idx / kChunks, c = (idx % kChunks) * 8;
         uint4 value = make_uint4(0, 0, 0, 0);
-        if (r < valid_rows) value = *reinterpret_cast<const uint4*>(src + r * row_stride + c);
+        if (r < valid_rows && c < valid_cols) value = *reinterpret_cast<const uint4*>(src + r * row_stride + c);
         *reinterpret_cast<uint4*>(dst + sw128::offset(r, c, rows)) = value;
     }
 }
@@ -155,6 +196,11 @@ template <int D>
 __device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Tile& t, unsigned char* smem,
                           const Barriers& bar, int lane) {
     using P = Plan<D>;
+    constexpr int kBlockN = P::kBlockN;
+    // A tile with no key to visit (causal, seq_q > seq_k: rows above the diagonal) loads nothing,
+    // as CUTLASS's load warp does: nobody would wait on q_full, and a TMA issued here could still be
+    // writing shared memory when the CTA exits.
+    if (t.n_tiles == 0) return;
 #if !FMHA_LOAD_TMA
     const unsigned short* q = static_cast<const unsigned short*>(p.q) + t.b * p.q_batch_stride + t.h * p.q_head_stride;
     const unsigned short* k = static_cast<const unsigned short*>(p.k) + t.b * p.k_batch_stride + t.h_kv * p.k_head_stride;
@@ -162,13 +208,16 @@ __device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Ti
 #endif
 
 #if FMHA_LOAD_TMA
+    // Columns past the real head dim (d=96 in the d128 entry) are out of the tensor map's bounds:
+    // TMA zero-fills them and still counts their bytes.
     if (lane == 0) {
         mbar::arrive_expect_tx(bar.q_full, P::kQBytes);
         for (int c = 0; c < D / 64; ++c)
             tma::load_4d(smem + P::kQOff + c * kBlockM * 128, &maps.q, bar.q_full, c * 64, t.m0, t.h, t.b);
     }
 #else
-    copy_tile<D>(smem + P::kQOff, q + t.m0 * p.q_seq_stride, p.q_seq_stride, kBlockM, p.seq_q - t.m0, lane);
+    copy_tile<D>(smem + P::kQOff, q + t.m0 * p.q_seq_stride, p.q_seq_stride, kBlockM, p.seq_q - t.m0, p.head_dim,
+                 lane);
     tma::fence_proxy_async_shared();
     __syncwarp();
     if (lane == 0) mbar::arrive(bar.q_full);
@@ -177,23 +226,26 @@ __device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Ti
     for (int j = 0; j < t.n_tiles; ++j) {
         const int stage = j % FMHA_STAGES;
         if (j >= FMHA_STAGES) mbar::wait_parity(&bar.kv_empty[stage], ((j / FMHA_STAGES) - 1) & 1);
-        unsigned char* k_dst = smem + P::kKOff + stage * P::kKVBytes;
-        unsigned char* v_dst = smem + P::kVOff + stage * P::kKVBytes;
+        unsigned char* k_dst = smem + P::kKOff + stage * P::kKBytes;
+        unsigned char* v_dst = smem + P::kVOff + stage * P::kVBytes;
         const int n0 = j * kBlockN;
 #if FMHA_LOAD_TMA
         if (lane == 0) {
             // Out-of-bounds keys are zero-filled by TMA, and still count towards the bytes.
-            mbar::arrive_expect_tx(&bar.kv_full[stage], 2 * P::kKVBytes);
-            for (int c = 0; c < D / 64; ++c) {
+            mbar::arrive_expect_tx(&bar.kv_full[stage], P::kKBytes + P::kVBytes);
+            for (int c = 0; c < D / 64; ++c)
                 tma::load_4d(k_dst + c * kBlockN * 128, &maps.k, &bar.kv_full[stage], c * 64, n0, t.h_kv, t.b);
-                tma::load_4d(v_dst + c * kBlockN * 128, &maps.v, &bar.kv_full[stage], c * 64, n0, t.h_kv, t.b);
-            }
+            // Only this CTA's part of V's head dim: PV produces only its part of O.
+            for (int c = 0; c < P::kDPart / 64; ++c)
+                tma::load_4d(v_dst + c * kBlockN * 128, &maps.v, &bar.kv_full[stage], t.d0 + c * 64, n0, t.h_kv,
+                             t.b);
         }
 #else
-        copy_tile<D>(k_dst, k + n0 * p.k_seq_stride, p.k_seq_stride, kBlockN, p.seq_k - n0, lane);
+        copy_tile<D>(k_dst, k + n0 * p.k_seq_stride, p.k_seq_stride, kBlockN, p.seq_k - n0, p.head_dim, lane);
         // V (keys x D, D contiguous) is the MN-major B operand of PV; its SW128 bytes are those of
-        // a K-major tile with rows = keys.
-        copy_tile<D>(v_dst, v + n0 * p.v_seq_stride, p.v_seq_stride, kBlockN, p.seq_k - n0, lane);
+        // a K-major tile with rows = keys. Only this CTA's part of the head dim.
+        copy_tile<P::kDPart>(v_dst, v + n0 * p.v_seq_stride + t.d0, p.v_seq_stride, kBlockN, p.seq_k - n0,
+                             p.head_dim - t.d0, lane);
         tma::fence_proxy_async_shared();
         __syncwarp();
         if (lane == 0) mbar::arrive(&bar.kv_full[stage]);
@@ -211,19 +263,23 @@ template <int D, tc5::Fmt F>
 __device__ void mma_warp(const FmhaParams& p, const Tile& t, unsigned char* smem, tc5::u32 tmem, const Barriers& bar,
                          int lane) {
     using P = Plan<D>;
+    constexpr int kBlockN = P::kBlockN;
     constexpr tc5::u32 kIdescQK = tc5::make_idesc(kBlockM, kBlockN, F, F, tc5::DFmt::f32, tc5::Major::k, tc5::Major::k);
-    constexpr tc5::u32 kIdescPV = tc5::make_idesc(kBlockM, D, F, F, tc5::DFmt::f32, tc5::Major::k, tc5::Major::mn);
+    constexpr tc5::u32 kIdescPV =
+        tc5::make_idesc(kBlockM, P::kDPart, F, F, tc5::DFmt::f32, tc5::Major::k, tc5::Major::mn);
+    // P lives inside S: the next QK may only overwrite S once the PV that reads P has completed.
+    constexpr bool kPInS = !FMHA_P_SMEM;
     const unsigned char* q = smem + P::kQOff;
 
     auto issue_qk = [&](int j) {
         const int stage = j % FMHA_STAGES;
         mbar::wait_parity(&bar.kv_full[stage], (j / FMHA_STAGES) & 1);
         tc5::fence_after_thread_sync();
-        const unsigned char* k = smem + P::kKOff + stage * P::kKVBytes;
-        if (FMHA_CHECKPOINTS && j == 0 && checkpointing(p)) {
+        const unsigned char* k = smem + P::kKOff + stage * P::kKBytes;
+        if (FMHA_CHECKPOINTS && j == 0 && checkpointing<D>(p)) {
             checkpoint_copy(p, Checkpoints<D>::kQ, q, P::kQBytes, lane);
-            checkpoint_copy(p, Checkpoints<D>::kK, k, P::kKVBytes, lane);
-            checkpoint_copy(p, Checkpoints<D>::kV, smem + P::kVOff, P::kKVBytes, lane);
+            checkpoint_copy(p, Checkpoints<D>::kK, k, P::kKBytes, lane);
+            checkpoint_copy(p, Checkpoints<D>::kV, smem + P::kVOff, P::kVBytes, lane);
         }
         for (int kk = 0; kk < D / kMmaK; ++kk) {
             // K-major SW128: a K step of 16 elements is 32 B inside the 128-B line; LBO unused.
@@ -241,11 +297,11 @@ __device__ void mma_warp(const FmhaParams& p, const Tile& t, unsigned char* smem
         const int stage = j % FMHA_STAGES;
         mbar::wait_parity(bar.p_full, j & 1);
         tc5::fence_after_thread_sync();
-        // S is free again once softmax has read it: with a second stage, the next QK overlaps this
-        // PV. With one stage the next K can only land after this PV released the stage, so the
-        // next QK waits until after the PV (issuing it first deadlocks).
-        if (FMHA_STAGES > 1 && j + 1 < t.n_tiles) issue_qk(j + 1);
-        const unsigned char* v = smem + P::kVOff + stage * P::kKVBytes;
+        // With P in SMEM, S is free again once softmax has read it: with a second stage, the next QK
+        // overlaps this PV. With one stage the next K can only land after this PV released the
+        // stage, so the next QK waits until after the PV (issuing it first deadlocks).
+        if (!kPInS && FMHA_STAGES > 1 && j + 1 < t.n_tiles) issue_qk(j + 1);
+        const unsigned char* v = smem + P::kVOff + stage * P::kVBytes;
         for (int kk = 0; kk < kBlockN / kMmaK; ++kk) {
             // MN-major SW128 V: 16 keys = 16 rows of 128 B per MMA; LBO steps 64-wide D atoms.
             const tc5::u64 b = sw128_desc(v, kk * kMmaK * 128, kBlockN * 128);
@@ -260,7 +316,20 @@ __device__ void mma_warp(const FmhaParams& p, const Tile& t, unsigned char* smem
         }
         tc5::commit(bar.o_ready);
         tc5::commit(&bar.kv_empty[stage]);
-        if (FMHA_STAGES == 1 && j + 1 < t.n_tiles) issue_qk(j + 1);
+        if (j + 1 < t.n_tiles && (kPInS || FMHA_STAGES == 1)) {
+            if (kPInS) {
+                // MMAs into different accumulators are not ordered (spec 7.2): PV reading P from
+                // the S columns must complete before QK writes them.
+                mbar::wait_parity(bar.o_ready, j & 1);
+                tc5::fence_after_thread_sync();
+            }
+            issue_qk(j + 1);
+        }
+    }
+    // Leave no commit in flight at exit: every stage's last release has arrived.
+    for (int stage = 0; stage < FMHA_STAGES && stage < t.n_tiles; ++stage) {
+        const int last = t.n_tiles - 1 - ((t.n_tiles - 1 - stage) % FMHA_STAGES);
+        mbar::wait_parity(&bar.kv_empty[stage], (last / FMHA_STAGES) & 1);
     }
 }
 
@@ -271,10 +340,28 @@ __device__ __forceinline__ tc5::u32 pack2(float lo, float hi) {
     return static_cast<tc5::u32>(Traits::from_float(lo)) | (static_cast<tc5::u32>(Traits::from_float(hi)) << 16);
 }
 
+// 2^x for x <= 0 without MUFU.EX2 (seed 004; FA4's ex2 emulation): floor(x) by one FADD in
+// round-down mode against 1.5 * 2^23 (the integer lands in the low mantissa bits), 2^frac by a
+// cubic minimax polynomial (max relative error 8.6e-5, below 16-bit P's rounding), and the
+// exponent added as an integer shift. FMA and ALU pipes only.
+__device__ __forceinline__ float exp2_poly(float x) {
+    x = fmaxf(x, -127.f);
+    const float shifted = __fadd_rd(x, 12582912.f);
+    const float frac = x - (shifted - 12582912.f);
+    const float poly = fmaf(fmaf(fmaf(0.07706724f, frac, 0.22764498f), frac, 0.69511664f), frac, 1.f);
+    return __int_as_float(__float_as_int(poly) + (__float_as_int(shifted) << 23));
+}
+
+// Key i of a 4-key group: the polynomial takes the last FMHA_EXP2_POLY of every 4 (compile-time).
+__device__ __forceinline__ float exp2_mixed(float x, int key_in_group) {
+    return key_in_group >= 4 - FMHA_EXP2_POLY ? exp2_poly(x) : exp2f(x);
+}
+
 template <int D, class Traits>
 __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char* smem, tc5::u32 tmem,
                               const Barriers& bar, int warp, int lane) {
     using P = Plan<D>;
+    constexpr int kBlockN = P::kBlockN;
     const int local_row = 32 * warp + lane;
     const int row = t.m0 + local_row;
     const bool row_valid = row < p.seq_q;
@@ -297,9 +384,10 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
 #pragma unroll
             for (int i = 0; i < 32; ++i)
                 if (visible(n0 + c + i)) tile_max = fmaxf(tile_max, __uint_as_float(s[i]) * p.scale_log2);
-            if (FMHA_CHECKPOINTS && j == 0 && checkpointing(p))
+            if (FMHA_CHECKPOINTS && j == 0 && checkpointing<D>(p))
                 for (int i = 0; i < 32; ++i)
-                    checkpoint_float(p, Checkpoints<D>::kS, local_row * kBlockN + c + i, __uint_as_float(s[i]));
+                    checkpoint_float(p, Checkpoints<D>::kS, local_row * Checkpoints<D>::kBlockN + c + i,
+                                     __uint_as_float(s[i]));
         }
         const float new_max = fmaxf(row_max, tile_max);
         const float rescale = new_max == -FMHA_INF ? 1.f : exp2f(row_max - new_max);
@@ -310,7 +398,7 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
             mbar::wait_parity(bar.o_ready, (j - 1) & 1);
             tc5::fence_after_thread_sync();
             if (!__all_sync(0xffffffffu, rescale == 1.f)) {
-                for (int c = 0; c < D; c += 32) {
+                for (int c = 0; c < P::kDPart; c += 32) {
                     tc5::u32 o[32];
                     tc5::ld<tc5::Shape::k32x32b, 32>(tmem + lanes + P::kColO + c, o);
                     tc5::wait_ld();
@@ -323,7 +411,8 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
         }
 
         // Pass 2: P = exp2(S*scale - max), rounded to 16 bits for PV; the row sum (normaliser and
-        // LSE) adds the unrounded values, so the LSE carries no 16-bit rounding bias.
+        // LSE) adds the unrounded values, so the LSE carries no 16-bit rounding bias. With P in
+        // TMEM, keys c..c+31 go to columns c/2..c/2+15 of S: columns this thread has already read.
         float tile_sum = 0.f;
         for (int c = 0; c < kBlockN; c += 32) {
             tc5::u32 s[32];
@@ -332,13 +421,16 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
             tc5::u32 packed[16];
 #pragma unroll
             for (int i = 0; i < 32; i += 2) {
-                const float p0 = visible(n0 + c + i) ? exp2f(__uint_as_float(s[i]) * p.scale_log2 - row_max) : 0.f;
-                const float p1 = visible(n0 + c + i + 1) ? exp2f(__uint_as_float(s[i + 1]) * p.scale_log2 - row_max) : 0.f;
+                const float p0 =
+                    visible(n0 + c + i) ? exp2_mixed(__uint_as_float(s[i]) * p.scale_log2 - row_max, i % 4) : 0.f;
+                const float p1 = visible(n0 + c + i + 1)
+                                     ? exp2_mixed(__uint_as_float(s[i + 1]) * p.scale_log2 - row_max, (i + 1) % 4)
+                                     : 0.f;
                 packed[i / 2] = pack2<Traits>(p0, p1);
-                if (FMHA_CHECKPOINTS && j == 0 && checkpointing(p)) {
-                    checkpoint_float(p, Checkpoints<D>::kP, local_row * kBlockN + c + i,
+                if (FMHA_CHECKPOINTS && j == 0 && checkpointing<D>(p)) {
+                    checkpoint_float(p, Checkpoints<D>::kP, local_row * Checkpoints<D>::kBlockN + c + i,
                                      Traits::to_float(static_cast<unsigned short>(packed[i / 2] & 0xffffu)));
-                    checkpoint_float(p, Checkpoints<D>::kP, local_row * kBlockN + c + i + 1,
+                    checkpoint_float(p, Checkpoints<D>::kP, local_row * Checkpoints<D>::kBlockN + c + i + 1,
                                      Traits::to_float(static_cast<unsigned short>(packed[i / 2] >> 16)));
                 }
                 tile_sum += p0 + p1;
@@ -370,9 +462,9 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
         tc5::fence_after_thread_sync();
     }
     unsigned short* o = static_cast<unsigned short*>(p.o) + t.b * p.o_batch_stride + t.h * p.o_head_stride +
-                        static_cast<long long>(row) * p.o_seq_stride;
+                        static_cast<long long>(row) * p.o_seq_stride + t.d0;
     const float inv = row_sum > 0.f ? 1.f / row_sum : 0.f;
-    for (int c = 0; c < D; c += 32) {
+    for (int c = 0; c < P::kDPart; c += 32) {
         tc5::u32 acc[32];
         if (t.n_tiles > 0) {
             tc5::ld<tc5::Shape::k32x32b, 32>(tmem + lanes + P::kColO + c, acc);
@@ -381,11 +473,13 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
 #pragma unroll
             for (int i = 0; i < 32; ++i) acc[i] = 0u;
         }
-        if (FMHA_CHECKPOINTS && checkpointing(p))
-            for (int i = 0; i < 32; ++i) checkpoint_float(p, Checkpoints<D>::kO, local_row * D + c + i, __uint_as_float(acc[i]));
+        if (FMHA_CHECKPOINTS && checkpointing<D>(p))
+            for (int i = 0; i < 32; ++i)
+                checkpoint_float(p, Checkpoints<D>::kO, local_row * D + c + i, __uint_as_float(acc[i]));
         if (row_valid) {
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
+                if (t.d0 + c + 8 * q >= p.head_dim) continue;  // padding columns of a smaller head dim
                 uint4 chunk;
                 chunk.x = pack2<Traits>(__uint_as_float(acc[8 * q + 0]) * inv, __uint_as_float(acc[8 * q + 1]) * inv);
                 chunk.y = pack2<Traits>(__uint_as_float(acc[8 * q + 2]) * inv, __uint_as_float(acc[8 * q + 3]) * inv);
@@ -395,7 +489,7 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
             }
         }
     }
-    if (row_valid && p.lse != nullptr) {
+    if (row_valid && p.lse != nullptr && t.d0 == 0) {  // both passes over D know the LSE; one writes it
         p.lse[(static_cast<fmha_i64>(t.b) * p.heads + t.h) * p.seq_q + row] =
             row_sum > 0.f ? (row_max + log2f(row_sum)) * 0.69314718055994531f : -FMHA_INF;
     }
@@ -415,7 +509,7 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const FmhaTmaMaps
     unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + P::kBarOff);
     Barriers bar{bars, bars + 1, bars + 2, bars + 3, bars + 4, bars + 4 + FMHA_STAGES};
     tc5::u32* tmem_slot = reinterpret_cast<tc5::u32*>(smem + P::kTmemSlotOff);
-    const Tile t = locate(p);
+    const Tile t = locate<D>(p);
 
     if (warp == kMmaWarp) {
         tc5::alloc(tmem_slot, P::kColsAlloc);
@@ -456,7 +550,8 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const FmhaTmaMaps
 }  // namespace fmha_sm100
 
 #define FMHA_SM100_ENTRY(D, NAME, TRAITS, FMT)                                                              \
-    extern "C" __global__ void __launch_bounds__(fmha_sm100::kThreads, 1)                                   \
+    /* min blocks = the plan's CTAs/SM: registers must not undo the residency the plan decided */          \
+    extern "C" __global__ void __launch_bounds__(fmha_sm100::kThreads, fmha_sm100::Plan<D>::kCtasPerSm)     \
         NAME(const FmhaParams p, const __grid_constant__ FmhaTmaMaps maps) {                                \
         fmha_sm100::attention<D, TRAITS, FMT>(p, maps);                                                     \
     }

@@ -159,7 +159,7 @@ def test_tiles_are_bijective_and_mma_slices_agree_with_descriptors(major, swz, d
         for mn in range(rows):
             for k in range(min(tile.mma_k, cols - sl.k0)):
                 want = tile.offset(mn, sl.k0 + k)
-                assert descriptors.element_address(sl.descriptor(), major, e, mn, k) == want
+                assert smem.element_address(sl.descriptor(), major, e, mn, k) == want
 
 
 def test_overlapping_strides_are_reported():

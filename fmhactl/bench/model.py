@@ -1,0 +1,185 @@
+"""Model-level benchmark: prefill of a small random-init Llama-style model, sdpa vs fmhactl attention.
+
+The model is built from a config (no download) with transformers; both attention
+implementations run the same weights in the same process, one after the other, timed with CUDA
+events around whole forward passes (warm-up first, median reported). Prefill tokens/s =
+batch * prompt_length / median seconds.
+"""
+
+from __future__ import annotations
+
+import copy
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from fmhactl.errors import BadInput, MissingEnvironment
+
+IMPLEMENTATIONS = ("sdpa", "fmhactl")
+MAX_TOKENS = 65536  # batch * prompt length, checked before any work
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    hidden_size: int
+    num_hidden_layers: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    intermediate_size: int
+    vocab_size: int
+    max_position_embeddings: int
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden_size // self.num_attention_heads
+
+
+MODELS: dict[str, ModelSpec] = {
+    # The issue's model: 4 layers, hidden 1024, 16 heads (hd 64), 4 KV heads (GQA 4:1).
+    "llama-small": ModelSpec("llama-small", 1024, 4, 16, 4, 2816, 32000, 4096),
+    "llama-small-hd128": ModelSpec("llama-small-hd128", 2048, 4, 16, 4, 5632, 32000, 4096),
+}
+
+
+def get_spec(name: str) -> ModelSpec:
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise BadInput(f"unknown model {name!r} (known: {', '.join(MODELS)})") from None
+
+
+def build_models(spec: ModelSpec, implementations: Sequence[str], dtype, device: str = "cuda", seed: int = 0):
+    """{implementation: model}, all with the same random weights, in eval mode, on device."""
+    import torch
+
+    try:
+        from transformers import AutoModelForCausalLM, LlamaConfig
+    except ImportError:
+        raise MissingEnvironment("the model bench needs transformers: pip install 'fmhactl[hf]'") from None
+    from fmhactl.torch import register_transformers
+
+    register_transformers()
+    config = LlamaConfig(hidden_size=spec.hidden_size, num_hidden_layers=spec.num_hidden_layers,
+                         num_attention_heads=spec.num_attention_heads, num_key_value_heads=spec.num_key_value_heads,
+                         intermediate_size=spec.intermediate_size, vocab_size=spec.vocab_size,
+                         max_position_embeddings=spec.max_position_embeddings)
+    models = {}
+    state = None
+    for impl in implementations:
+        torch.manual_seed(seed)
+        # A config of its own per model: transformers records the implementation on the config
+        # object, so a shared one would make every model run the last implementation built.
+        model = AutoModelForCausalLM.from_config(copy.deepcopy(config), attn_implementation=impl)
+        if model.config._attn_implementation != impl:
+            raise RuntimeError(f"transformers built the model with {model.config._attn_implementation!r}, not {impl!r}")
+        if state is None:
+            state = model.state_dict()
+        else:
+            model.load_state_dict(state)
+        models[impl] = model.to(device=device, dtype=dtype).eval()
+    return models
+
+
+def count_op_calls(model, ids, use_cache: bool = False) -> int:
+    """How many times one forward of model calls torch.ops.fmhactl.attention (proves which attention ran)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Counter(TorchDispatchMode):
+        calls = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func is torch.ops.fmhactl.attention.default:
+                Counter.calls += 1
+            return func(*args, **(kwargs or {}))
+
+    with torch.inference_mode(), Counter():
+        model(ids, use_cache=use_cache)
+    return Counter.calls
+
+
+def _time_forward(model, ids, warmup: int, iters: int) -> list[float]:
+    import torch
+
+    with torch.inference_mode():
+        for _ in range(warmup):
+            model(ids, use_cache=False)
+        torch.cuda.synchronize()
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+        for i in range(iters):
+            starts[i].record()
+            model(ids, use_cache=False)
+            ends[i].record()
+        torch.cuda.synchronize()
+    return sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1, dtype_name: str = "bf16",
+                    warmup: int = 3, iters: int = 10, seed: int = 0) -> dict:
+    """Prefill tokens/s of `name` with sdpa and fmhactl attention, measured in this process."""
+    spec = get_spec(name)
+    if batch < 1 or not prompt_lengths or any(t < 1 for t in prompt_lengths):
+        raise BadInput("--batch and every --prompt length must be >= 1")
+    if max(prompt_lengths) > spec.max_position_embeddings:
+        raise BadInput(f"prompt length {max(prompt_lengths)} exceeds the model's {spec.max_position_embeddings} positions")
+    if batch * max(prompt_lengths) > MAX_TOKENS:
+        raise BadInput(f"batch * prompt length must be <= {MAX_TOKENS}, got {batch * max(prompt_lengths)}")
+    if warmup < 0 or iters < 1:
+        raise BadInput("--warmup must be >= 0 and --iters >= 1")
+    import torch
+
+    if not torch.cuda.is_available():
+        raise MissingEnvironment("the model bench needs a CUDA GPU")
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}.get(dtype_name)
+    if dtype is None:
+        raise BadInput(f"dtype must be bf16 or f16, got {dtype_name!r}")
+    from fmhactl.torch import backend_for
+
+    models = build_models(spec, IMPLEMENTATIONS, dtype, seed=seed)
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    probe = torch.empty(batch, spec.num_attention_heads, max(prompt_lengths), spec.head_dim, dtype=dtype, device="cuda")
+    kv = torch.empty(batch, spec.num_key_value_heads, max(prompt_lengths), spec.head_dim, dtype=dtype, device="cuda")
+    backend = backend_for(probe, kv, kv, causal=True)
+    probe_ids = torch.randint(0, spec.vocab_size, (batch, 8), generator=gen, device="cuda")
+    calls = {impl: count_op_calls(model, probe_ids) for impl, model in models.items()}
+    if calls != {"sdpa": 0, "fmhactl": spec.num_hidden_layers}:
+        raise RuntimeError(f"fmhactl op calls per forward {calls}: expected 0 with sdpa and one per layer with fmhactl")
+    rows = []
+    for length in prompt_lengths:
+        ids = torch.randint(0, spec.vocab_size, (batch, length), generator=gen, device="cuda")
+        entry: dict = {"prompt_length": length, "batch": batch}
+        for impl, model in models.items():
+            times = _time_forward(model, ids, warmup, iters)
+            median = statistics.median(times)
+            entry[impl] = {"median_ms": median, "p10_ms": times[len(times) // 10],
+                           "p90_ms": times[(9 * len(times)) // 10],
+                           "tokens_per_s": batch * length / (median * 1e-3) if median > 0 else 0.0}
+        with torch.inference_mode():
+            a = models["sdpa"](ids, use_cache=False).logits.float()
+            b = models["fmhactl"](ids, use_cache=False).logits.float()
+        entry["max_logit_diff_vs_sdpa"] = float((a - b).abs().max().item())
+        entry["ratio_tokens_per_s"] = entry["fmhactl"]["tokens_per_s"] / entry["sdpa"]["tokens_per_s"]
+        rows.append(entry)
+    return {"model": asdict(spec), "dtype": dtype_name, "backend": {**asdict(backend)},
+            "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "warmup": warmup, "iters": iters,
+            "op_calls_per_forward": calls,
+            "results": rows}
+
+
+def record(result: dict, store) -> int:
+    """Store a model bench as one row (kind model-bench) so status can show it beside M6."""
+    import torch
+
+    from fmhactl.build.hashing import source_hash
+    from fmhactl.results.store import ResultRow, new_session_id
+    from fmhactl.torch.launch import registry
+
+    backend = result["backend"]
+    variant = registry()[backend["variant"]]
+    row = ResultRow(kind="model-bench", variant=backend["variant"], arch=backend["arch"], mode=backend["mode"],
+                    status="OK", config_key=result["model"]["name"], config={"model": result["model"]},
+                    metrics=result, source_hash=source_hash(variant.source_path), gpu=result["gpu"],
+                    driver=torch.version.cuda or "", toolchain=f"torch-{torch.__version__}", session=new_session_id())
+    return store.add(row)

@@ -1,0 +1,29 @@
+"""`fmhactl bench --model NAME`: render the model-level prefill benchmark (fmhactl.bench.model)."""
+
+from __future__ import annotations
+
+from fmhactl.cli.common import out_console, print_json
+
+
+def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed: int | None, as_json: bool) -> None:
+    from fmhactl.bench.model import record, run_model_bench
+    from fmhactl.results.store import ResultStore
+
+    result = run_model_bench(name, prompts, warmup=min(warmup, 5), iters=min(iters, 20), seed=seed or 0)
+    with ResultStore() as store:
+        result["row_id"] = record(result, store)
+    if as_json:
+        print_json(result)
+        return
+    from rich.table import Table
+
+    backend = result["backend"]
+    table = Table(title=f"fmhactl bench --model {name} ({result['gpu']}; fmhactl backend {backend['variant']}, "
+                        f"{backend['mode']})")
+    for col in ("prompt", "sdpa ms", "fmhactl ms", "sdpa tok/s", "fmhactl tok/s", "fmhactl / sdpa", "max |logit diff|"):
+        table.add_column(col, justify="right")
+    for r in result["results"]:
+        table.add_row(str(r["prompt_length"]), f"{r['sdpa']['median_ms']:.3f}", f"{r['fmhactl']['median_ms']:.3f}",
+                      f"{r['sdpa']['tokens_per_s']:.0f}", f"{r['fmhactl']['tokens_per_s']:.0f}",
+                      f"{r['ratio_tokens_per_s']:.3f}", f"{r['max_logit_diff_vs_sdpa']:.4g}")
+    out_console.print(table)

@@ -1,0 +1,1 @@
+"""Tile, TMEM and SMEM plans of the kernel families, declared once (pure Python)."""

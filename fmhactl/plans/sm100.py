@@ -1,0 +1,340 @@
+"""The SM100 family's tile / TMEM / SMEM plan, declared once.
+
+Everything that depends on the plan reads it from here: the kernel (through the generated header
+kernels/sm100/fmha_sm100_plan.h, which the kernel static_asserts its own byte carving against),
+the launcher (grid, dynamic SMEM), the registry (why a config is UNSUPPORTED), `fmhactl build`
+(TMEM columns and CTAs/SM per entry) and `fmhactl layout plan` (the drawing).
+
+The plan of one entry point is chosen from (head dim D, K/V stages, where P lives):
+
+* BlockM is 128 query rows (= MMA M = the 128 TMEM lanes). BlockN, the keys per K/V tile, is the
+  largest of 128, 64, 32 whose SMEM fits: Q (128 x D) + stages x (K tile + V tile) [+ P tile].
+* TMEM: S is BlockN fp32 columns at column 0. P (16-bit, two per 32-bit column) overwrites the S
+  columns it came from: keys c..c+31 of a row go to columns c/2..c/2+15, which softmax has already
+  read. O follows S: D/passes fp32 columns. So D=128 needs 128 + 128 = 256 columns.
+* When S + O would exceed 512 columns (D=512: 32 + 512), O is split across two passes over D:
+  two CTAs per query tile, each computes S in full (QK over all of D) and one half of O
+  (PV with its half of V). Columns: BlockN + D/2 <= 512.
+* CTAs per SM is decided, not left to chance: a CTA's TMEM allocation (a power of two >= the
+  columns used) bounds how many co-reside (512 / alloc); if SMEM alone would let more CTAs onto
+  an SM than TMEM holds, the dynamic SMEM is padded so that exactly that many fit. So no CTA ever
+  blocks in tcgen05.alloc behind a co-resident one (the emulator is told this number).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+MAX_DYNAMIC_SMEM = 232448  # 227 KiB: the most one block may ask for (sm_90 and sm_100)
+SMEM_PER_SM = 233472  # 228 KiB shared memory per SM
+SMEM_RESERVED_PER_BLOCK = 1024  # the driver keeps 1 KiB per resident block
+TMEM_COLUMNS = 512
+TMEM_MIN_ALLOC = 32
+BLOCK_M = 128
+BLOCK_N_CHOICES = (128, 64, 32)
+HEAD_DIMS = (64, 128, 256, 512)
+STAGE_CHOICES = (1, 2, 3, 4)
+SW128_ROW_ELEMENTS = 64  # 128 B of 16-bit elements: a SW128 atom column is 64 wide
+BARRIERS_FIXED = 4  # q_full, s_full, p_full, o_ready; plus kv_full/kv_empty per stage
+ALIGN_SLACK = 1024  # the kernel re-aligns the dynamic window to the 1024-B swizzle repeat
+TMEM_SLOT_BYTES = 16
+ELEM = 2  # bf16 / f16
+
+
+def _pow2_at_least(n: int) -> int:
+    cols = TMEM_MIN_ALLOC
+    while cols < n:
+        cols *= 2
+    return cols
+
+
+@dataclass(frozen=True)
+class Sm100Plan:
+    """One entry point's plan. Build with `plan_for`; the fields are what the kernel needs."""
+
+    head_dim: int
+    stages: int
+    p_in_smem: bool
+    block_n: int
+    d_passes: int  # 1, or 2 when O is split across two passes (CTAs) over D
+    block_m: int = BLOCK_M
+
+    # ---- TMEM ----
+    @property
+    def d_part(self) -> int:
+        """Head-dim columns of O (and of V) one CTA owns."""
+        return self.head_dim // self.d_passes
+
+    @property
+    def col_s(self) -> int:
+        return 0
+
+    @property
+    def col_p(self) -> int:
+        """P in TMEM sits inside S (16-bit pairs); with P in SMEM there are no P columns."""
+        return self.col_s
+
+    @property
+    def p_columns(self) -> int:
+        return 0 if self.p_in_smem else self.block_n // 2
+
+    @property
+    def col_o(self) -> int:
+        return self.col_s + self.block_n
+
+    @property
+    def tmem_columns(self) -> int:
+        return self.block_n + self.d_part
+
+    @property
+    def tmem_alloc(self) -> int:
+        return _pow2_at_least(self.tmem_columns)
+
+    # ---- SMEM ----
+    @property
+    def q_bytes(self) -> int:
+        return self.block_m * self.head_dim * ELEM
+
+    @property
+    def k_bytes(self) -> int:
+        return self.block_n * self.head_dim * ELEM
+
+    @property
+    def v_bytes(self) -> int:
+        return self.block_n * self.d_part * ELEM
+
+    @property
+    def p_bytes(self) -> int:
+        # The SW128 K-major P tile is at least one 64-wide atom column.
+        return self.block_m * max(self.block_n, SW128_ROW_ELEMENTS) * ELEM if self.p_in_smem else 0
+
+    @property
+    def barrier_count(self) -> int:
+        return BARRIERS_FIXED + 2 * self.stages
+
+    @property
+    def offsets(self) -> dict[str, int]:
+        q = 0
+        k = q + self.q_bytes
+        v = k + self.stages * self.k_bytes
+        p = v + self.stages * self.v_bytes
+        bar = p + self.p_bytes
+        slot = bar + 8 * self.barrier_count
+        return {"Q": q, "K": k, "V": v, "P": p, "barriers": bar, "tmem_slot": slot, "end": slot + TMEM_SLOT_BYTES}
+
+    @property
+    def smem_needed(self) -> int:
+        return self.offsets["end"] + ALIGN_SLACK
+
+    # ---- residency ----
+    @property
+    def ctas_per_sm_tmem(self) -> int:
+        return TMEM_COLUMNS // self.tmem_alloc
+
+    @staticmethod
+    def _ctas_by_smem(dynamic: int) -> int:
+        return SMEM_PER_SM // (dynamic + SMEM_RESERVED_PER_BLOCK)
+
+    @property
+    def ctas_per_sm(self) -> int:
+        """CTAs that co-reside on one SM (registers permitting): min of the TMEM and SMEM bounds."""
+        return max(1, min(self.ctas_per_sm_tmem, self._ctas_by_smem(self.smem_needed)))
+
+    @property
+    def smem_bytes(self) -> int:
+        """Dynamic SMEM asked for at launch: what the carve-up needs, padded so that SMEM admits no
+        more CTAs per SM than TMEM holds."""
+        want = self.ctas_per_sm
+        if self._ctas_by_smem(self.smem_needed) <= want:
+            return self.smem_needed
+        padded = SMEM_PER_SM // (want + 1) - SMEM_RESERVED_PER_BLOCK + 1
+        while self._ctas_by_smem(padded) > want:
+            padded += 1
+        return max(padded, self.smem_needed)
+
+    @property
+    def smem_padding(self) -> int:
+        return self.smem_bytes - self.smem_needed
+
+    # ---- limits and words ----
+    def limit_reason(self) -> str | None:
+        if self.tmem_columns > TMEM_COLUMNS:
+            return (f"TMEM needs S {self.block_n} + O {self.d_part} = {self.tmem_columns} columns "
+                    f"> {TMEM_COLUMNS}")
+        if self.smem_needed > MAX_DYNAMIC_SMEM:
+            return (f"SMEM needs {self.smem_needed} B (Q {self.q_bytes} + {self.stages} x K/V "
+                    f"{self.k_bytes + self.v_bytes}{f' + P {self.p_bytes}' if self.p_in_smem else ''}"
+                    f", BlockN {self.block_n}{', O in 2 passes over D' if self.d_passes > 1 else ''})"
+                    f" > {MAX_DYNAMIC_SMEM} B")
+        return None
+
+    @property
+    def supported(self) -> bool:
+        return self.limit_reason() is None
+
+    def column_arithmetic(self) -> str:
+        """The TMEM sum in one line, as `layout plan` and the variant descriptions state it."""
+        p = (f"P {self.p_columns} (16-bit pairs) inside S" if not self.p_in_smem else "P in SMEM")
+        split = (f"O {self.d_part} ({self.head_dim} / {self.d_passes} passes over D)" if self.d_passes > 1
+                 else f"O {self.d_part}")
+        return (f"S {self.block_n} + {split} = {self.tmem_columns} columns ({p}); "
+                f"alloc {self.tmem_alloc} -> {self.ctas_per_sm_tmem} CTA(s)/SM by TMEM")
+
+    def residency_note(self) -> str:
+        by_smem = self._ctas_by_smem(self.smem_needed)
+        if self.smem_padding:
+            return (f"{self.ctas_per_sm} CTA(s)/SM: SMEM padded by {self.smem_padding} B (would admit {by_smem}) "
+                    f"so co-resident CTAs never wait in tcgen05.alloc")
+        return f"{self.ctas_per_sm} CTA(s)/SM (TMEM admits {self.ctas_per_sm_tmem}, SMEM {by_smem})"
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.update(d_part=self.d_part, col_s=self.col_s, col_p=self.col_p, p_columns=self.p_columns,
+                 col_o=self.col_o, tmem_columns=self.tmem_columns, tmem_alloc=self.tmem_alloc,
+                 smem_offsets=self.offsets, smem_needed=self.smem_needed, smem_bytes=self.smem_bytes,
+                 ctas_per_sm=self.ctas_per_sm, ctas_per_sm_tmem=self.ctas_per_sm_tmem,
+                 supported=self.supported, limit_reason=self.limit_reason(),
+                 column_arithmetic=self.column_arithmetic())
+        return d
+
+
+@lru_cache(maxsize=None)
+def plan_for(head_dim: int, stages: int, p_in_smem: bool) -> Sm100Plan:
+    """The first (largest BlockN, fewest passes over D) plan that fits TMEM and SMEM; if none fits,
+    the single-pass BlockN-128 plan, whose limit_reason says why."""
+    for d_passes in (1, 2):
+        if head_dim % (d_passes * SW128_ROW_ELEMENTS):
+            continue
+        for block_n in BLOCK_N_CHOICES:
+            plan = Sm100Plan(head_dim, stages, p_in_smem, block_n, d_passes)
+            if plan.supported:
+                return plan
+    # Nothing fits: report the plan that fails least surprisingly (O in one pass if TMEM allows,
+    # else the smallest two-pass plan, whose SMEM is the binding limit).
+    one_pass = Sm100Plan(head_dim, stages, p_in_smem, BLOCK_N_CHOICES[0], 1)
+    if one_pass.tmem_columns <= TMEM_COLUMNS or head_dim % (2 * SW128_ROW_ELEMENTS):
+        return one_pass
+    return Sm100Plan(head_dim, stages, p_in_smem, BLOCK_N_CHOICES[-1], 2)
+
+
+THREADS = 192  # 6 warps
+REGISTERS_PER_SM = 65536
+REGISTER_ALLOC_UNIT = 256  # registers are given to a warp in units of 256
+
+
+def ctas_by_registers(registers_per_thread: int, threads: int = THREADS) -> int:
+    """CTAs of `threads` threads the register file holds at this per-thread register count."""
+    per_warp = -(-registers_per_thread * 32 // REGISTER_ALLOC_UNIT) * REGISTER_ALLOC_UNIT
+    return REGISTERS_PER_SM // max(1, per_warp * (threads // 32))
+
+
+def entry_head_dim(head_dim: int) -> int:
+    """The head dim of the entry point that runs `head_dim`: the next of 64/128/256/512; the kernel
+    zero-fills the extra columns of Q, K and V (QK unchanged) and writes only the real O columns."""
+    for d in HEAD_DIMS:
+        if head_dim <= d:
+            return d
+    return head_dim
+
+
+def plan_from_switches(head_dim: int, switches: dict) -> Sm100Plan:
+    return plan_for(entry_head_dim(head_dim), int(switches.get("FMHA_STAGES", 1)),
+                    bool(int(switches.get("FMHA_P_SMEM", 0))))
+
+
+def plan_for_variant(variant_name: str, head_dim: int) -> Sm100Plan:
+    """The plan of a registered SM100 variant at a head dim (BadInput for other variants)."""
+    from fmhactl.errors import BadInput
+    from fmhactl.registry import get_variant
+
+    variant = get_variant(variant_name)
+    if variant.launcher != "sm100":
+        raise BadInput(f"variant {variant_name} is not an SM100 variant (launcher {variant.launcher!r}); "
+                       "plans exist for launcher 'sm100'")
+    if head_dim <= 0 or head_dim % 8:
+        raise BadInput(f"--head-dim {head_dim}: must be a positive multiple of 8")
+    if head_dim > max(HEAD_DIMS):
+        raise BadInput(f"--head-dim {head_dim}: at most {max(HEAD_DIMS)}")
+    return plan_from_switches(head_dim, variant.switches)
+
+
+# ---- the CUDA side: a generated header ------------------------------------------------------
+
+HEADER_PATH = Path(__file__).resolve().parents[2] / "kernels" / "sm100" / "fmha_sm100_plan.h"
+
+
+def render_header() -> str:
+    """kernels/sm100/fmha_sm100_plan.h: one specialisation per (D, stages, P place) that fits."""
+    lines = [
+        "// GENERATED from fmhactl/plans/sm100.py by `python -m fmhactl.plans.sm100 --write-header`; do not edit.",
+        "// The kernel's Plan<D> recomputes its byte carving and static_asserts it against these numbers;",
+        "// tests/sm100/test_plan_header.py fails CI when this file is stale.",
+        "#pragma once",
+        "",
+        "namespace fmha_sm100_plan {",
+        "",
+        "template <int D, int Stages, int PSmem>",
+        "struct Entry {",
+        "    static constexpr bool kSupported = false;",
+        "};",
+        "",
+    ]
+    for stages in STAGE_CHOICES:
+        for p_smem in (0, 1):
+            for d in HEAD_DIMS:
+                plan = plan_for(d, stages, bool(p_smem))
+                if not plan.supported:
+                    lines.append(f"// D={d} stages={stages} P_SMEM={p_smem}: {plan.limit_reason()}")
+                    continue
+                o = plan.offsets
+                lines += [
+                    f"template <> struct Entry<{d}, {stages}, {p_smem}> {{",
+                    "    static constexpr bool kSupported = true;",
+                    f"    static constexpr int kBlockN = {plan.block_n}, kDPasses = {plan.d_passes}, "
+                    f"kDPart = {plan.d_part};",
+                    f"    static constexpr int kColS = {plan.col_s}, kColP = {plan.col_p}, kColO = {plan.col_o}, "
+                    f"kColsUsed = {plan.tmem_columns}, kColsAlloc = {plan.tmem_alloc};",
+                    f"    static constexpr unsigned kQOff = {o['Q']}, kKOff = {o['K']}, kVOff = {o['V']}, "
+                    f"kPOff = {o['P']}, kBarOff = {o['barriers']}, kTmemSlotOff = {o['tmem_slot']};",
+                    f"    static constexpr unsigned kSmemNeeded = {plan.smem_needed}, kSmemBytes = {plan.smem_bytes};",
+                    f"    static constexpr int kCtasPerSm = {plan.ctas_per_sm};",
+                    "};",
+                ]
+        lines.append("")
+    lines += [
+        "}  // namespace fmha_sm100_plan",
+        "",
+        "// Which head-dim entry points this build's switches can compile (fmha_sm100.cu).",
+    ]
+    for d in HEAD_DIMS:
+        conds = [f"(FMHA_STAGES == {s} && FMHA_P_SMEM == {p})" for s in STAGE_CHOICES for p in (0, 1)
+                 if plan_for(d, s, bool(p)).supported]
+        lines.append(f"#define FMHA_PLAN_HAS_D{d} ({' || '.join(conds) if conds else '0'})")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write-header", action="store_true", help=f"write {HEADER_PATH.name}")
+    parser.add_argument("--check-header", action="store_true", help="exit 1 if the header is stale")
+    args = parser.parse_args(argv)
+    text = render_header()
+    if args.check_header:
+        current = HEADER_PATH.read_text() if HEADER_PATH.exists() else ""
+        if current != text:
+            print(f"{HEADER_PATH} is stale: run python -m fmhactl.plans.sm100 --write-header", file=sys.stderr)
+            return 1
+        return 0
+    if args.write_header:
+        HEADER_PATH.write_text(text)
+        return 0
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

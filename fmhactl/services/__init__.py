@@ -1,0 +1,1 @@
+"""The service layer: the single entry for every capability (CLI and TUI call these)."""

@@ -1,0 +1,138 @@
+"""TMA tensor-map questions as typed services (what `fmhactl tma check` and the TUI's TMA form call).
+
+`check_tensor_map` applies every documented cuTensorMapEncodeTiled rule (spec §8.1) and names the
+ones a call breaks; `driver_verdict` asks the real driver (needs a GPU: MissingEnvironment, exit 3,
+without one). Inputs are range-checked before any work; nothing here prints or imports typer/rich.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from fmhactl.layout import tensormap as tm
+from fmhactl.layout.common import LayoutError, Problem, errors_of, parse_int
+
+if TYPE_CHECKING:
+    from fmhactl.layout.tensormap_driver import BuildReport
+
+MAX_RANK_ENTRIES = 5  # arrays longer than the largest legal rank are refused before work
+MAX_ENTRY = 1 << 63  # every driver array is of 32- or 64-bit integers
+DEFAULT_ADDRESS = 0x7F0000000000  # an aligned, plausible device address
+
+
+@dataclass(frozen=True)
+class TensorMapCheck:
+    params: tm.TensorMapParams
+    c_call: str
+    rules: tuple[tm.RuleResult, ...]
+    problems: tuple[Problem, ...]
+    box: tm.BoxSummary | None
+
+    @property
+    def valid(self) -> bool:
+        return not errors_of(list(self.problems))
+
+    @property
+    def violated(self) -> tuple[tm.RuleResult, ...]:
+        return tuple(r for r in self.rules if r.status == "violated")
+
+    def as_dict(self) -> dict[str, object]:
+        return {"schema": "fmhactl.tma.check/1", "params": self.params.as_dict(), "c_call": self.c_call,
+                "valid": self.valid, "rules": [r.as_dict() for r in self.rules],
+                "box": self.box.as_dict() if self.box else None}
+
+
+def _entries(what: str, values: Sequence[int] | None) -> tuple[int, ...] | None:
+    if values is None:
+        return None
+    if len(values) > MAX_RANK_ENTRIES:
+        raise LayoutError(f"{what} has {len(values)} entries; a tensor map has at most {MAX_RANK_ENTRIES} "
+                          "dimensions")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < MAX_ENTRY:
+            raise LayoutError(f"{what}: {v!r} is not an integer in 0..2^63-1")
+    return tuple(values)
+
+
+def tensor_map_params(dtype: str | int, dims: Sequence[int], strides: Sequence[int] | None, box: Sequence[int],
+                      elem_strides: Sequence[int] | None = None, rank: int | None = None,
+                      address: int | None = None, interleave: str | int = "none", swizzle: str | int = "none",
+                      l2: str | int = "none", oob: str | int = "none",
+                      map_address: int | None = None) -> tm.TensorMapParams:
+    """Parameters as the driver takes them (innermost dimension first, rank-1 byte strides)."""
+    gdim = _entries("globalDim (--dims)", dims) or ()
+    if not gdim:
+        raise LayoutError("globalDim (--dims) needs at least one entry")
+    r = len(gdim) if rank is None else rank
+    if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r <= 64:
+        raise LayoutError(f"tensorRank (--rank) must be a small integer (1..5 are legal); got {r!r}")
+    gstr = _entries("globalStrides (--strides)", strides)
+    if gstr is None:
+        if r > 1:
+            raise LayoutError(f"globalStrides (--strides) missing: a rank-{r} map needs {r - 1} byte strides")
+        gstr = ()
+    bdim = _entries("boxDim (--box)", box) or ()
+    es = _entries("elementStrides (--elem-strides)", elem_strides)
+    for what, v in (("globalAddress (--address)", address), ("tensorMap address (--map-address)", map_address)):
+        if v is not None and not 0 <= v < 1 << 64:
+            raise LayoutError(f"{what}: {v:#x} is not a 64-bit address")
+    return tm.make_params(dtype, list(gdim), list(gstr), list(bdim), None if es is None else list(es), r,
+                          DEFAULT_ADDRESS if address is None else address, interleave, swizzle, l2, oob,
+                          map_address)
+
+
+def preset_params(name: str, **overrides: object) -> tm.TensorMapParams:
+    """A named starting point (seed002: create_tma_desc_2d_bf16 for Q, T=128, HD=128, tile 128x16);
+    overrides use the TensorMapParams field names."""
+    if name.strip().lower() != "seed002":
+        raise LayoutError(f"unknown preset {name!r} (known: seed002)")
+    p = tm.seed002_params()
+    known = set(p.__dataclass_fields__)
+    unknown = set(overrides) - known
+    if unknown:
+        raise LayoutError(f"preset override(s) {', '.join(sorted(unknown))} are not tensor-map parameters")
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    for key in ("global_dim", "global_strides", "box_dim", "element_strides"):
+        if key in clean:
+            clean[key] = _entries(key, clean[key])  # type: ignore[arg-type]
+    return replace(p, **clean)  # type: ignore[arg-type]
+
+
+def enum_values(**names: str | int | None) -> dict[str, int]:
+    """Enum parameters (dtype, interleave, swizzle, l2_promotion, oob_fill) from names or numbers."""
+    kinds = {"dtype": tm.DataType, "interleave": tm.Interleave, "swizzle": tm.Swizzle,
+             "l2_promotion": tm.L2Promotion, "oob_fill": tm.OobFill}
+    out = {}
+    for key, text in names.items():
+        if key not in kinds:
+            raise LayoutError(f"{key} is not an enum parameter of a tensor map")
+        if text is not None:
+            try:
+                out[key] = parse_int(text)  # unknown numbers are kept: the rules name them
+            except LayoutError:
+                out[key] = int(tm.parse_enum(kinds[key], text))
+    return out
+
+
+def check_tensor_map(p: tm.TensorMapParams) -> TensorMapCheck:
+    """Every documented requirement with its status, and what one load moves when the map is valid."""
+    rules = tm.check_rules(p)
+    problems = tm.validate(p)
+    ok = not errors_of(problems)
+    return TensorMapCheck(p, p.c_call(), tuple(rules), tuple(problems), tm.box_summary(p) if ok else None)
+
+
+def driver_verdict(p: tm.TensorMapParams) -> BuildReport:
+    """The real cuTensorMapEncodeTiled's answer next to the model's (tensormap_driver.BuildReport).
+
+    Raises MissingEnvironment (exit 3) when no CUDA driver or GPU is usable.
+    """
+    from fmhactl.layout.tensormap_driver import DriverSession, build
+
+    session = DriverSession(buffer_bytes=1 << 20)
+    try:
+        return build(p, session)
+    finally:
+        session.close()

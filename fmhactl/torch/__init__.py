@@ -1,0 +1,13 @@
+"""fmhactl kernels as a PyTorch attention backend (import explicitly: `import fmhactl.torch`).
+
+Importing this package registers torch.ops.fmhactl.attention. See docs/torch.md.
+"""
+
+from __future__ import annotations
+
+from fmhactl.torch.backends import BACKEND_ENV, Backend, set_backend, use_backend
+from fmhactl.torch.hf import register_transformers
+from fmhactl.torch.op import AttentionInputError, attention, backend_for
+
+__all__ = ["BACKEND_ENV", "AttentionInputError", "Backend", "attention", "backend_for", "register_transformers",
+           "set_backend", "use_backend"]

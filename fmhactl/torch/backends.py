@@ -1,0 +1,138 @@
+"""Which kernel serves an attention call: decided per call from the GPU, overridable.
+
+Pure Python over the registry (no torch, no CUDA), so the choice is testable on a CPU.
+
+Order of preference per GPU generation (first registered variant that supports the call wins):
+  sm_100 (Blackwell): the native SM100 tcgen05 family;
+  sm_90 (Hopper): the native SM90 family (sm90_pingpong, sm90_pipelined), picked up by registry
+                  name as soon as kernels/family.toml declares them;
+  anything else, or no family variant supports the call: `ref`.
+The SM100 family on a Hopper GPU runs only through the tcgen05 *emulation*, a debugging tool
+orders of magnitude slower than native: it is used only when named explicitly as an override.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from fmhactl.config import AttnConfig
+from fmhactl.registry import Variant
+
+BACKEND_ENV = "FMHACTL_TORCH_BACKEND"
+REFERENCE = "ref"
+
+PREFERENCES: dict[int, tuple[str, ...]] = {
+    10: ("sm100_tma_s2_tmem", "sm100_tma_s2_smem", "sm100_tma_tmem", "sm100_direct_tmem", "sm100_direct_smem"),
+    9: ("sm90_pingpong", "sm90_pipelined"),
+}
+
+
+@dataclass(frozen=True)
+class Backend:
+    """The kernel a call runs: variant, the arch it is built for, and how it executes."""
+
+    variant: str
+    arch: str
+    mode: str  # native | emulated
+    reason: str  # why this one (shown by backend_for)
+
+    def __str__(self) -> str:
+        return f"{self.variant} ({self.arch}, {self.mode}): {self.reason}"
+
+
+class NoBackend(ValueError):
+    """No kernel can run this call (the message names the input and the rule)."""
+
+
+_override: str | None = None
+
+
+def set_backend(name: str | None) -> None:
+    """Force a variant for every call (None: automatic). An SM100 variant on sm_90 means emulation."""
+    global _override
+    _override = name or None
+
+
+def current_override() -> str | None:
+    return _override or os.environ.get(BACKEND_ENV) or None
+
+
+@contextlib.contextmanager
+def use_backend(name: str | None) -> Iterator[None]:
+    """Within the block, calls use `name` (None: automatic)."""
+    global _override
+    previous = _override
+    _override = name or None
+    try:
+        yield
+    finally:
+        _override = previous
+
+
+def _arch_of(cc: tuple[int, int]) -> str | None:
+    from fmhactl.runtime.modes import gpu_arch
+
+    return gpu_arch(cc)
+
+
+def _runnable(variant: Variant, cc: tuple[int, int], allow_emulation: bool) -> tuple[str, str] | str:
+    """(arch, mode) this variant runs as on a GPU of capability cc, or why it cannot."""
+    arch = _arch_of(cc)
+    if arch is None:
+        return f"no build target for compute capability {cc[0]}.{cc[1]}"
+    if arch in variant.archs:
+        return arch, "native"
+    if arch in variant.emulated_on:
+        if allow_emulation:
+            return arch, "emulated"
+        return f"{variant.name} would run emulated on {arch} (name it explicitly to debug with the emulation)"
+    return f"{variant.name} has no {arch} build (archs: {', '.join(variant.archs)})"
+
+
+def choose(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant],
+           override: str | None = None) -> Backend:
+    """The backend for one call on a GPU of capability cc; raises NoBackend with the reason."""
+    if override:
+        variant = registry.get(override)
+        if variant is None:
+            raise NoBackend(f"backend override {override!r} is not a variant in kernels/family.toml "
+                            f"(known: {', '.join(sorted(v for v in registry if not registry[v].selftest))})")
+        where = _runnable(variant, cc, allow_emulation=True)
+        if isinstance(where, str):
+            raise NoBackend(f"backend override {override!r}: {where}")
+        why = variant.unsupported_reason(cfg)
+        if why:
+            raise NoBackend(f"backend override {override!r} cannot run {cfg.key}: {why}")
+        return Backend(variant.name, where[0], where[1], "override")
+    skipped: list[str] = []
+    for name in PREFERENCES.get(int(cc[0]), ()):
+        variant = registry.get(name)
+        if variant is None:
+            continue
+        where = _runnable(variant, cc, allow_emulation=False)
+        why = where if isinstance(where, str) else variant.unsupported_reason(cfg)
+        if why:
+            skipped.append(f"{name}: {why}")
+            continue
+        assert not isinstance(where, str)
+        return Backend(name, where[0], where[1], f"native family for sm_{cc[0]}{cc[1]}")
+    variant = registry.get(REFERENCE)
+    if variant is None:
+        raise NoBackend("no 'ref' variant in kernels/family.toml")
+    where = _runnable(variant, cc, allow_emulation=False)
+    if isinstance(where, str):
+        raise NoBackend(where)
+    why = variant.unsupported_reason(cfg)
+    if why:
+        raise NoBackend(f"{cfg.key}: {why}")
+    family = PREFERENCES.get(int(cc[0]))
+    if not family:
+        reason = f"no native family for sm_{cc[0]}{cc[1]}"
+    elif skipped:
+        reason = "native family cannot run it (" + "; ".join(skipped) + ")"
+    else:
+        reason = f"no native sm_{cc[0]}x variant in kernels/family.toml yet ({', '.join(family)})"
+    return Backend(REFERENCE, where[0], where[1], reason)

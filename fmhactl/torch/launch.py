@@ -1,0 +1,82 @@
+"""In-process kernel launch for the torch op: build once, load once per device, launch on torch's stream.
+
+This reuses the runtime the CLI uses (the NVRTC build cache of fmhactl.build.compiler, cubins
+loaded with the driver API by fmhactl.runtime.execute.Executor, the same parameter block and
+launch geometry) but runs inside the caller's process, not in the isolated worker: a model
+calls the op thousands of times, and a kernel fault here is the caller's fault to see.
+Nothing here synchronises the host with the GPU (except in the debug-only emulated mode, which
+must read back its conformance records after every launch).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+from fmhactl.config import AttnConfig
+from fmhactl.registry import Variant, load_registry
+from fmhactl.torch.backends import Backend
+
+_lock = threading.Lock()
+_executors: dict[int, object] = {}  # device index -> Executor (its loaded modules live in that device's context)
+_builds: dict[tuple[str, str, bool], str] = {}  # (variant, arch, emulated) -> cubin path
+
+
+@functools.cache
+def registry() -> dict[str, Variant]:
+    """kernels/family.toml, read once per process."""
+    return load_registry()
+
+
+def _executor(device_index: int):
+    with _lock:
+        if device_index not in _executors:
+            from fmhactl.runtime.execute import Executor
+
+            _executors[device_index] = Executor()
+        return _executors[device_index]
+
+
+def cubin_for(backend: Backend) -> str:
+    """The cubin of a backend, compiled through the NVRTC build cache on first use in this process."""
+    key = (backend.variant, backend.arch, backend.mode == "emulated")
+    with _lock:
+        if key not in _builds:
+            from fmhactl.build.compiler import BuildTarget, build
+
+            result = build(registry()[backend.variant], BuildTarget(backend.arch, emulated=key[2]))
+            _builds[key] = str(result.cubin_path)
+        return _builds[key]
+
+
+def job_for(backend: Backend, cfg: AttnConfig) -> dict:
+    variant = registry()[backend.variant]
+    return {"variant": variant.name, "cubin": cubin_for(backend), "kernel": variant.entry(cfg.dtype, cfg.head_dim),
+            "launcher": variant.launcher, "switches": dict(variant.switches), "mode": backend.mode}
+
+
+def launch(backend: Backend, cfg: AttnConfig, q, k, v, o, lse, scale: float, device_index: int) -> None:
+    """One launch on the current stream of the tensors' device; q/k/v/o indexed (batch, seq, heads, dim)."""
+    executor = _executor(device_index)
+    job = job_for(backend, cfg)
+    executor.launch(job, cfg, q, k, v, o, lse, scale=scale)
+    if backend.mode == "emulated":
+        # The emulation reports broken tcgen05 rules only after the kernel finished.
+        executor.synchronize(job)
+
+
+def needs_copy(launcher: str, tensor) -> bool:
+    """Whether a (batch, seq, heads, dim) view must be made contiguous before the kernel can read it.
+
+    Every kernel needs a unit-stride head dim. `ref` reads elements one by one, so any other
+    strides are fine (including 0, a broadcast KV head). Kernels that load tiles (TMA, 16-byte
+    vectors) need a 16-byte aligned base and 16-byte multiples for the other strides.
+    """
+    if tensor.stride(-1) != 1:
+        return True
+    if launcher == "ref":
+        return False
+    elem = tensor.element_size()
+    if tensor.data_ptr() % 16:
+        return True
+    return any(s == 0 or (s * elem) % 16 for s in tensor.stride()[:-1])

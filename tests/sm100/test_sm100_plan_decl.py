@@ -1,0 +1,98 @@
+"""The SM100 plan, declared once in fmhactl/plans/sm100.py: its numbers, the generated header the
+kernel compiles against, and what the registry answers for the issue's grids (CPU only)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from fmhactl.config import AttnConfig
+from fmhactl.plans import sm100 as plans
+from fmhactl.registry import load_registry
+
+SM100 = [v for v in load_registry().values() if v.launcher == "sm100"]
+PIPELINED = [v for v in SM100 if int(v.switches.get("FMHA_STAGES", 1)) >= 2]
+
+
+def test_generated_header_is_fresh():
+    assert plans.HEADER_PATH.read_text() == plans.render_header(), \
+        "kernels/sm100/fmha_sm100_plan.h is stale: python -m fmhactl.plans.sm100 --write-header"
+
+
+def test_p_inside_s_gives_d128_256_columns():
+    plan = plans.plan_for(128, 2, False)
+    assert (plan.col_p, plan.col_s, plan.p_columns, plan.col_o) == (0, 0, 64, 128)
+    assert plan.tmem_columns == 256 and plan.tmem_alloc == 256
+    assert plans.plan_for(128, 2, True).tmem_columns == 256  # SMEM-P: no P columns at all
+
+
+@pytest.mark.parametrize("p_smem", [False, True])
+def test_hd256_keeps_two_stages_with_block_n_64(p_smem):
+    plan = plans.plan_for(256, 2, p_smem)
+    assert plan.supported, plan.limit_reason()
+    assert (plan.block_n, plan.d_passes, plan.stages) == (64, 1, 2)
+    assert plan.smem_bytes <= plans.MAX_DYNAMIC_SMEM
+
+
+def test_hd512_splits_o_over_two_passes_of_d():
+    plan = plans.plan_for(512, 2, False)
+    assert plan.supported, plan.limit_reason()
+    assert (plan.block_n, plan.d_passes, plan.d_part, plan.tmem_columns) == (32, 2, 256, 288)
+    assert "O 256 (512 / 2 passes over D) = 288 columns" in plan.column_arithmetic()
+    reason = plans.plan_for(512, 2, True).limit_reason()
+    assert reason.startswith("SMEM needs 246864 B") and reason.endswith("> 232448 B")
+
+
+@pytest.mark.parametrize("stages, p_smem, d", list(itertools.product(plans.STAGE_CHOICES, (False, True),
+                                                                      plans.HEAD_DIMS)))
+def test_co_resident_ctas_fit_tmem_and_smem_admits_no_more(stages, p_smem, d):
+    plan = plans.plan_for(d, stages, p_smem)
+    if not plan.supported:
+        pytest.skip(plan.limit_reason())
+    assert plan.ctas_per_sm * plan.tmem_alloc <= plans.TMEM_COLUMNS
+    assert plan.smem_bytes >= plan.smem_needed
+    by_smem = plans.SMEM_PER_SM // (plan.smem_bytes + plans.SMEM_RESERVED_PER_BLOCK)
+    assert by_smem == plan.ctas_per_sm, "SMEM must admit exactly the CTAs TMEM holds (or fewer)"
+
+
+def test_padding_is_applied_where_smem_would_admit_too_many():
+    plan = plans.plan_for(64, 1, False)  # 50 KB of SMEM would admit 4 CTAs; TMEM (256 cols) holds 2
+    assert plan.smem_needed < 60000 and plan.ctas_per_sm == 2 and plan.smem_padding > 0
+
+
+def test_registers_bound_matches_the_allocation_granularity():
+    assert plans.ctas_by_registers(82) == 3  # 82 x 32 -> 2816 regs/warp, x 6 warps = 16896
+    assert plans.ctas_by_registers(168) == 2
+    assert plans.ctas_by_registers(255) == 1
+
+
+def _grid_configs(name: str) -> list[AttnConfig]:
+    from fmhactl.verify.grids import load_grid
+
+    return list(load_grid(name).configs)
+
+
+@pytest.mark.parametrize("grid", ["seeds72", "fa", "awkward"])
+@pytest.mark.parametrize("variant", SM100, ids=lambda v: v.name)
+def test_no_hd_up_to_256_config_is_unsupported(variant, grid):
+    reasons = {cfg.key: variant.unsupported_reason(cfg) for cfg in _grid_configs(grid) if cfg.head_dim <= 256}
+    assert reasons, f"grid {grid} has no hd <= 256 config"
+    unsupported = {k: r for k, r in reasons.items() if r}
+    assert not unsupported, unsupported
+
+
+def test_hd512_runs_on_a_pipelined_tma_variant():
+    cfg = AttnConfig(seq_q=300, seq_k=700, head_dim=512, causal=True)
+    runs = [v.name for v in PIPELINED if v.switches.get("FMHA_LOAD_TMA") and v.unsupported_reason(cfg) is None]
+    assert "sm100_tma_s2_tmem" in runs
+
+
+def test_launch_grid_doubles_for_two_passes_over_d():
+    from fmhactl.runtime.launchers import sm100_launch
+
+    variant = load_registry()["sm100_tma_s2_tmem"]
+    shape = sm100_launch(AttnConfig(batch=2, heads=3, seq_q=300, head_dim=512), variant.switches)
+    assert shape.grid == (3 * 2, 3, 2) and shape.ctas_per_sm == 1
+    shape = sm100_launch(AttnConfig(batch=2, heads=3, seq_q=300, head_dim=64), variant.switches)
+    assert shape.grid == (3, 3, 2) and shape.ctas_per_sm == 2

@@ -1,0 +1,250 @@
+"""CPU-only checks of fmhactl.torch: registration, fake-tensor shapes, tracing, errors, backend choice,
+the autograd fallback's math, and the transformers registration (when transformers is installed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+import fmhactl.torch as ft
+from fmhactl.config import AttnConfig
+from fmhactl.registry import load_registry
+from fmhactl.torch import backends
+from fmhactl.torch.op import AttentionInputError
+
+
+def meta(*shape, dtype=torch.bfloat16):
+    return torch.empty(*shape, dtype=dtype, device="meta")
+
+
+def test_op_is_registered_with_its_schema():
+    schema = str(torch.ops.fmhactl.attention.default._schema)
+    assert schema.startswith("fmhactl::attention(Tensor q, Tensor k, Tensor v, *, bool causal=False, float? scale=None,"
+                             " bool return_lse=False, str layout=\"bhsd\")")
+    assert schema.endswith("-> (Tensor, Tensor)")
+
+
+def test_cli_does_not_import_torch():
+    code = ("import sys, fmhactl.cli.app as a; a.build_app() if hasattr(a, 'build_app') else None; "
+            "print('torch' in sys.modules, 'fmhactl.torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
+
+
+@pytest.mark.parametrize("layout", ["bhsd", "bshd"])
+@pytest.mark.parametrize("heads_kv", [8, 2, 1])
+@pytest.mark.parametrize("return_lse", [False, True])
+def test_fake_shapes(layout, heads_kv, return_lse):
+    b, h, sq, sk, d = 2, 8, 17, 45, 64
+    shape = (lambda s, n: (b, n, s, d)) if layout == "bhsd" else (lambda s, n: (b, s, n, d))
+    q, k = meta(*shape(sq, h)), meta(*shape(sk, heads_kv))
+    out, lse = torch.ops.fmhactl.attention(q, k, k, causal=True, return_lse=return_lse, layout=layout)
+    assert out.shape == q.shape and out.dtype == q.dtype
+    # Stored (batch, seq, heads, dim) whatever the layout: the transformers path needs no copy.
+    assert out.transpose(1, 2).is_contiguous() if layout == "bhsd" else out.is_contiguous()
+    assert lse.shape == ((b, h, sq) if return_lse else (0,)) and lse.dtype == torch.float32
+
+
+def test_fake_tensor_mode_with_cuda_tensors():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        q = torch.empty(3, 5, 4, 128, dtype=torch.float16, device="cuda")
+        k = torch.empty(3, 9, 2, 128, dtype=torch.float16, device="cuda")
+        out, lse = torch.ops.fmhactl.attention(q, k, k, return_lse=True, layout="bshd")
+        assert out.shape == (3, 5, 4, 128) and out.device.type == "cuda" and lse.shape == (3, 4, 5)
+
+
+def test_traces_under_compile_fullgraph_with_dynamic_shapes():
+    torch._dynamo.reset()
+
+    def fn(q, k, v):
+        return ft.attention(q, k, v, causal=True) * 2
+
+    compiled = torch.compile(fn, fullgraph=True, backend="aot_eager", dynamic=True)
+    for sq, sk in ((7, 19), (33, 64)):
+        out = compiled(meta(2, 8, sq, 64), meta(2, 2, sk, 64), meta(2, 2, sk, 64))
+        assert out.shape == (2, 8, sq, 64)
+
+
+def test_exports_with_a_dynamic_sequence_length():
+    class Attn(torch.nn.Module):
+        def forward(self, q, k, v):
+            return ft.attention(q, k, v, causal=True, layout="bshd")
+
+    seq = torch.export.Dim("seq", min=2, max=4096)
+    ep = torch.export.export(Attn(), (meta(1, 16, 8, 64), meta(1, 16, 2, 64), meta(1, 16, 2, 64)),
+                             dynamic_shapes=({1: seq}, {1: seq}, {1: seq}))
+    assert "torch.ops.fmhactl.attention.default" in ep.graph_module.code
+    out = [n for n in ep.graph.nodes if n.op == "output"][0].args[0][0].meta["val"]
+    assert str(out.shape[1]) == "s0" or not isinstance(out.shape[1], int)
+
+
+@pytest.mark.parametrize("make, rule", [
+    (lambda: (meta(1, 2, 8, 64, dtype=torch.float32),) * 3, "dtype torch.float32"),
+    (lambda: (meta(1, 2, 8, 60),) * 3, "head dim 60 not supported"),
+    (lambda: (meta(1, 3, 8, 64), meta(1, 2, 8, 64), meta(1, 2, 8, 64)), "multiple of k/v heads"),
+    (lambda: (meta(1, 2, 8, 64), meta(1, 2, 8, 64), meta(1, 2, 9, 64)), "same shape"),
+    (lambda: (meta(2, 8, 64),) * 3, "must be 4-D"),
+    (lambda: (torch.zeros(1, 2, 8, 64, dtype=torch.bfloat16),) * 3, "need CUDA tensors"),
+    (lambda: (meta(1, 2, 8, 64), meta(1, 2, 8, 64, dtype=torch.float16), meta(1, 2, 8, 64)), "one dtype"),
+])
+def test_unsupported_inputs_give_one_line(make, rule):
+    with pytest.raises(AttentionInputError) as info:
+        torch.ops.fmhactl.attention(*make())
+    message = str(info.value)
+    assert rule in message and "\n" not in message and message.startswith("fmhactl.attention: ")
+
+
+def test_bad_layout_and_scale():
+    q = meta(1, 2, 8, 64)
+    with pytest.raises(AttentionInputError, match="layout must be one of"):
+        torch.ops.fmhactl.attention(q, q, q, layout="sbhd")
+    with pytest.raises(AttentionInputError, match="scale must be a positive"):
+        torch.ops.fmhactl.attention(q, q, q, scale=-1.0)
+
+
+# ---- backend choice (pure: no GPU needed) ----------------------------------------------------------
+
+REG = load_registry()
+CFG = AttnConfig(batch=1, heads=16, heads_kv=4, seq_q=100, seq_k=100, head_dim=64, dtype="bf16", causal=True)
+
+
+def _with_sm90(registry):
+    ref = registry["ref"]
+    extra = {name: ref.__class__(**{**ref.__dict__, "name": name, "archs": ("sm_90a",), "launcher": "ref",
+                                    "head_dims": (64, 128), "selftest": False})
+             for name in ("sm90_pingpong", "sm90_pipelined")}
+    return {**registry, **extra}
+
+
+def test_hopper_uses_ref_until_the_sm90_family_is_registered():
+    registry = {k: v for k, v in REG.items() if not k.startswith("sm90_")}
+    chosen = backends.choose((9, 0), CFG, registry)
+    assert (chosen.variant, chosen.arch, chosen.mode) == ("ref", "sm_90a", "native")
+    assert "sm90_pingpong" in chosen.reason
+
+
+def test_hopper_prefers_sm90_pingpong_by_registry_name():
+    registry = _with_sm90(REG)
+    assert backends.choose((9, 0), CFG, registry).variant == "sm90_pingpong"
+    # A head dim the native family does not take falls back to ref, saying why.
+    chosen = backends.choose((9, 0), AttnConfig(head_dim=96, heads=4), registry)
+    assert chosen.variant == "ref" and "sm90_pingpong: head_dim 96" in chosen.reason
+
+
+def test_blackwell_uses_the_native_sm100_family():
+    chosen = backends.choose((10, 0), CFG, REG)
+    assert (chosen.variant, chosen.arch, chosen.mode) == ("sm100_tma_s2_tmem", "sm_100a", "native")
+
+
+def test_emulation_only_when_named():
+    auto = backends.choose((9, 0), CFG, {k: v for k, v in REG.items() if not k.startswith("sm90_")})
+    assert auto.mode == "native"
+    forced = backends.choose((9, 0), CFG, REG, override="sm100_tma_s2_tmem")
+    assert (forced.mode, forced.arch, forced.reason) == ("emulated", "sm_90a", "override")
+
+
+def test_other_gpus_use_ref_and_bad_overrides_are_refused():
+    assert backends.choose((8, 0), CFG, REG).variant == "ref"
+    with pytest.raises(backends.NoBackend, match="not a variant"):
+        backends.choose((9, 0), CFG, REG, override="nope")
+    with pytest.raises(backends.NoBackend, match="no sm_80 build"):
+        backends.choose((8, 0), CFG, REG, override="sm100_tma_s2_tmem")
+
+
+def test_use_backend_restores_the_previous_override(monkeypatch):
+    monkeypatch.delenv(backends.BACKEND_ENV, raising=False)
+    assert backends.current_override() is None
+    with ft.use_backend("ref"):
+        assert backends.current_override() == "ref"
+    assert backends.current_override() is None
+    monkeypatch.setenv(backends.BACKEND_ENV, "sm100_direct_tmem")
+    assert backends.current_override() == "sm100_direct_tmem"
+
+
+# ---- autograd fallback math vs torch autograd of explicit attention -----------------------------
+
+@pytest.mark.parametrize("layout, causal, sq, sk, h, hkv, lse", [
+    ("bhsd", True, 5, 9, 4, 2, False), ("bshd", False, 7, 7, 2, 1, True), ("bhsd", True, 9, 4, 2, 2, True)])
+def test_backward_formula_matches_autograd(layout, causal, sq, sk, h, hkv, lse):
+    from fmhactl.torch.op import _backward, to_bshd
+    from fmhactl.verify.reference import attention as reference
+
+    torch.manual_seed(0)
+    dims = (lambda s, n: (2, n, s, 16)) if layout == "bhsd" else (lambda s, n: (2, s, n, 16))
+    q, k, v = (torch.randn(*dims(s, n), dtype=torch.float64, requires_grad=True)
+               for s, n in ((sq, h), (sk, hkv), (sk, hkv)))
+    out, lse_ref = reference(to_bshd(q, layout), to_bshd(k, layout), to_bshd(v, layout), causal=causal,
+                             compute_dtype=torch.float64)
+    out = to_bshd(out, layout)
+    g_out = torch.randn_like(out)
+    g_lse = torch.randn_like(lse_ref) if lse else None
+    finite = torch.isfinite(lse_ref)
+    loss = (out * g_out).sum() + ((lse_ref.where(finite, 0.0) * g_lse).sum() if lse else 0.0)
+    want = torch.autograd.grad(loss, (q, k, v))
+    ctx = SimpleNamespace(saved_tensors=(q.detach(), k.detach(), v.detach()), causal=causal, scale=None,
+                          layout=layout, return_lse=lse)
+    got = _backward(ctx, g_out, g_lse)
+    for a, w in zip(got, want):
+        assert a.shape == w.shape
+        torch.testing.assert_close(a.double(), w, atol=1e-4, rtol=1e-4)
+
+
+# ---- transformers ---------------------------------------------------------------------------------
+
+def test_register_transformers_makes_from_config_use_fmhactl():
+    transformers = pytest.importorskip("transformers")
+    from transformers import AutoModelForCausalLM, LlamaConfig
+
+    assert ft.register_transformers() == "fmhactl"
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+
+    from fmhactl.torch.hf import fmhactl_attention_forward
+
+    assert ALL_ATTENTION_FUNCTIONS["fmhactl"] is fmhactl_attention_forward
+    cfg = LlamaConfig(hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                      intermediate_size=256, vocab_size=1000)
+    model = AutoModelForCausalLM.from_config(cfg, attn_implementation="fmhactl").to(torch.bfloat16)
+    assert model.config._attn_implementation == "fmhactl"
+    model = model.to("meta")
+    ids = torch.zeros(2, 13, dtype=torch.long, device="meta")
+    with torch.no_grad():
+        logits = model(ids).logits  # meta tensors: every attention runs the op's fake implementation
+    assert logits.shape == (2, 13, 1000)
+    assert transformers.__version__
+
+
+def test_transformers_forward_refuses_padding_masks():
+    pytest.importorskip("transformers")
+    from fmhactl.torch.hf import UnsupportedAttentionCall, fmhactl_attention_forward, fmhactl_attention_mask
+
+    assert fmhactl_attention_mask(1, 4, 4) is None
+    assert fmhactl_attention_mask(1, 4, 4, attention_mask=torch.ones(1, 4, dtype=torch.bool)) is None
+    with pytest.raises(UnsupportedAttentionCall, match="padded batches"):
+        fmhactl_attention_mask(1, 4, 4, attention_mask=torch.tensor([[0, 1, 1, 1]], dtype=torch.bool))
+    module = SimpleNamespace(is_causal=True, training=False)
+    q = meta(1, 4, 3, 64)
+    with pytest.raises(UnsupportedAttentionCall, match="attention masks"):
+        fmhactl_attention_forward(module, q, q, q, torch.ones(1, 1, 3, 3))
+    out, weights = fmhactl_attention_forward(module, q, meta(1, 2, 3, 64), meta(1, 2, 3, 64), None, scaling=0.1)
+    assert out.shape == (1, 3, 4, 64) and out.is_contiguous() and weights is None
+
+
+def test_model_bench_builds_models_that_run_their_own_attention():
+    """Each model gets its own config (a shared one made both run the last implementation built)."""
+    pytest.importorskip("transformers")
+    from fmhactl.bench.model import ModelSpec, build_models, count_op_calls
+
+    spec = ModelSpec("tiny", 128, 2, 4, 2, 256, 1000, 512)
+    models = build_models(spec, ("sdpa", "fmhactl"), torch.bfloat16, device="cpu")
+    assert models["sdpa"].config is not models["fmhactl"].config
+    assert {k: m.config._attn_implementation for k, m in models.items()} == {"sdpa": "sdpa", "fmhactl": "fmhactl"}
+    torch.testing.assert_close(models["sdpa"].lm_head.weight, models["fmhactl"].lm_head.weight, rtol=0, atol=0)
+    assert count_op_calls(models["sdpa"], torch.zeros(1, 5, dtype=torch.long)) == 0
+    meta_model = models["fmhactl"].to("meta")
+    assert count_op_calls(meta_model, torch.zeros(1, 5, dtype=torch.long, device="meta"), use_cache=True) == 2

@@ -1,0 +1,71 @@
+"""The M6 checks on a GPU (scripts/device/torch_m6.sh runs the full set and records them).
+
+Each test runs one check of fmhactl.torch.checks and asserts it passed under FlashAttention's
+error rule; shorter prompt lists than the recorded run keep the file quick.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+
+def _passed(result: dict) -> None:
+    assert result["status"] == "PASS", json.dumps(result["metrics"], indent=1, default=str)[:4000]
+
+
+def test_opcheck_spread():
+    from fmhactl.torch.checks import check_opcheck
+
+    _passed(check_opcheck())
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compile-fullgraph"])
+def test_llama_small_logits_match_sdpa(compiled):
+    pytest.importorskip("transformers")
+    from fmhactl.torch.checks import check_model
+
+    _passed(check_model(compiled, prompts=(1, 17, 511)))
+
+
+def test_cuda_graph_capture_replays():
+    pytest.importorskip("transformers")
+    from fmhactl.torch.checks import check_cuda_graph
+
+    _passed(check_cuda_graph())
+
+
+def test_no_host_sync_inside_the_op():
+    """With sync debug mode set to error, the op must not synchronise the host (after warm-up)."""
+    import torch
+
+    import fmhactl.torch as ft
+
+    q = torch.randn(1, 8, 64, 64, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(1, 2, 80, 64, device="cuda", dtype=torch.bfloat16)
+    ft.attention(q, k, k, causal=True)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        out = ft.attention(q, k, k, causal=True)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert out.shape == q.shape
+
+
+def test_backend_for_on_this_gpu_is_native_family_or_ref():
+    import torch
+
+    import fmhactl.torch as ft
+
+    q = torch.empty(1, 16, 128, 64, device="cuda", dtype=torch.bfloat16)
+    backend = ft.backend_for(q, causal=True)
+    major = torch.cuda.get_device_capability()[0]
+    assert backend.mode == "native"
+    if major not in (9, 10):
+        assert backend.variant == "ref"
+    with ft.use_backend("ref"):
+        assert ft.backend_for(q).variant == "ref"
