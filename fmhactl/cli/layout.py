@@ -215,7 +215,7 @@ def accum_cmd(
         output.grid(report.accum_grid(acc))
 
 
-@desc_app.command("decode")
+@desc_app.command("decode", context_settings={"ignore_unknown_options": True})
 @guarded
 def desc_decode(
     value: str = typer.Argument(..., help="Descriptor value, e.g. 0x4000404000010000."),
@@ -270,7 +270,7 @@ def _show_descriptor(view: object, as_json: bool, svg: str | None, encoded: bool
     _exit_if(not view.ok)  # type: ignore[attr-defined]
 
 
-@idesc_app.command("decode")
+@idesc_app.command("decode", context_settings={"ignore_unknown_options": True})
 @guarded
 def idesc_decode(value: str = typer.Argument(..., help="Instruction descriptor, e.g. 0x08400010."),
                  as_json: bool = JSON_OPT, svg: str = SVG_OPT) -> None:

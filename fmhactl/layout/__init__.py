@@ -1,4 +1,4 @@
-"""A pure-Python model of SM100 tcgen05 layouts (tcgen05-spec.md), fast and import-light.
+"""A pure-Python model of SM100 tcgen05 layouts (docs/tcgen05-facts.md), fast and import-light.
 
 No torch or CUDA import anywhere here except `tensormap_driver`, which loads cuda.bindings when
 a session is opened. Everything raises `common.LayoutError` (a BadInput, exit 2) for impossible
@@ -43,5 +43,11 @@ Producer -> consumer maps and bank conflicts (`mapping`, `banks`)
     mapping.plan_smem_stores / value_runs / tmem_store_plan
     banks.wavefronts(addresses_per_lane, width) -> WavefrontReport
 
-Pictures (`render`, `views`): rich tables and hand-written SVG grids.
+Bit-packed words (`bitfields`, `fields`): each descriptor declared once as a BitTable; encode,
+decode, structural validation, field views, SVG diagrams and kernels/common/desc_fields.gen.h
+all derive from it. Swizzle arithmetic: `swizzle`.
+
+Pictures (`render`, `views`, `report`, `report_tma`): plain-text tables (TSV in pipes), grids and
+hand-written SVG; the terminal colouring is fmhactl/cli/output.py. The typed entry points for the
+CLI and the TUI are in fmhactl/services/layout.py and fmhactl/services/tma.py.
 """

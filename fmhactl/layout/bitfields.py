@@ -47,6 +47,10 @@ class Field:
         return str(self.lo) if self.width == 1 else f"{self.lo}-{self.hi}"
 
     @property
+    def where(self) -> str:
+        return f"bit {self.lo}" if self.width == 1 else f"bits {self.bits}"
+
+    @property
     def mask(self) -> int:
         return ((1 << self.width) - 1) << self.lo
 
@@ -106,10 +110,10 @@ class Field:
         """The structural rule of this field (fixed value or enum), checked on `word`."""
         raw = self.get(word)
         if self.fixed is not None and raw != self.fixed:
-            return Problem(self.problem_code, f"bits {self.bits} ({self.meaning}) must be {self.allowed_text()}; "
+            return Problem(self.problem_code, f"{self.where} ({self.meaning}) must be {self.allowed_text()}; "
                            f"are {raw:#x}" + (f": {self.rule}" if self.rule else ""), self.severity)
         if self.allowed is not None and raw not in self.allowed:
-            return Problem(self.problem_code, f"bits {self.bits} ({self.meaning}) = {raw} is not one of "
+            return Problem(self.problem_code, f"{self.where} ({self.meaning}) = {raw} is not one of "
                            f"{self.allowed_text()}" + (f": {self.rule}" if self.rule else ""), self.severity)
         return None
 

@@ -78,6 +78,65 @@ SWIZZLE_SPAN = {Swizzle.B32: 32, Swizzle.B64: 64, Swizzle.B128: 128, Swizzle.B12
 SMEM_REPEAT = {Swizzle.B32: 256, Swizzle.B64: 512, Swizzle.B128: 1024, Swizzle.B128_ATOM_32B: 1024,
                Swizzle.B128_ATOM_32B_FLIP_8B: 1024, Swizzle.B128_ATOM_64B: 1024}
 
+@dataclass(frozen=True)
+class ParamField:
+    """One cuTensorMapEncodeTiled parameter, declared once (spec §8.1): the range rules, the CLI
+    options' help, the JSON/TUI field view and the TMA form all read these entries."""
+
+    name: str  # the driver's parameter name
+    attr: str  # TensorMapParams attribute
+    option: str  # the `fmhactl tma check` flag
+    meaning: str
+    lo: int | None = None  # every entry in lo..hi (inclusive)
+    hi: int | None = None
+    enum: type[IntEnum] | None = None
+    array: bool = False
+
+    @property
+    def allowed(self) -> str:
+        if self.enum is not None:
+            return ", ".join(f"{int(e)} {e.name}" for e in self.enum)
+        if self.lo is not None and self.hi is not None:
+            return self.span + (" per entry" if self.array else "")
+        return "any"
+
+    @property
+    def span(self) -> str:
+        return f"{self.lo}..{_pow2(self.hi)}" if self.lo is not None and self.hi is not None else "any"
+
+    def out_of_range(self, values: tuple[int, ...]) -> list[str]:
+        """Entries outside lo..hi, as "name[i] = v" (the -range rules' details)."""
+        assert self.lo is not None and self.hi is not None
+        return [f"{self.name}[{i}] = {v}" if self.array else f"{self.name} is {v}"
+                for i, v in enumerate(values) if not self.lo <= v <= self.hi]
+
+
+def _pow2(v: int) -> str:
+    return f"2^{v.bit_length() - 1}" if v > 4096 and v & (v - 1) == 0 else (
+        f"2^{(v + 1).bit_length() - 1}-1" if v > 4096 and (v + 1) & v == 0 else str(v))
+
+
+TENSOR_MAP_FIELDS: tuple[ParamField, ...] = (
+    ParamField("tensorDataType", "dtype", "--dtype", "element type", enum=DataType),
+    ParamField("tensorRank", "rank", "--rank", "number of dimensions", 1, 5),
+    ParamField("globalAddress", "global_address", "--address", "start of the tensor (16-B aligned; 32 B for "
+               "INTERLEAVE_32B and the *_ALIGN16B types)"),
+    ParamField("globalDim", "global_dim", "--dims", "elements per dimension, innermost first", 1, 1 << 32,
+               array=True),
+    ParamField("globalStrides", "global_strides", "--strides", "byte strides of dimensions 1..rank-1 (multiples of "
+               "16, or 32)", 0, (1 << 40) - 1, array=True),
+    ParamField("boxDim", "box_dim", "--box", "elements per dimension of one load", 1, 256, array=True),
+    ParamField("elementStrides", "element_strides", "--elem-strides", "traversal step per dimension", 1, 8,
+               array=True),
+    ParamField("interleave", "interleave", "--interleave", "interleaved layout", enum=Interleave),
+    ParamField("swizzle", "swizzle", "--swizzle", "shared-memory swizzle of the box", enum=Swizzle),
+    ParamField("l2Promotion", "l2_promotion", "--l2", "L2 promotion size", enum=L2Promotion),
+    ParamField("oobFill", "oob_fill", "--oob", "out-of-bounds fill", enum=OobFill),
+    ParamField("tensorMap", "map_address", "--map-address", "address of the CUtensorMap object (64-B aligned)"),
+)
+PARAM = {f.name: f for f in TENSOR_MAP_FIELDS}
+
+
 _PREFIX = {DataType: "CU_TENSOR_MAP_DATA_TYPE_", Interleave: "CU_TENSOR_MAP_INTERLEAVE_",
            Swizzle: "CU_TENSOR_MAP_SWIZZLE_", L2Promotion: "CU_TENSOR_MAP_L2_PROMOTION_",
            OobFill: "CU_TENSOR_MAP_FLOAT_OOB_FILL_"}
@@ -213,7 +272,7 @@ def check_rules(p: TensorMapParams) -> list[RuleResult]:
     inter = _enum_or_none(Interleave, p.interleave)
     swz = _enum_or_none(Swizzle, p.swizzle)
     bits = ELEMENT_BITS.get(dtype) if dtype is not None else None
-    rank_ok = 1 <= p.rank <= 5
+    rank_ok = not PARAM["tensorRank"].out_of_range((p.rank,))
 
     if p.map_address is None:
         c.add("map-align", "tensorMap", "address aligned to 64 bytes", None, applies=False)
@@ -226,7 +285,8 @@ def check_rules(p: TensorMapParams) -> list[RuleResult]:
               and p.map_address % 128 else None, severity="warning")
     c.add("data-type", "tensorDataType", "a CUtensorMapDataType value (0..15)",
           None if dtype is not None else [f"{p.dtype} is not a CUtensorMapDataType"])
-    c.add("rank-range", "tensorRank", "1 <= tensorRank <= 5", None if rank_ok else [f"tensorRank is {p.rank}"])
+    c.add("rank-range", "tensorRank", f"tensorRank in {PARAM['tensorRank'].span}",
+          PARAM["tensorRank"].out_of_range((p.rank,)))
     c.add("rank-interleave", "tensorRank", "tensorRank >= 3 when interleave != NONE",
           [f"tensorRank {p.rank} with {cuda_name(inter)}"] if inter not in (None, Interleave.NONE) and p.rank < 3
           else None, applies=inter not in (None, Interleave.NONE))
@@ -245,8 +305,8 @@ def check_rules(p: TensorMapParams) -> list[RuleResult]:
           [f"0x{p.global_address:x} is {p.global_address % align} bytes past a {align}-byte boundary"]
           if p.global_address % align else None)
 
-    bad = [f"globalDim[{i}] = {d}" for i, d in enumerate(p.global_dim) if not 1 <= d <= 1 << 32]
-    c.add("global-dim-range", "globalDim", "every entry non-zero and <= 2^32", bad)
+    c.add("global-dim-range", "globalDim", f"every entry in {PARAM['globalDim'].span}",
+          PARAM["globalDim"].out_of_range(p.global_dim))
     if dtype in PACKED_TYPES and p.global_dim:
         mult = 2 if dtype == DataType.U4_16_ALIGN8B else 128
         c.add("global-dim-packed", "globalDim", f"globalDim[0] a multiple of {mult} for {cuda_name(dtype)}",
@@ -254,8 +314,9 @@ def check_rules(p: TensorMapParams) -> list[RuleResult]:
 
     smult = 32 if need32 else 16
     bad = [f"globalStrides[{i}] = {s}" + (f" (= {s % smult} mod {smult})" if s % smult else " (>= 2^40)")
-           for i, s in enumerate(p.global_strides) if s % smult or not 0 <= s < 1 << 40]
-    c.add("global-stride", "globalStrides", f"every entry a multiple of {smult} and < 2^40", bad)
+           for i, s in enumerate(p.global_strides) if s % smult or PARAM["globalStrides"].out_of_range((s,))]
+    c.add("global-stride", "globalStrides", f"every entry a multiple of {smult} in {PARAM['globalStrides'].span}",
+          bad)
     if bits is not None and p.global_strides and p.global_dim and rank_ok:
         warn = []
         row = ceil(p.global_dim[0] * bits / 8)
@@ -270,8 +331,7 @@ def check_rules(p: TensorMapParams) -> list[RuleResult]:
               "each stride covers the previous dimension (the doc's padding formula; not known to be enforced)",
               warn, severity="warning")
 
-    bad = [f"boxDim[{i}] = {b}" for i, b in enumerate(p.box_dim) if not 1 <= b <= 256]
-    c.add("box-dim-range", "boxDim", "every entry non-zero and <= 256", bad)
+    c.add("box-dim-range", "boxDim", f"every entry in {PARAM['boxDim'].span}", PARAM["boxDim"].out_of_range(p.box_dim))
     inner = p.box_dim[0] * bits / 8 if bits is not None and p.box_dim else None
     c.add("box-inner-16b", "boxDim", "boxDim[0] x element size a multiple of 16 bytes when interleave is NONE",
           [f"boxDim[0] x element size = {inner:g} bytes"] if inner is not None and inner % 16 else None,
@@ -282,11 +342,11 @@ def check_rules(p: TensorMapParams) -> list[RuleResult]:
 
     bad = []
     for i, e in enumerate(p.element_strides):
-        if not 1 <= e <= 8:
+        if PARAM["elementStrides"].out_of_range((e,)):
             note = " (ignored by TMA when interleave is NONE, but the driver doc still requires 1..8)" \
                 if i == 0 and inter == Interleave.NONE else ""
             bad.append(f"elementStrides[{i}] = {e}{note}")
-    c.add("element-stride-range", "elementStrides", "every entry non-zero and <= 8", bad)
+    c.add("element-stride-range", "elementStrides", f"every entry in {PARAM['elementStrides'].span}", bad)
 
     c.add("interleave-enum", "interleave", "NONE, 16B or 32B", None if inter is not None
           else [f"{p.interleave} is not a CUtensorMapInterleave"])

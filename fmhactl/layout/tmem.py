@@ -1,6 +1,6 @@
 """Tensor Memory: addresses, allocation rules and the tcgen05.ld / tcgen05.st register maps.
 
-Spec: tcgen05-spec.md §1 (geometry, allocation, warp lane quarters) and §2 (ld/st shapes, pack).
+Spec (docs/tcgen05-facts.md): §1 (geometry, allocation, warp lane quarters) and §2 (ld/st shapes, pack).
 The (thread, register) <-> (lane, column) formulas are the CUTLASS Copy_Traits<SM100_TMEM_LOAD_*>
 maps; tests/layout checks them against the CuTe headers bit by bit. tcgen05.st uses the same map.
 """

@@ -41,6 +41,7 @@ class TensorMapCheck:
     def as_dict(self) -> dict[str, object]:
         return {"schema": "fmhactl.tma.check/1", "params": self.params.as_dict(), "c_call": self.c_call,
                 "valid": self.valid, "rules": [r.as_dict() for r in self.rules],
+                "fields": [f.as_dict() for f in tensor_map_fields(self)],
                 "box": self.box.as_dict() if self.box else None}
 
 
@@ -114,6 +115,42 @@ def enum_values(**names: str | int | None) -> dict[str, int]:
             except LayoutError:
                 out[key] = int(tm.parse_enum(kinds[key], text))
     return out
+
+
+@dataclass(frozen=True)
+class TensorMapField:
+    """One parameter of the call as the TMA form shows it (from tensormap.TENSOR_MAP_FIELDS)."""
+
+    name: str
+    option: str
+    meaning: str
+    allowed: str
+    value: str
+    rules: tuple[str, ...]  # ids of the rules this parameter violates
+
+    def as_dict(self) -> dict[str, object]:
+        return {"name": self.name, "option": self.option, "meaning": self.meaning, "allowed": self.allowed,
+                "value": self.value, "violates": list(self.rules)}
+
+
+def tensor_map_fields(result: TensorMapCheck) -> tuple[TensorMapField, ...]:
+    """The field view: every parameter with its value and the rules it breaks."""
+    p = result.params
+    out = []
+    for f in tm.TENSOR_MAP_FIELDS:
+        v = getattr(p, f.attr)
+        if f.enum is not None:
+            try:
+                shown = f"{v} ({f.enum(v).name})"
+            except ValueError:
+                shown = f"{v} (unknown)"
+        elif isinstance(v, tuple):
+            shown = ",".join(str(x) for x in v)
+        else:
+            shown = "-" if v is None else (hex(v) if f.attr.endswith("address") else str(v))
+        bad = tuple(r.rule for r in result.violated if f.name in r.param.split("/"))
+        out.append(TensorMapField(f.name, f.option, f.meaning, f.allowed, shown, bad))
+    return tuple(out)
 
 
 def check_tensor_map(p: tm.TensorMapParams) -> TensorMapCheck:
