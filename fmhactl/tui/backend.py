@@ -28,7 +28,6 @@ SWIZZLES = ("none", "32B", "64B", "128B", "128B_base32B")
 MAJORS = ("K", "MN")
 SMEM_DTYPES = ("bf16", "f16", "tf32", "f32", "e4m3")
 DESCRIPTOR_KINDS = ("idesc", "smem", "wgmma")
-MAX_TILE_ELEMENTS = 256 * 512  # cap before work: a typo must not build a million-cell grid
 
 
 def parse_int(text: str | int, what: str) -> int:
@@ -56,11 +55,12 @@ def problem_lines(problems: list[Problem]) -> list[tuple[str, str]]:
 
 
 # --------------------------------------------------------------------------------------------
-# TMEM: one warp's tcgen05.ld / st
+# TMEM: one warp's tcgen05.ld / st (fmhactl.services.layout)
 # --------------------------------------------------------------------------------------------
 
 @dataclass
 class TmemView:
+    access: Any  # services.layout.TmemAccess
     instruction: str
     warp: int
     registers: int
@@ -73,58 +73,53 @@ class TmemView:
 
 def tmem_view(shape: str = "32x32b", num: int = 1, warp: int = 0, lane_base: int | None = None,
               col_base: int = 0, pack: bool = False) -> TmemView:
-    from fmhactl.layout import tmem
+    from fmhactl.services import layout as svc
 
-    tmem.check_shape(shape, num)
-    _range(warp, 0, 31, "warp (a CTA has at most 32 warps)")
-    lane0 = 32 * (warp % 4) if lane_base is None else _range(lane_base, 0, 127, "lane base")
-    _range(col_base, 0, 511, "column base")
-    addr = tmem.join_addr(lane0, col_base)
-    accesses = tmem.ld_map(shape, num, pack, addr)
-    problems = tmem.access_problems(accesses, warp)
-    regs = tmem.regs_per_thread(shape, num)
-    instr = f"tcgen05.ld.sync.aligned.{shape}.x{num}{'.pack::16b' if pack else ''}.b32"
+    taddr = None
+    if lane_base is not None:
+        _range(lane_base, 0, 127, "lane base")
+        _range(col_base, 0, 511, "column base")
+        taddr = (lane_base << 16) | col_base
+    a = svc.tmem_access(shape, num, warp, col_base, pack, taddr)
     cells: dict[tuple[int, int], GridCell] = {}
-    for a in accesses:
-        half = "" if a.nbits == 32 else ("l" if a.reg_bit_lo == 0 else "h")
-        cells[(a.lane, a.col)] = GridCell(
-            f"t{a.thread}.r{a.reg}{half}", a.thread, a.thread,
-            f"thread {32 * warp + a.thread} (lane {a.thread} of warp {warp}) r[{a.reg}] bits "
-            f"{a.reg_bit_lo}..{a.reg_bit_lo + a.nbits - 1}")
-    lanes = sorted({a.lane for a in accesses} | set(range(128)))
-    cols = sorted({a.col for a in accesses})
-    grid = GridModel(f"{instr}, warp {warp}: cell = thread.register", lanes, cols, cells,
+    for c in a.cells:
+        half = "" if c.nbits == 32 else ("l" if c.reg_bit_lo == 0 else "h")
+        cells[(c.lane, c.col)] = GridCell(
+            f"t{c.thread}.r{c.reg}{half}", c.thread, c.thread,
+            f"thread {c.cta_thread} (lane {c.thread} of warp {a.warp}) r[{c.reg}] bits "
+            f"{c.reg_bit_lo}..{c.reg_bit_lo + c.nbits - 1}")
+    lanes = sorted(set(a.lanes) | set(range(128)))
+    grid = GridModel(f"{a.instruction}, warp {a.warp}: cell = thread.register", lanes, list(a.cols), cells,
                      lambda r: f"L{r:<3}q{r // 32}" if r < 128 else f"L{r}!", lambda c: f"c{c}", 32, "lane")
-    first = min((a.lane, a.col) for a in accesses)
-    summary = (f"{instr}  warp {warp}  taddr 0x{addr:08x}: {regs} registers per thread, lanes "
-               f"{min(a.lane for a in accesses)}..{max(a.lane for a in accesses)}, columns {cols[0]}..{cols[-1]}")
-    return TmemView(instr, warp, regs, addr, problems, grid, first, summary)
+    first = min((c.lane, c.col) for c in a.cells)
+    summary = (f"{a.instruction}  warp {a.warp}  taddr 0x{a.taddr:08x}: {a.registers_per_thread} registers per "
+               f"thread, lanes {a.lanes[0]}..{a.lanes[-1]}, columns {a.cols[0]}..{a.cols[-1]}")
+    return TmemView(a, a.instruction, a.warp, a.registers_per_thread, a.taddr, list(a.problems), grid, first,
+                    summary)
 
 
 def tmem_cell_report(view: TmemView, lane: int, col: int) -> list[str]:
     """Who holds (lane, col), its lane quarter, and whether this warp may touch it."""
-    from fmhactl.layout import tmem
+    from fmhactl.services import layout as svc
 
-    cell = view.grid.cell(lane, col)
-    lines = [f"TMEM lane {lane}, column {col} (lane quarter {lane // 32})"]
-    lines.append(cell.detail if cell else "not touched by this instruction")
-    allowed = tmem.warp_quarter_lanes(view.warp)
-    if lane in allowed:
-        lines.append(f"ok: warp {view.warp} (warp % 4 = {view.warp % 4}) may access lanes "
-                     f"{allowed.start}..{allowed.stop - 1}")
+    info = svc.tmem_cell(view.access, lane, col)
+    lines = [f"TMEM lane {lane}, column {col} (lane quarter {info.lane_quarter})"]
+    if info.owners:
+        lines += [view.grid.cells[(lane, col)].detail]
     else:
-        lines.append(f"lane-quarter violation: warp {view.warp} (warp % 4 = {view.warp % 4}) may only access lanes "
-                     f"{allowed.start}..{allowed.stop - 1}; lane {lane} belongs to warps {lane // 32}, "
-                     f"{lane // 32 + 4}, ... (warp % 4 = {lane // 32})")
+        lines.append("not touched by this instruction")
+    lo, hi = view.access.allowed_lanes
+    lines.append(f"ok: warp {view.warp} (warp % 4 = {view.warp % 4}) may access lanes {lo}..{hi}" if info.allowed
+                 else f"lane-quarter violation: {info.violation}")
     return lines
 
 
-def thread_cells(grid: GridModel, group: int) -> list[tuple[int, int]]:
-    return sorted(k for k, c in grid.cells.items() if c.group == group)
+def thread_cells(view: TmemView, thread: int) -> list[tuple[int, int]]:
+    return sorted({(c.lane, c.col) for c in view.access.cells_of(thread)})
 
 
 # --------------------------------------------------------------------------------------------
-# TMEM column plan of an SM100 variant
+# TMEM column plan of an SM100 variant (the plan the kernel static_asserts against)
 # --------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -137,14 +132,18 @@ class PlanRegion:
 
 @dataclass
 class PlanView:
-    variant: str
-    head_dim: int
+    title: str
     regions: list[PlanRegion]
     used: int
     allocated: int
     total: int
     problems: list[str]
-    source: str
+    owners: tuple[tuple[str, ...], ...]
+
+
+PLAN_NOTES = {"S": "QK^T scores, fp32, one column per key", "P": "P as 16-bit pairs, written over the S columns "
+              "softmax has read (declared alias of S)", "O": "output accumulator, fp32, one column per head-dim "
+              "element this CTA owns"}
 
 
 def sm100_variants() -> list[str]:
@@ -154,31 +153,20 @@ def sm100_variants() -> list[str]:
 
 
 def tmem_plan_view(variant: str, head_dim: int = 128) -> PlanView:
-    """The TMEM column plan the kernel uses for (variant, head dim), from the plan declaration."""
-    from fmhactl.config import AttnConfig
+    from fmhactl.layout.tmem import COLUMNS
     from fmhactl.registry import get_variant
-    from fmhactl.runtime import launchers
+    from fmhactl.services import layout as svc
 
     v = get_variant(variant)
     if v.launcher != "sm100":
         raise BadInput(f"{variant} is not an SM100 variant (it has no TMEM plan)")
     _range(head_dim, 8, 512, "head dim")
-    plan = launchers.sm100_plan(AttnConfig(head_dim=head_dim), dict(v.switches))
-    # Column offsets of fmha_sm100::Plan<D> (kernels/sm100/fmha_sm100.cuh): S at 0, O after S,
-    # P (TMEM-P variants) after O.
-    regions = [PlanRegion("S", 0, plan.block_n, f"QK^T scores, {plan.block_n} fp32 columns (one per key)"),
-               PlanRegion("O", plan.block_n, plan.head_dim, f"output accumulator, {plan.head_dim} fp32 columns")]
-    if not plan.p_in_smem:
-        regions.append(PlanRegion("P", plan.block_n + plan.head_dim, plan.block_n // 2,
-                                  f"P as 16-bit pairs ({plan.block_n} keys in {plan.block_n // 2} columns), "
-                                  "A operand of the TS PV MMA"))
-    problems = []
-    reason = plan.limit_reason()
-    if reason:
-        problems.append(reason)
-    alloc = plan.tmem_alloc if plan.tmem_columns <= launchers.TMEM_COLUMNS else plan.tmem_columns
-    return PlanView(variant, head_dim, regions, plan.tmem_columns, alloc, launchers.TMEM_COLUMNS, problems,
-                    "fmhactl.runtime.launchers.Sm100Plan (mirror of fmha_sm100::Plan<D>)")
+    plan = svc.column_plan_providers()["sm100"](variant, head_dim)
+    view = svc.tmem_column_plan(plan)
+    regions = [PlanRegion(r.name, r.col, r.ncols, PLAN_NOTES.get(r.role, r.role)
+                          + (f" (aliases {', '.join(r.aliases)})" if r.aliases else "")) for r in plan.regions]
+    return PlanView(plan.title, regions, view.columns_used, view.alloc_columns, COLUMNS,
+                    [f"{p.code}: {p.message}" for p in view.problems], view.column_owners)
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,55 +179,56 @@ class AccumView:
     lines: list[str]
     problems: list[Problem]
     grid: GridModel
+    layout: Any  # services.layout.AccumLayout
 
 
 def accum_view(m: int = 128, n: int = 64, cta_group: int = 1, col: int = 0) -> AccumView:
-    from fmhactl.layout import accum, mapping, tmem
+    from fmhactl.layout import mapping, tmem
+    from fmhactl.services import layout as svc
 
-    if cta_group not in (1, 2):
-        raise BadInput(f"cta_group must be 1 or 2; got {cta_group}")
-    if cta_group == 2 or m == 256:
-        raise BadInput(f"M={m} with cta_group::{cta_group} is outside the layout model: it covers cta_group::1 "
-                       "(M = 64 or 128) only; an M=256 MMA is two CTAs of M=128 layout D each")
     _range(col, 0, 511, "d-tmem column")
-    problems = accum.check_mn(m, n)
-    if any(p.severity == "error" for p in problems):
-        raise BadInput("; ".join(p.message for p in problems if p.severity == "error"))
-    cells_ = accum.accumulator_map(m, n, tmem.join_addr(0, col))
-    per = tmem.columns_per_half("32x32b", 1)
-    num = max(k for k in tmem.NUMS if k * per <= n and k <= 128)
-    reads = mapping.producer_values(mapping.Producer("32x32b", num, False, m, n, col, 0))
+    acc = svc.accumulator_layout(m, n, cta_group, tmem.join_addr(0, col))
+    per = acc.rows_per_cta
+    num = max(k for k in tmem.NUMS if k <= n and k <= 128)
+    reads = mapping.producer_values(mapping.Producer("32x32b", num, False, per, n, col, 0))
     reader = {(r.m, r.n): r for r in reads}
     cells: dict[tuple[int, int], GridCell] = {}
-    for c in cells_:
-        r = reader.get((c.m, c.n))
+    for e in acc.entries:
+        r = reader.get((e.m - e.cta * per, e.n))
         who = (f"read by thread {r.thread} (warp {r.thread // 32}, lane {r.thread % 32}) r[{r.reg}] of "
                f"tcgen05.ld.32x32b.x{num} #{r.load}") if r else "no 32x32b reader"
-        cells[(c.lane, c.col)] = GridCell(f"{c.m},{c.n}", c.lane // 32, c.m,
-                                          f"D[{c.m}][{c.n}] -> lane {c.lane}, column {c.col}; {who}")
-    layout = "D" if m == 128 else "F"
-    lines = [f"M={m}, N={n}, cta_group::1: layout {layout}. " + (
-        f"D[m][n] -> lane m, column {col}+n: columns {col}..{col + n - 1} all used, none skipped."
-        if m == 128 else f"D[m][n] -> lane m%16 + 32*(m/16), column {col}+n: 16 rows per lane quarter, "
-                         "lanes 16-31 of each quarter free for a second M=64 tile."),
-             f"Allocate {tmem.min_alloc_columns(col + n)} columns. Warp w reads rows "
-             + ("32w..32w+31" if m == 128 else "16w..16w+15") + f" with tcgen05.ld.32x32b.x{num}."]
+        cta = f"CTA {e.cta}, " if cta_group == 2 else ""
+        cells[(e.cta * 128 + e.lane, e.col)] = GridCell(f"{e.m},{e.n}", e.warp, e.m,
+                                                        f"D[{e.m}][{e.n}] -> {cta}lane {e.lane}, column {e.col}; "
+                                                        f"{who}")
+    rows_note = "32w..32w+31" if per == 128 else "16w..16w+15"
+    lines = [f"M={m}, N={n}, cta_group::{cta_group}: layout {acc.layout}"
+             + (f", two CTAs of {per} rows" if cta_group == 2 else "") + ". "
+             + (f"D[m][n] -> lane m, column {col}+n: columns {col}..{col + n - 1} all used, none skipped."
+                if per == 128 else f"D[m][n] -> lane m%16 + 32*(m/16), column {col}+n: 16 rows per lane quarter, "
+                                   "lanes 16-31 of each quarter free for a second M=64 tile."),
+             f"Allocate {acc.alloc_columns} columns. Warp w reads rows {rows_note} with tcgen05.ld.32x32b.x{num}."]
     if m == 128 and n == 64:
         lines.append("Columns 32-35 / 48-51 are not skipped by the hardware: if they look skipped, decode the "
                      "instruction descriptor (M>>4 belongs at bits 24-28; at bit 23 it turns M=128 into M=64).")
-    grid = GridModel(f"D {m}x{n} in TMEM (layout {layout}): cell = row,col of D; colour = reading warp",
-                     list(range(128)), list(range(col, col + n)), cells, lambda r: f"L{r:<3}w{r // 32}",
-                     lambda c: f"c{c}", 4, "lane")
-    return AccumView(f"accumulator M={m} N={n}", lines, problems, grid)
+    rows = list(range(128 * cta_group))
+    label = (lambda r: f"L{r:<3}w{r // 32}") if cta_group == 1 else (lambda r: f"{r // 128}:L{r % 128:<3}")
+    grid = GridModel(f"D {m}x{n} in TMEM (layout {acc.layout}): cell = row,col of D; colour = reading warp", rows,
+                     list(range(col, col + n)), cells, label, lambda c: f"c{c}", 4, "lane" if cta_group == 1 else "cta:lane")
+    return AccumView(f"accumulator M={m} N={n} cta_group::{cta_group}", lines, list(acc.problems), grid, acc)
 
 
-def accum_cell(m_rows: int, n_cols: int, m: int, n: int, col: int = 0) -> tuple[int, int]:
-    """(lane, column) of D[m][n]."""
+def accum_cell(view: AccumView, m: int, n: int) -> tuple[int, int]:
+    """The grid cell of D[m][n]."""
+    e = view.layout.entry(m, n)
+    return e.cta * 128 + e.lane, e.col
+
+
+def s_cell(m_rows: int, m: int, n: int) -> tuple[int, int]:
+    """(lane, column) of S[m][n] in the Map screen's TMEM grid (S is an M x N accumulator at column 0)."""
     from fmhactl.layout import accum, tmem
 
-    if not 0 <= n < n_cols:
-        raise BadInput(f"column {n} outside N={n_cols}")
-    return accum.d_cell(m_rows, m, n, tmem.join_addr(0, col))
+    return accum.d_cell(m_rows, m, n, tmem.join_addr(0, 0))
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,7 +237,7 @@ def accum_cell(m_rows: int, n_cols: int, m: int, n: int, col: int = 0) -> tuple[
 
 @dataclass
 class SmemView:
-    tile: Any
+    tile: Any  # services.layout.SmemTile
     header: str
     grid: GridModel
     problems: list[Problem]
@@ -260,8 +249,8 @@ class SmemView:
     pattern_report: list[str]
 
 
-def _chunk_key(tile: Any, addr: int) -> tuple[int, int]:
-    rel = addr - tile.base
+def _chunk_key(layout: Any, addr: int) -> tuple[int, int]:
+    rel = addr - layout.base
     return rel // 128, (rel // 16) % 8
 
 
@@ -270,140 +259,117 @@ def smem_view(major: str = "K", swizzle: str = "128B", dtype: str = "bf16", rows
               descriptor: int | None = None, row_expr: str = "t", k_expr: str = "0", vec: int = 16,
               pattern: str = "expr", element: tuple[int, int] | None = None) -> SmemView:
     """The tile as stored (one cell per physical 16-byte chunk, colour = its 4 banks), the descriptor
-    of MMA k-block `kb` (or `descriptor` when the user edited it) with the elements it addresses
-    marked, and the bank conflicts of an access pattern per phase."""
-    from fmhactl.layout import banks, smem
-    from fmhactl.layout.descriptors import decode_smem_desc, element_address
+    of MMA k-block `kb` (or `descriptor` when the user edited it) with the elements it makes the
+    MMA read, and the bank conflicts of an access pattern per phase."""
+    from fmhactl.services import layout as svc
 
-    _range(rows, 1, 4096, "rows")
-    _range(cols, 1, 4096, "cols")
-    if rows * cols > MAX_TILE_ELEMENTS:
-        raise BadInput(f"a {rows} x {cols} tile has {rows * cols} elements; the TUI draws at most "
-                       f"{MAX_TILE_ELEMENTS}")
-    tile = smem.make_tile(major, swizzle, rows, cols, dtype, lbo, sbo, None, base)
-    problems = tile.problems()
-    e = tile.elem_bytes
-    per = smem.CORE_BYTES // e
+    tile = svc.smem_tile(major, swizzle, rows, cols, dtype, lbo, sbo, None, base)
+    lay = tile.layout
+    per = 16 // lay.elem_bytes
     cells: dict[tuple[int, int], GridCell] = {}
-    for p in tile.places():
-        if (p.k if tile.major == "K" else p.row) % per:
+    for p in tile.elements:
+        if (p.k if lay.major == "K" else p.row) % per:
             continue  # one cell per 16-byte chunk: its first element names it
-        key = _chunk_key(tile, p.addr)
-        span = f"k {p.k}..{p.k + per - 1}" if tile.major == "K" else f"rows {p.row}..{p.row + per - 1}"
+        key = _chunk_key(lay, p.addr)
+        span = f"k {p.k}..{p.k + per - 1}" if lay.major == "K" else f"rows {p.row}..{p.row + per - 1}"
         cells[key] = GridCell(f"{p.row},{p.k}", key[1], p.row,
-                              f"byte {p.addr - tile.base:#x} (logical {p.logical - tile.base:#x}): row {p.row}, {span}; "
+                              f"byte {p.addr - lay.base:#x} (logical {p.logical - lay.base:#x}): row {p.row}, {span}; "
                               f"banks {p.bank}..{p.bank + 3}, core matrix ({p.core_row}, {p.core_col})")
-    slices = [(s.kb, s.k0, s.start, s.descriptor()) for s in tile.mma_slices()]
+    slices = [(s.kb, s.k0, s.start, s.descriptor) for s in tile.mma]
     kb = max(0, min(kb, len(slices) - 1))
     value = slices[kb][3] if descriptor is None else descriptor
-    d = decode_smem_desc(value, tile.major)
-    report = [f"descriptor 0x{value:016x} for MMA k-block {kb} (k {slices[kb][1]}..{slices[kb][1] + tile.mma_k - 1}); "
-              f"tile's own: 0x{slices[kb][3]:016x}"]
+    reach = svc.descriptor_reach(tile, value, slices[kb][1])
+    report = [f"descriptor {reach.descriptor.hex} for MMA k-block {kb} (k {slices[kb][1]}..): "
+              f"tile's own 0x{slices[kb][3]:016x}"]
     marked: set[tuple[int, int]] = set()
-    if d.ok:
-        k0 = slices[kb][1]
-        hits = wrong = outside = 0
-        first_wrong = ""
-        wrong_keys: set[tuple[int, int]] = set()
-        for r in range(tile.rows):
-            for kk in range(min(tile.mma_k, tile.cols - k0)):
-                try:
-                    addr = element_address(value, tile.major, e, r, kk)
-                except FmhactlError:
-                    outside += 1
-                    continue
-                key = _chunk_key(tile, addr)
-                marked.add(key)
-                hit = tile.element_at(addr)
-                if hit == (r, k0 + kk):
-                    hits += 1
-                else:
-                    wrong += 1
-                    wrong_keys.add(key)
-                    if not first_wrong:
-                        first_wrong = (f"A[{r}][{kk}] (tile element ({r}, {k0 + kk})) is read from byte "
-                                       f"{addr - tile.base:#x}, which holds "
-                                       + (f"element {hit}" if hit else "no element of this tile"))
-        total = hits + wrong + outside
-        report.append(f"the MMA reads {total} elements: {hits} from the right place, {wrong} from the wrong place"
-                      + (f", {outside} unaddressable" if outside else ""))
-        if first_wrong:
-            report.append("first wrong: " + first_wrong)
-        cells = {k: (GridCell(c.label, c.key, c.group, c.detail, c.heat, k in wrong_keys)) for k, c in cells.items()}
+    wrong_keys: set[tuple[int, int]] = set()
+    if reach.elements:
+        for el in reach.elements:
+            key = _chunk_key(lay, el.addr)
+            marked.add(key)
+            if not el.correct:
+                wrong_keys.add(key)
+        right = len(reach.elements) - reach.wrong
+        report.append(f"the MMA reads {len(reach.elements)} elements: {right} from the right place, {reach.wrong} "
+                      "from the wrong place")
+        bad = next((el for el in reach.elements if not el.correct), None)
+        if bad is not None:
+            report.append(f"first wrong: A[{bad.mn}][{bad.k}] (tile element {bad.expected}) is read from byte "
+                          f"{bad.addr - lay.base:#x}, which holds "
+                          + (f"element {bad.hit}" if bad.hit else "no element of this tile"))
+        cells = {k: GridCell(c.label, c.key, c.group, c.detail, c.heat, k in wrong_keys) for k, c in cells.items()}
     else:
         report.append("the descriptor has errors: the MMA would not read this tile")
-    pattern_report = _pattern_report(tile, pattern, row_expr, k_expr, vec, banks)
-    grid = GridModel(f"{tile.major}-major {tile.swizzle.name} {tile.dtype} {rows}x{cols}: one cell per 16-B chunk "
+    if pattern == "pstore":
+        pattern_report = _pstore_report(lay)
+    else:
+        pattern_report = _pattern_report(svc.warp_access(tile, row_expr, k_expr, vec))
+    grid = GridModel(f"{lay.major}-major {lay.swizzle.name} {lay.dtype} {rows}x{cols}: one cell per 16-B chunk "
                      "(row,k of its first element), colour = bank group", sorted({k[0] for k in cells}),
                      list(range(8)), cells, lambda line: f"{line * 128:05x}",
                      lambda c: f"b{4 * c}-{4 * c + 3}", 8, "byte", marked)
-    header = (f"{tile.major}-major, swizzle {tile.swizzle.name}, {tile.dtype} ({e} B), {rows} x {cols}, base "
-              f"{tile.base:#x}; LBO {tile.lbo} B, SBO {tile.sbo} B; footprint {tile.footprint()} B")
+    header = (f"{lay.major}-major, swizzle {lay.swizzle.name}, {lay.dtype} ({lay.elem_bytes} B), {rows} x {cols}, "
+              f"base {lay.base:#x}; LBO {lay.lbo} B, SBO {lay.sbo} B; footprint {tile.footprint} B")
     if element is not None:
-        p = tile.place(*element)
-        header += (f"\nelement (row {p.row}, k {p.k}): byte {p.addr - tile.base:#x}, bank {p.bank}, chunk {p.chunk}, "
+        p = tile.element(*element)
+        header += (f"\nelement (row {p.row}, k {p.k}): byte {p.addr - lay.base:#x}, bank {p.bank}, chunk {p.chunk}, "
                    f"core matrix ({p.core_row}, {p.core_col})")
-    return SmemView(tile, header, grid, problems, slices, kb, value, report, list(d.problems), pattern_report)
+    return SmemView(tile, header, grid, list(tile.problems), slices, kb, value, report,
+                    list(reach.descriptor.problems), pattern_report)
 
 
 def smem_element_cell(view: SmemView, row: int, k: int) -> tuple[int, int]:
     """The grid cell (128-B line, chunk) that holds element (row, k)."""
-    return _chunk_key(view.tile, view.tile.offset(row, k))
+    return _chunk_key(view.tile.layout, view.tile.element(row, k).addr)
 
 
-def _pattern_report(tile: Any, pattern: str, row_expr: str, k_expr: str, vec: int, banks: Any) -> list[str]:
-    if pattern == "pstore":
-        return _pstore_report(tile)
-    row_tree, k_tree = banks.compile_index_expr(row_expr), banks.compile_index_expr(k_expr)
-    addrs: list[int | None] = []
-    for t in range(32):
-        r, kk = banks.eval_index_expr(row_tree, t=t, i=0), banks.eval_index_expr(k_tree, t=t, i=0)
-        addrs.append(tile.offset(r, kk))
-    per = banks.threads_per_phase(vec)
-    lines = [f"warp access: lane t reads {vec} B at (row {row_expr}, k {k_expr}); {32 // per} phase(s) of {per} lanes"]
-    total = ideal = 0
-    for start in range(0, 32, per):
-        only = [a if start <= t < start + per else None for t, a in enumerate(addrs)]
-        rep = banks.wavefronts(only, vec)
-        total, ideal = total + rep.wavefronts, ideal + rep.ideal
-        lines.append(f"  phase {start // per} (lanes {start}..{start + per - 1}): {rep.wavefronts} wavefront(s)"
-                     + (f", bank {rep.worst_bank} serves {rep.worst_degree} words" if rep.conflicts else ", no conflict"))
-    lines.append(f"total {total} wavefronts, ideal {ideal}: "
-                 + ("conflict-free" if total == ideal else f"{total - ideal} extra ({total / ideal:.2f}x)"))
+def _pattern_report(access: Any) -> list[str]:
+    first = access.instructions[0]
+    lines = [access.description, f"instruction 0: {len(first.phases)} phase(s)"]
+    for i, ph in enumerate(first.phases):
+        lines.append(f"  phase {i} (lanes {ph.first_lane}..{ph.last_lane}): {ph.wavefronts} wavefront(s)"
+                     + (f", {ph.conflicts} extra: bank {ph.worst_bank} serves {ph.wavefronts} words"
+                        if ph.conflicts else ", no conflict"))
+    lines.append(f"total {access.wavefronts} wavefronts, ideal {access.ideal}: "
+                 + ("conflict-free" if access.conflict_free else
+                    f"{access.wavefronts - access.ideal} extra ({access.wavefronts / max(access.ideal, 1):.2f}x)"))
     return lines
 
 
-def _pstore_report(tile: Any) -> list[str]:
-    """The SMEM-P store: P from a 32x32b read of S, stored by warps 0-3 into this tile (as the PV A operand)."""
-    from fmhactl.layout import mapping
+def _pstore_report(layout: Any) -> list[str]:
+    """The SMEM-P store: P from a 32x32b.x8 read of S stored by warps 0-3 into this tile."""
+    from fmhactl.services import layout as svc
 
-    if tile.rows not in (64, 128):
+    if layout.rows not in (64, 128):
         raise BadInput("the P-store pattern needs rows = M = 64 or 128")
-    prod = mapping.Producer("32x32b", 8 if tile.cols >= 8 else 1, False, tile.rows, tile.cols)
-    cons = mapping.Consumer("smem", tile=tile, dtype=tile.dtype)
-    records, _ = mapping.map_values(prod, cons)
-    plan = mapping.plan_smem_stores(records, cons)
-    lines = [f"tcgen05.ld.32x32b.x{prod.num} -> st.shared of P: {plan.note}"]
-    for w, rep in plan.per_warp.items():
-        lines.append(f"  warp {w}: {rep.wavefronts} wavefronts for {plan.instructions} stores (ideal {rep.ideal})"
-                     + (f", {rep.conflicts} extra; worst bank {rep.worst_bank} x{rep.worst_degree}"
-                        if rep.conflicts else ", conflict-free"))
+    dest = f"smem:{layout.major}:{layout.swizzle.name}:lbo={layout.lbo}:sbo={layout.sbo}"
+    pmap = svc.smem_p_map("tmem:32x32b:num=8", dest, layout.rows, layout.cols, layout.dtype)
+    plan = pmap.store_plan
+    lines = [f"tcgen05.ld.32x32b.x8 -> st.shared of P: {plan.note}" if plan else "no store plan"]
+    if plan:
+        for w, rep in plan.per_warp.items():
+            lines.append(f"  warp {w}: {rep.wavefronts} wavefronts for {plan.instructions} stores (ideal {rep.ideal})"
+                         + (f", {rep.conflicts} extra; worst bank {rep.worst_bank} x{rep.worst_degree}"
+                            if rep.conflicts else ", conflict-free"))
     return lines
 
 
 # --------------------------------------------------------------------------------------------
-# Descriptors: one field table each (until the services' field tables land)
+# Descriptors: the field tables of fmhactl.layout.fields through services.layout
 # --------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class FieldRow:
     name: str
+    label: str
     lo: int
     width: int
     raw: int
     shown: str
     bad: bool
-    unit: str  # how an edit is read: "bytes" (>>4), "n" (>>3), "m" (>>4), "swizzle", "format", "raw"
+    meaning: str
+    allowed: str
+    edit_text: str  # what the editor starts from: the value in its unit, or the enum's name
 
 
 @dataclass
@@ -416,114 +382,62 @@ class DescriptorView:
     verdict: str
 
 
-_UNITS = {
-    "smem": {"start": "bytes", "LBO": "bytes", "SBO": "bytes", "layout": "swizzle-umma"},
-    "wgmma": {"start": "bytes", "LBO": "bytes", "SBO": "bytes", "layout": "swizzle-wgmma"},
-    "idesc": {"N>>3": "n", "M>>4": "m", "A fmt": "ab", "B fmt": "ab", "D": "d", "A": "major", "B": "major"},
-}
-
-
 def parse_descriptor_text(kind: str, text: str) -> int:
     """A hex (or decimal) descriptor value; the error names the descriptor and the rule."""
-    if kind not in DESCRIPTOR_KINDS:
-        raise BadInput(f"unknown descriptor kind {kind!r} (one of {', '.join(DESCRIPTOR_KINDS)})")
-    what = {"idesc": "instruction descriptor", "smem": "shared-memory descriptor", "wgmma": "wgmma descriptor"}[kind]
-    stripped = text.strip()
-    if not stripped:
-        raise BadInput(f"{what}: empty; paste a value such as 0x08400010")
-    value = parse_int(stripped if stripped.lower().startswith(("0x", "0b", "0o")) or not
-                      any(ch in "abcdefABCDEF" for ch in stripped) else "0x" + stripped, what)
-    limit = 32 if kind == "idesc" else 64
-    if not 0 <= value < 1 << limit:
-        raise BadInput(f"{what}: 0x{value:x} does not fit in {limit} bits")
-    return value
+    from fmhactl.services import layout as svc
+
+    stripped = str(text).strip()
+    if stripped and not stripped.lower().startswith(("0x", "0b", "0o", "-")) and \
+            any(ch in "abcdefABCDEF" for ch in stripped):
+        stripped = "0x" + stripped  # pasted hex without its prefix
+    return svc.parse_word(stripped, kind)
 
 
 def descriptor_view(kind: str, value: int, major: str | None = None) -> DescriptorView:
-    """Decode with the same functions (and messages) as `fmhactl layout ... decode`."""
-    from fmhactl.layout import views
+    """Decode with the same service (fields, checks, messages) as `fmhactl layout ... decode`."""
+    from fmhactl.services import layout as svc
 
-    if kind == "idesc":
-        from fmhactl.layout import idesc
-
-        d = idesc.decode(value)
-        bitfields, bits = views.idesc_fields(d), 32
-        f = d.as_dict()
-        verdict = (f"valid: {d.m}x{d.n}x{d.k} {f['a_format']}x{f['b_format']} -> {f['d_format']} (kind::{d.kind})"
-                   if d.ok else "INVALID for tcgen05.mma")
-        problems = list(d.problems)
-    elif kind == "smem":
-        from fmhactl.layout.descriptors import decode_smem_desc
-
-        s = decode_smem_desc(value, major)
-        bitfields, bits, problems = views.smem_desc_fields(s), 64, list(s.problems)
-        verdict = "valid for tcgen05.mma" if s.ok else "INVALID for tcgen05.mma"
-    elif kind == "wgmma":
-        from fmhactl.layout.wgmma import decode_wgmma_desc
-
-        w = decode_wgmma_desc(value)
-        bitfields, bits, problems = views.wgmma_desc_fields(w), 64, list(w.problems)
-        verdict = "valid for wgmma" if w.ok else "INVALID for wgmma"
-    else:
-        raise BadInput(f"unknown descriptor kind {kind!r} (one of {', '.join(DESCRIPTOR_KINDS)})")
-    units = _UNITS[kind]
-    rows = [FieldRow(b.name, b.lo, b.width, (value >> b.lo) & ((1 << b.width) - 1), b.value, bool(b.bad),
-                     units.get(b.name, "raw")) for b in bitfields]
-    return DescriptorView(kind, value, bits, rows, problems, verdict)
+    d = svc.decode_descriptor(kind, value, major if kind == "smem" else None)
+    table = svc.descriptor_table(kind)
+    labels = {f.name: f.short for f in table.fields}
+    allowed = {f.name: f.allowed for f in table.fields}
+    rows = [FieldRow(f.name, labels.get(f.name, f.name), f.lo, f.width, f.raw, f.display, f.bad, f.meaning,
+                     f.allowed, str(allowed[f.name].get(f.raw, f.raw)) if allowed.get(f.name) else str(f.value))
+            for f in d.fields]
+    verdict = ("valid: " if d.ok else "INVALID: ") + d.summary
+    return DescriptorView(kind, d.value, d.bits, rows, list(d.problems), verdict)
 
 
 def set_descriptor_field(kind: str, value: int, field_index: int, text: str) -> int:
-    """The value with one field replaced; `text` is read in the field's unit (bytes for addresses,
-    N or M for the shape fields, names for formats and layouts, else the raw bits)."""
-    from fmhactl.layout import idesc, smem
+    """The value with one field replaced. `text` is the field's value in its natural unit (bytes for
+    addresses, N or M for the shape fields), a name of an enum value (128B, bf16, MN), or raw:N."""
+    from fmhactl.services import layout as svc
 
-    view = descriptor_view(kind, value)
+    table = svc.descriptor_table(kind)
+    view = svc.decode_descriptor(kind, value)
     if not 0 <= field_index < len(view.fields):
         raise BadInput(f"no field {field_index}")
-    f = view.fields[field_index]
+    name = view.fields[field_index].name
+    f = table.field(name)
     t = text.strip()
     if not t:
-        raise BadInput(f"{f.name}: empty value")
-    if f.unit == "bytes":
-        nbytes = parse_int(t.removesuffix("B").strip(), f.name)
-        if nbytes < 0 or nbytes % 16:
-            raise BadInput(f"{f.name} must be a non-negative multiple of 16 bytes; got {nbytes}")
-        raw = nbytes >> 4
-    elif f.unit == "n":
-        n = parse_int(t.removeprefix("N=").strip(), "N")
-        if n % 8:
-            raise BadInput(f"N must be a multiple of 8 (the field holds N>>3); got {n}")
-        raw = n >> 3
-    elif f.unit == "m":
-        m = parse_int(t.removeprefix("M=").strip(), "M")
-        if m % 16:
-            raise BadInput(f"M must be a multiple of 16 (the field holds M>>4); got {m}")
-        raw = m >> 4
-    elif f.unit in ("swizzle-umma", "swizzle-wgmma"):
-        try:
-            raw = parse_int(t, f.name)
-        except FmhactlError:
-            mode = smem.parse_swizzle(t)
-            code = mode.umma_code if f.unit == "swizzle-umma" else mode.wgmma_code
-            if code is None:
-                raise BadInput(f"wgmma has no {mode.name} layout") from None
-            raw = code
-    elif f.unit == "ab":
-        raw = idesc.AB_FORMATS[t.lower()] if t.lower() in idesc.AB_FORMATS else parse_int(t, f.name)
-    elif f.unit == "d":
-        raw = idesc.D_FORMATS[t.lower()] if t.lower() in idesc.D_FORMATS else parse_int(t, f.name)
-    elif f.unit == "major":
-        raw = {"k": 0, "mn": 1}[t.lower()] if t.lower() in ("k", "mn") else parse_int(t, f.name)
+        raise BadInput(f"{f.meaning}: empty value")
+    if t.lower().startswith("raw:"):
+        raw = parse_int(t[4:], f.meaning)
+    elif f.allowed is not None and not t.lstrip("-").isdigit():
+        by_name = {str(v).lower(): k for k, v in f.allowed.items()}
+        word = t.split("(")[-1].rstrip(")").strip().lower() if "(" in t else t.lower()
+        if word not in by_name:
+            raise BadInput(f"{f.meaning}: {t!r} is not one of {f.allowed_text()}")
+        raw = by_name[word]
     else:
-        raw = parse_int(t, f.name)
-    if not 0 <= raw < 1 << f.width:
-        raise BadInput(f"{f.name} is a {f.width}-bit field (bits {f.lo}..{f.lo + f.width - 1}); {t} does not fit")
-    mask = ((1 << f.width) - 1) << f.lo
-    return (value & ~mask) | (raw << f.lo)
+        number = t.split()[0].removesuffix("B").removeprefix("N=").removeprefix("M=")
+        raw = f.raw_of(parse_int(number, f.meaning)) if f.allowed is None else parse_int(number, f.meaning)
+    return svc.edit_descriptor(kind, value, name, raw).value
 
 
 # --------------------------------------------------------------------------------------------
-# TMA tensor maps
+# TMA tensor maps (fmhactl.services.tma)
 # --------------------------------------------------------------------------------------------
 
 TMA_FIELDS = (("dtype", "tensorDataType", "bf16"), ("rank", "tensorRank", "3"),
@@ -547,55 +461,50 @@ def _int_list(text: str, what: str) -> list[int]:
     body = text.strip().strip("{}[]()")
     if not body:
         return []
-    return [parse_int(x, what) for x in body.replace(" ", ",").split(",") if x.strip()]
+    parts = [x for x in body.replace(" ", ",").split(",") if x.strip()]
+    if len(parts) > 16:
+        raise BadInput(f"{what}: {len(parts)} entries; a tensor map has at most 5 dimensions")
+    return [parse_int(x, what) for x in parts]
 
 
 def tma_params(form: dict[str, str]) -> Any:
-    from fmhactl.layout import tensormap as tm
+    from fmhactl.services import tma as svc
 
     get = lambda key: form.get(key, "").strip()  # noqa: E731
     if not get("dtype") or not get("dims") or not get("box"):
         raise BadInput("dtype, dims and box are required")
-    dims = _int_list(get("dims"), "dims")
-    rank = parse_int(get("rank"), "rank") if get("rank") else len(dims)
-    if len(dims) > 16 or rank > 16:
-        raise BadInput("at most 16 dimensions (the driver takes 1..5)")
-    return tm.make_params(get("dtype"), dims, _int_list(get("strides"), "strides"), _int_list(get("box"), "box"),
-                          _int_list(get("elem_strides"), "element strides") if get("elem_strides") else None,
-                          rank, parse_int(get("address") or "0x7f0000000000", "address"),
-                          get("interleave") or "none", get("swizzle") or "none", get("l2") or "none",
-                          get("oob") or "none")
+    return svc.tensor_map_params(get("dtype"), _int_list(get("dims"), "dims"),
+                                 _int_list(get("strides"), "strides") if get("strides") else None,
+                                 _int_list(get("box"), "box"),
+                                 _int_list(get("elem_strides"), "element strides") if get("elem_strides") else None,
+                                 parse_int(get("rank"), "rank") if get("rank") else None,
+                                 parse_int(get("address"), "address") if get("address") else None,
+                                 get("interleave") or "none", get("swizzle") or "none", get("l2") or "none",
+                                 get("oob") or "none")
 
 
 def tma_view(form: dict[str, str]) -> TmaView:
     """The rules of `fmhactl tma check`, each with its status for these parameters."""
-    from fmhactl.layout import tensormap as tm
+    from fmhactl.services import tma as svc
 
     p = tma_params(form)
-    results = tm.check_rules(p)
-    problems = tm.validate(p)
-    ok = not any(pr.severity == "error" for pr in problems)
-    summary = ""
-    if ok:
-        s = tm.box_summary(p)
+    check = svc.check_tensor_map(p)
+    if check.valid:
+        s = check.box
         summary = (f"VALID: one load moves {s.box_bytes} B (expect_tx {s.box_bytes}); shared-memory destination on "
                    f"a {s.smem_alignment}-byte boundary" if s else "VALID")
     else:
-        bad = [r.rule for r in results if r.status == "violated"]
+        bad = [r.rule for r in check.violated]
         summary = f"INVALID: {len(bad)} rule(s) violated ({', '.join(bad)}): the driver answers INVALID_VALUE"
-    return TmaView(p.c_call(), [(r.rule, r.param, r.statement, r.status, r.detail) for r in results], ok, summary, p)
+    return TmaView(check.c_call, [(r.rule, r.param, r.statement, r.status, r.detail) for r in check.rules],
+                   check.valid, summary, p)
 
 
 def tma_ask_driver(form: dict[str, str]) -> str:
     """The real driver's verdict beside the model's (needs a GPU; MissingEnvironment otherwise)."""
-    from fmhactl.layout.tensormap_driver import DriverSession, build
+    from fmhactl.services import tma as svc
 
-    p = tma_params(form)
-    session = DriverSession(buffer_bytes=1 << 20)
-    try:
-        report = build(p, session)
-    finally:
-        session.close()
+    report = svc.driver_verdict(tma_params(form))
     if report.driver is None:
         return f"driver: {report.driver_note}"
     agree = "agrees with" if report.agree else "DISAGREES with"
@@ -603,7 +512,7 @@ def tma_ask_driver(form: dict[str, str]) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Map: S in TMEM -> P in shared memory (SMEM-P) or TMEM (TS)
+# Map: S in TMEM -> P in shared memory (SMEM-P) or TMEM (TS) (services.layout.smem_p_map)
 # --------------------------------------------------------------------------------------------
 
 @dataclass
@@ -620,29 +529,30 @@ class MapView:
 
 def map_specs(src: str, dst: str, m: int = 128, n: int = 128) -> dict[str, Any]:
     """`--from tmem:SHAPE:num=N --to smem:MAJOR:SWIZZLE|tmem` (as `fmhactl layout map`) as Map options."""
-    from fmhactl.layout import mapping
+    from fmhactl.services import layout as svc
 
-    prod = mapping.parse_producer(src, m, n)
-    cons = mapping.parse_consumer(dst, m, n)
-    if prod.pack or prod.d_col or prod.d_lane:
+    pmap = svc.smem_p_map(src, dst, m, n, warps=[0])
+    if any(part.startswith(("col=", "lane=", "acc=")) or part == "pack" for part in src.split(":")[2:]):
         raise BadInput(f"--from {src!r}: the Map screen takes tmem:SHAPE:num=N only")
-    out: dict[str, Any] = {"shape": prod.shape, "num": prod.num, "to_tmem": cons.kind == "tmem"}
-    if cons.tile is not None:
-        out.update(major=cons.tile.major, swizzle=cons.tile.swizzle.name)
+    parts = src.split(":")
+    num = next((int(p.split("=", 1)[1]) for p in parts[2:] if p.startswith("num=")), 8)
+    out: dict[str, Any] = {"shape": parts[1], "num": num, "to_tmem": pmap.store_plan is None}
+    if pmap.store_plan is not None:
+        d = dst.split(":")
+        out.update(major=d[1].upper(), swizzle=d[2])
     return out
 
 
 def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str = "128B", m: int = 128,
              n: int = 128, dtype: str = "bf16", to_tmem: bool = False) -> MapView:
-    from fmhactl.layout import accum, mapping
+    from fmhactl.layout import accum
+    from fmhactl.services import layout as svc
 
-    _range(n, 8, 256, "N (columns of S)")
-    prod = mapping.parse_producer(f"tmem:{shape}:num={num}", m, n)
-    cons = mapping.parse_consumer("tmem" if to_tmem else f"smem:{major}:{swizzle}", m, n, dtype)
-    records, problems = mapping.map_values(prod, cons)
+    dest_spec = "tmem" if to_tmem else f"smem:{major}:{swizzle}"
+    pmap = svc.smem_p_map(f"tmem:{shape}:num={num}", dest_spec, m, n, dtype)
     src: dict[tuple[int, int], GridCell] = {}
     by_cell: dict[tuple[int, int], Any] = {}
-    for r in records:
+    for r in pmap.records:
         lane, col = accum.row_lane(m, r.m), r.n
         src[(lane, col)] = GridCell(f"t{r.thread}.r{r.reg}", r.thread % 32, r.thread,
                                     f"S[{r.m}][{r.n}] at lane {lane}, column {col}: thread {r.thread} "
@@ -654,27 +564,24 @@ def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str
     dest: dict[tuple[int, int], GridCell] = {}
     to_dest: dict[tuple[int, int], tuple[int, int]] = {}
     back: dict[tuple[int, int], tuple[int, int]] = {}
-    if cons.kind == "smem":
-        tile = cons.tile
+    if not to_tmem:
         for key_src, r in sorted(by_cell.items(), key=lambda item: (item[1].m, item[1].n)):
-            rel = r.addr - tile.base
-            key = rel // 128, (rel // 16) % 8
+            key = r.addr // 128, (r.addr // 16) % 8
             to_dest[key_src] = key
             if key not in dest:  # the chunk is named by its first value
                 back[key] = key_src
                 dest[key] = GridCell(f"{r.m},{r.n}", r.thread % 32, r.thread,
-                                     f"bytes {rel - rel % 16:#x}..+15 (banks {(rel >> 2) & 28}..{((rel >> 2) & 28) + 3}): "
-                                     f"P row {r.m} from column {r.n}, written by thread {r.thread} "
-                                     f"(warp {r.thread // 32}, lane {r.thread % 32})")
-        dest_grid = GridModel(f"P in shared memory ({cons.tile.major}-major {cons.tile.swizzle.name}): one cell per "
-                              "16-B chunk (m,n of its first value), colour = writing thread",
-                              sorted({k[0] for k in dest}), list(range(8)), dest, lambda line: f"{line * 128:05x}",
-                              lambda c: f"b{4 * c}-{4 * c + 3}", 32, "byte")
-        plan = mapping.plan_smem_stores(records, cons)
+                                     f"bytes {r.addr - r.addr % 16:#x}..+15 (banks {(r.addr >> 2) & 28}.."
+                                     f"{((r.addr >> 2) & 28) + 3}): P row {r.m} from column {r.n}, written by thread "
+                                     f"{r.thread} (warp {r.thread // 32}, lane {r.thread % 32})")
+        dest_grid = GridModel(f"P in shared memory ({major}-major {swizzle}): one cell per 16-B chunk (m,n of its "
+                              "first value), colour = writing thread", sorted({k[0] for k in dest}), list(range(8)),
+                              dest, lambda line: f"{line * 128:05x}", lambda c: f"b{4 * c}-{4 * c + 3}", 32, "byte")
+        plan = pmap.store_plan
         store = [f"stores: {plan.note}"] + [
             f"  warp {w}: {rep.wavefronts} wavefronts for {plan.instructions} stores (ideal {rep.ideal})"
             + (f" -> {rep.conflicts} conflict wavefronts" if rep.conflicts else ", conflict-free")
-            for w, rep in plan.per_warp.items()]
+            for w, rep in plan.per_warp.items()] if plan else []
     else:
         for key_src, r in by_cell.items():
             key = (r.tmem_lane, r.tmem_col)
@@ -684,12 +591,12 @@ def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str
             dest[key] = GridCell(f"{r.m},{r.n}" if prev is None else prev.label, r.thread % 32, r.thread,
                                  f"TMEM lane {r.tmem_lane} column {r.tmem_col}: P[{r.m}][{r.n}] bits {r.tmem_bit}.. "
                                  f"from thread {r.thread}")
-        dest_grid = GridModel(f"P in TMEM (TS form) at column {cons.a_col}", sorted({k[0] for k in dest}),
-                              sorted({k[1] for k in dest}), dest, lambda r: f"L{r:<3}", lambda c: f"c{c}", 32, "lane")
-        store = [mapping.tmem_store_plan(records, prod, cons)]
-    header = (f"tmem:{shape}:num={num} -> " + ("tmem (TS)" if to_tmem else f"smem:{major}:{swizzle}")
-              + f"  S is {m}x{n} f32 in TMEM; P[m][n] = A[m][k=n] of the PV MMA ({cons.dtype})")
-    return MapView(header, problems, tmem_grid, dest_grid, to_dest, back, store, by_cell)
+        dest_grid = GridModel("P in TMEM (TS form)", sorted({k[0] for k in dest}), sorted({k[1] for k in dest}),
+                              dest, lambda r: f"L{r:<3}", lambda c: f"c{c}", 32, "lane")
+        store = [pmap.tmem_plan]
+    header = (f"tmem:{shape}:num={num} -> {dest_spec}  S is {m}x{n} f32 in TMEM; P[m][n] = A[m][k=n] of the PV "
+              f"MMA ({pmap.dtype})")
+    return MapView(header, list(pmap.problems), tmem_grid, dest_grid, to_dest, back, store, by_cell)
 
 
 # --------------------------------------------------------------------------------------------

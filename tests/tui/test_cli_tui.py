@@ -45,7 +45,7 @@ def test_screenshot_after_pressed_keys(tmp_path: Path):
     (["--screen", "tmem", "--dims", "1,2"], "does not apply to --screen tmem"),
     (["--screen", "accum", "--n", "7"], "N must be 8..256"),
     (["--screen", "descriptors", "--value", "0xZZ"], "is not an integer"),
-    (["--screen", "smem", "--rows", "100000", "--cols", "100000"], "must be 1..4096"),
+    (["--screen", "smem", "--rows", "100000", "--cols", "100000"], "rows must be in 1..4096"),
     (["--screen", "tma", "--box", "1,x"], "is not an integer"),
     (["--screen", "tmem", "--size", "10x10", "--screenshot", "x.svg"], "--size"),
     (["--screen", "tmem", "--screenshot", "x.png"], "must end in .svg"),

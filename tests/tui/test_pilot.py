@@ -91,9 +91,14 @@ def test_tmem_plan_mode_shows_regions_from_the_plan():
         plan = text(app, "#tmem-plan")
         assert "S" in plan and "O" in plan and "P" in plan
         assert "of 512 columns" in plan
+        assert "aliases S" in plan  # P is written over S: a declared alias, not a clash
         await pilot.press("d")
-        await answer(pilot, "512")  # S 128 + O 512 + P 64 does not fit
-        assert "512" in text(app, "#tmem-msg") and "columns" in text(app, "#tmem-msg")
+        await answer(pilot, "512")  # O is split over two passes so S + O/2 fits
+        plan = text(app, "#tmem-plan")
+        assert "d512" in plan and "O  columns 32..287 (256)" in plan
+        await pilot.press("d")
+        await answer(pilot, "lots")
+        assert "is not an integer" in text(app, "#tmem-msg")
 
     drive(app, script)
 
@@ -123,8 +128,14 @@ def test_impossible_shape_shows_message_and_keeps_running():
         await answer(pilot, "1000")
         assert "N must be 8..256" in text(app, "#accum-msg")
         assert page.options["n"] == 64  # the last good shape is kept
-        await pilot.press("m", "m")  # 128 -> 256 -> (refused: cta_group::1 only) stays 128
-        assert "outside the layout model" in text(app, "#accum-msg")
+        await pilot.press("a")  # cta_group::2 with M=128 is not modelled: refused, M=128 kept
+        assert "cta_group::2 is modelled for M=256 only" in text(app, "#accum-msg")
+        assert page.options["cta_group"] == 1
+        await pilot.press("m")  # 128 -> 256: a CTA pair, 128 rows each
+        assert (page.options["m"], page.options["cta_group"]) == (256, 2)
+        await pilot.press("f")
+        await answer(pilot, "200,3")
+        assert "D[200][3] -> CTA 1, lane 72, column 3" in text(app, "#accum-cell")
         assert app.is_running
 
     drive(app, script)
@@ -189,7 +200,7 @@ def test_descriptor_edit_field_updates_hex():
         names = [f.name for f in page.view.fields]
         table = page.query_one("#desc-fields").table
         table.focus()
-        table.move_cursor(row=names.index("M>>4"))
+        table.move_cursor(row=names.index("m"))
         await pilot.press("enter")
         await answer(pilot, "64")
         await pilot.pause()

@@ -66,7 +66,8 @@ class AccumPage(Page):
             Text(cell.detail if cell else f"lane {event.row}, column {event.col}: holds no element of D"))
 
     def action_m(self, step: int) -> None:
-        self.set_options(m=cycle((64, 128, 256), self.options["m"], step))
+        m = cycle((64, 128, 256), self.options["m"], step)
+        self.set_options(m=m, cta_group=2 if m == 256 else 1)  # M=256 exists only as a CTA pair
 
     def action_n(self, step: int) -> None:
         self.set_options(n=self.options["n"] + step)
@@ -76,7 +77,7 @@ class AccumPage(Page):
                  lambda text: self.set_options(n=backend.parse_int(text, "N")))
 
     def action_cta_group(self) -> None:
-        self.set_options(cta_group=3 - self.options["cta_group"])
+        self.set_options(cta_group=3 - self.options["cta_group"])  # the service names what does not exist
 
     def action_column(self) -> None:
         self.ask("d-tmem column", str(self.options["col"]),
@@ -91,7 +92,7 @@ class AccumPage(Page):
     def action_find(self) -> None:
         def go(text: str) -> None:
             m, n = parse_pair(text, "m,n")
-            o = self.options
-            self.grid.move_to(*backend.accum_cell(o["m"], o["n"], m, n, o["col"]))
+            assert self.view is not None
+            self.grid.move_to(*backend.accum_cell(self.view, m, n))
 
         self.ask("find D[m][n]: m,n", "0,0", go)

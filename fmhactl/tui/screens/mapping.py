@@ -138,7 +138,7 @@ class MapPage(Page):
     def action_find(self) -> None:
         def go(text: str) -> None:
             m, n = parse_pair(text, "m,n")
-            self.src.move_to(*backend.accum_cell(self.options["m"], self.options["n"], m, n))
+            self.src.move_to(*backend.s_cell(self.options["m"], m, n))
 
         self.ask("find S[m][n]: m,n", "0,0", go)
 

@@ -15,7 +15,7 @@ from fmhactl.tui.screens.base import Page, cycle, parse_pair, problems_text
 from fmhactl.tui.widgets.cellgrid import CellGrid
 from fmhactl.tui.widgets.fieldtable import FieldTable
 
-EDITABLE = {"start", "LBO", "SBO", "layout", "base"}
+EDITABLE = {"start", "lbo", "sbo", "layout", "base_offset"}
 
 
 class SmemPage(Page):
@@ -82,7 +82,7 @@ class SmemPage(Page):
             f"[b]{o['major']}[/]-major (m)  swizzle [b]{o['swizzle']}[/] (s)  [b]{o['dtype']}[/] (d)  "
             f"[b]{o['rows']}x{o['cols']}[/] (z)  k-block [b]{view.kb}[/] ([ ])  e: edit descriptor  a: access")
         self.grid.show(view.grid)
-        fields = backend.descriptor_view("smem", view.descriptor, view.tile.major)
+        fields = backend.descriptor_view("smem", view.descriptor, view.tile.layout.major)
         self.query_one("#smem-fields", FieldTable).show(fields.fields)
         self.query_one("#smem-desc-report", Static).update(Text("\n".join(view.descriptor_report)))
         self.query_one("#smem-desc-problems", Static).update(

@@ -92,33 +92,26 @@ class TmemPage(Page):
         o = self.options
         plan = backend.tmem_plan_view(o["variant"], o["head_dim"])
         self.query_one("#tmem-controls", Static).update(
-            f"plan of [b]{plan.variant}[/] (v) at head dim [b]{plan.head_dim}[/] (d)   p: back to ld/st")
-        text = Text()
+            f"plan of [b]{o['variant']}[/] (v) at head dim [b]{o['head_dim']}[/] (d)   p: back to ld/st")
+        text = Text(plan.title + "\n\n", style="bold")
         width = 64  # 8 columns per character
-        bar = ["."] * width
-        for region in plan.regions:
-            for c in range(region.first, min(region.first + region.columns, plan.total)):
-                bar[c * width // plan.total] = region.name
-        text.append("columns 0" + " " * (width - 12) + f"{plan.total - 1}\n")
-        for ch in bar:
-            text.append(ch, style=f"bold black on {PLAN_COLOURS.get(ch, '#3a3a3a')}" if ch != "." else "#808080")
+        text.append("column 0" + " " * (width - 11) + f"{plan.total - 1}\n")
+        for i in range(width):
+            owners = plan.owners[i * plan.total // width] if i * plan.total // width < len(plan.owners) else ()
+            name = "+".join(owners)
+            text.append(name[-1] if name else ".", style=f"bold black on {PLAN_COLOURS.get(owners[-1], '#d0d0d0')}"
+                        if owners else "#808080")
         text.append("\n\n")
         for region in plan.regions:
-            text.append(f" {region.name} ", style=f"bold black on {PLAN_COLOURS.get(region.name, 'white')}")
+            text.append(f" {region.name} ", style=f"bold black on {PLAN_COLOURS.get(region.name, '#d0d0d0')}")
             text.append(f" columns {region.first}..{region.first + region.columns - 1} ({region.columns}): "
                         f"{region.note}\n")
-        text.append(f"\nused {plan.used} of {plan.total} columns; tcgen05.alloc takes {plan.allocated} "
-                    f"(a power of two >= 32)\n")
-        overlaps = [(a.name, b.name) for i, a in enumerate(plan.regions) for b in plan.regions[i + 1:]
-                    if a.first < b.first + b.columns and b.first < a.first + a.columns]
-        text.append("aliasing: " + (", ".join(f"{a} shares columns with {b}" for a, b in overlaps)
-                                    if overlaps else "none (each region has its own columns)") + "\n")
-        text.append(f"source: {plan.source}", style="dim")
+        text.append(f"\nused {plan.used} of {plan.total} columns; tcgen05.alloc takes {plan.allocated}\n")
         self.query_one("#tmem-plan", Static).update(text)
         if plan.problems:
             self.say("; ".join(plan.problems), "error")
         else:
-            self.say(f"{len(plan.regions)} regions fit in TMEM")
+            self.say(f"{len(plan.regions)} regions, no undeclared overlap, fits in TMEM")
 
     def _show_cell(self) -> None:
         key = self.grid.cursor_key()
@@ -126,7 +119,7 @@ class TmemPage(Page):
             return
         lines = backend.tmem_cell_report(self.view, *key)
         if self.thread is not None:
-            cells = backend.thread_cells(self.view.grid, self.thread)
+            cells = backend.thread_cells(self.view, self.thread)
             lines.append(f"thread {32 * self.view.warp + self.thread} (t{self.thread}) holds {len(cells)} cell(s), "
                          "highlighted in blue")
         info = Text()

@@ -62,7 +62,7 @@ class FieldTable(Vertical):
         for f in fields:
             style = "bold red" if f.bad else ""
             bits = f"{f.lo}" if f.width == 1 else f"{f.lo}-{f.lo + f.width - 1}"
-            table.add_row(Text(bits, style=style), Text(f.name, style=style), Text(str(f.raw), style=style),
+            table.add_row(Text(bits, style=style), Text(f.label, style=style), Text(str(f.raw), style=style),
                           Text(f.shown, style=style))
         if fields:
             table.move_cursor(row=min(row, len(fields) - 1))
@@ -77,12 +77,12 @@ class FieldTable(Vertical):
             return
         f = self.fields[index]
         if self.editable is not None and f.name not in self.editable:
-            self.app.notify(f"{f.name} is not editable here", severity="warning")
+            self.app.notify(f"{f.label} is not editable here", severity="warning")
             return
         self._editing = index
         box = self.query_one(Input)
-        box.value = f.shown.removesuffix(" B")
-        box.border_title = f"{f.name} (bits {f.lo}..{f.lo + f.width - 1})"
+        box.value = f.edit_text
+        box.border_title = f"{f.meaning} (bits {f.lo}..{f.lo + f.width - 1}; {f.allowed}; raw:N for raw bits)"
         box.add_class("editing")
         box.focus()
 
