@@ -96,8 +96,8 @@ class FmhaApp(App[None]):
         self._fit_sidebar(event.size.width)
 
     def _fit_sidebar(self, width: int) -> None:
-        """Narrow terminals (80 columns) give the sidebar's room to the grids; ctrl+b brings it back."""
-        self.query_one("#sidebar").set_class(width < 110, "hidden")
+        """Narrow terminals (up to 129 columns) give the sidebar's room to the grids; ctrl+b brings it back."""
+        self.query_one("#sidebar").set_class(width < 130, "hidden")
 
     def page(self, name: str) -> Page:
         return self.query_one(f"#{name}", Page)

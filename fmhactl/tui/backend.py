@@ -110,7 +110,7 @@ def tmem_cell_report(view: TmemView, lane: int, col: int) -> list[str]:
         lines.append("not touched by this instruction")
     lo, hi = view.access.allowed_lanes
     lines.append(f"ok: warp {view.warp} (warp % 4 = {view.warp % 4}) may access lanes {lo}..{hi}" if info.allowed
-                 else f"lane-quarter violation: {info.violation}")
+                 else f"VIOLATED {info.violation}")
     return lines
 
 
@@ -556,7 +556,9 @@ def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str
         lane, col = accum.row_lane(m, r.m), r.n
         src[(lane, col)] = GridCell(f"t{r.thread}.r{r.reg}", r.thread % 32, r.thread,
                                     f"S[{r.m}][{r.n}] at lane {lane}, column {col}: thread {r.thread} "
-                                    f"(warp {r.thread // 32}, lane {r.thread % 32}) r[{r.reg}] of load #{r.load}")
+                                    f"(warp {r.thread // 32}, lane {r.thread % 32}) r[{r.reg}] of load #{r.load}"
+                                    + (f" -> P at byte {r.addr:#x} (bank {(r.addr >> 2) & 31})" if r.addr >= 0
+                                       else f" -> P at TMEM lane {r.tmem_lane}, column {r.tmem_col}"))
         by_cell[(lane, col)] = r
     tmem_grid = GridModel(f"S in TMEM read with tcgen05.ld.{shape}.x{num}: cell = thread.register",
                           sorted({k[0] for k in src}), sorted({k[1] for k in src}), src,
@@ -572,7 +574,7 @@ def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str
                 back[key] = key_src
                 dest[key] = GridCell(f"{r.m},{r.n}", r.thread % 32, r.thread,
                                      f"bytes {r.addr - r.addr % 16:#x}..+15 (banks {(r.addr >> 2) & 28}.."
-                                     f"{((r.addr >> 2) & 28) + 3}): P row {r.m} from column {r.n}, written by thread "
+                                     f"{((r.addr >> 2) & 28) + 3}): P[{r.m}][{r.n}..] (this chunk's first value), written by thread "
                                      f"{r.thread} (warp {r.thread // 32}, lane {r.thread % 32})")
         dest_grid = GridModel(f"P in shared memory ({major}-major {swizzle}): one cell per 16-B chunk (m,n of its "
                               "first value), colour = writing thread", sorted({k[0] for k in dest}), list(range(8)),

@@ -66,7 +66,7 @@ def test_tmem_keys_change_shape_and_num_and_name_lane_quarter_violation():
         await pilot.press("l")
         await answer(pilot, "32")  # warp 0 aimed at lane quarter 1
         assert "lane-quarter" in text(app, "#tmem-msg")
-        assert "lane-quarter violation" in text(app, "#tmem-info")
+        assert "VIOLATED lane-quarter: warp 0" in text(app, "#tmem-info")
 
     drive(app, script)
 

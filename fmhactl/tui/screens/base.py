@@ -112,10 +112,12 @@ class Page(Vertical, can_focus=True):
     def ask(self, question: str, default: str, answer: Callable[[str], None]) -> None:
         prompt = self.query_one(f"#{self.NAME}-prompt", Prompt)
         prompt.border_title = question + " (Enter: apply, Esc: cancel)"
-        prompt.value = default
+        prompt.value = ""  # typed text starts fresh; the current value is the hint
+        prompt.placeholder = f"now: {default}" if default else ""
         prompt.add_class("asking")
+        prompt.display = True  # now, not at the next style update: keys typed at once must land here
         self._answer = answer
-        prompt.focus()
+        self.app.set_focus(prompt)  # at once, so keys typed right after land in the prompt
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if not isinstance(event.input, Prompt) or self._answer is None:
@@ -123,6 +125,7 @@ class Page(Vertical, can_focus=True):
         event.stop()
         answer, self._answer = self._answer, None
         event.input.remove_class("asking")
+        event.input.display = False
         self.focus_main()
         self.guard(lambda: answer(event.value))
 
@@ -130,6 +133,7 @@ class Page(Vertical, can_focus=True):
         prompt = self.query_one(f"#{self.NAME}-prompt", Prompt)
         if "asking" in prompt.classes:
             prompt.remove_class("asking")
+            prompt.display = False
             self._answer = None
             self.focus_main()
 

@@ -31,6 +31,9 @@ class DescriptorsPage(Page):
 
     DEFAULT_CSS = """
     #desc-hex { width: 40; }
+    #desc-fields { height: 1fr; }
+    #desc-fields DataTable { height: 1fr; max-height: 100%; }
+    #desc-problems { height: auto; max-height: 6; }
     """
 
     def __init__(self, options: dict | None = None) -> None:
@@ -108,7 +111,7 @@ class DescriptorsPage(Page):
 
     def action_edit(self) -> None:
         table = self.query_one("#desc-fields", FieldTable)
-        table.table.focus()
+        self.app.set_focus(table.table)  # at once: the edit box takes the focus next
         table.action_edit()
 
     def action_switch(self) -> None:

@@ -39,7 +39,7 @@ class SmemPage(Page):
     ]
 
     DEFAULT_CSS = """
-    #smem-side { width: 42; }
+    #smem-side { width: 40; }
     #smem-body { height: 1fr; }
     """
 
@@ -89,7 +89,7 @@ class SmemPage(Page):
             problems_text(backend.problem_lines(view.descriptor_problems), "descriptor valid"))
         self.query_one("#smem-pattern", Static).update(Text("\n".join(view.pattern_report)))
         tile_problems = [f"{p.code}: {p.message}" for p in view.problems]
-        self.say(view.header.splitlines()[0] + ("  " + "; ".join(tile_problems) if tile_problems else ""),
+        self.say(view.header + ("\n" + "; ".join(tile_problems) if tile_problems else ""),
                  "error" if any(p.severity == "error" for p in view.problems) else "")
 
     def on_cell_grid_cursor_moved(self, event: CellGrid.CursorMoved) -> None:
@@ -108,18 +108,20 @@ class SmemPage(Page):
 
     # ---- actions ----------------------------------------------------------------------------
     def action_major(self) -> None:
-        self.set_options(major=cycle(backend.MAJORS, self.options["major"]), descriptor=None, kb=0)
+        self.set_options(major=cycle(backend.MAJORS, self.options["major"]), descriptor=None, kb=0, element=None)
 
     def action_swizzle(self, step: int) -> None:
-        self.set_options(swizzle=cycle(backend.SWIZZLES, self.options["swizzle"], step), descriptor=None)
+        self.set_options(swizzle=cycle(backend.SWIZZLES, self.options["swizzle"], step), descriptor=None,
+                         element=None)
 
     def action_dtype(self, step: int) -> None:
-        self.set_options(dtype=cycle(backend.SMEM_DTYPES, self.options["dtype"], step), descriptor=None, kb=0)
+        self.set_options(dtype=cycle(backend.SMEM_DTYPES, self.options["dtype"], step), descriptor=None, kb=0,
+                         element=None)
 
     def action_size(self) -> None:
         self.ask("rows,cols (rows = M or N, cols = K)", f"{self.options['rows']},{self.options['cols']}",
                  lambda text: self.set_options(**dict(zip(("rows", "cols"), parse_pair(text, "rows,cols"))),
-                                               descriptor=None, kb=0))
+                                               descriptor=None, kb=0, element=None))
 
     def action_kb(self, step: int) -> None:
         if self.view:
@@ -127,7 +129,7 @@ class SmemPage(Page):
 
     def action_edit(self) -> None:
         table = self.query_one("#smem-fields", FieldTable)
-        table.table.focus()
+        self.app.set_focus(table.table)  # at once: the edit box takes the focus next
         table.action_edit()
 
     def action_reset(self) -> None:
@@ -152,8 +154,9 @@ class SmemPage(Page):
     def action_find(self) -> None:
         def go(text: str) -> None:
             row, k = parse_pair(text, "row,k")
-            assert self.view is not None
-            self.grid.move_to(*backend.smem_element_cell(self.view, row, k))
+            self.set_options(element=(row, k))  # the header names its byte and bank
+            if self.view is not None and self.options["element"] == (row, k):
+                self.grid.move_to(*backend.smem_element_cell(self.view, row, k))
 
         self.ask("find element row,k", "0,0", go)
 

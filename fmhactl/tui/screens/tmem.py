@@ -124,7 +124,7 @@ class TmemPage(Page):
                          "highlighted in blue")
         info = Text()
         for line in lines:
-            info.append(line + "\n", style="bold red" if line.startswith("lane-quarter") else "")
+            info.append(line + "\n", style="bold red" if line.startswith("VIOLATED") else "")
         self.query_one("#tmem-info", Static).update(info)
 
     def on_cell_grid_cursor_moved(self, event: CellGrid.CursorMoved) -> None:

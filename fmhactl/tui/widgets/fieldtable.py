@@ -84,7 +84,9 @@ class FieldTable(Vertical):
         box.value = f.edit_text
         box.border_title = f"{f.meaning} (bits {f.lo}..{f.lo + f.width - 1}; {f.allowed}; raw:N for raw bits)"
         box.add_class("editing")
-        box.focus()
+        box.display = True  # at once, so keys typed right away land in the box
+        box.cursor_position = len(box.value)
+        self.app.set_focus(box)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -92,6 +94,7 @@ class FieldTable(Vertical):
             return
         index, self._editing = self._editing, None
         event.input.remove_class("editing")
+        event.input.display = False
         self.table.focus()
         self.post_message(self.Edited(self, index, event.value))
 
@@ -100,4 +103,5 @@ class FieldTable(Vertical):
             event.stop()
             self._editing = None
             self.query_one(Input).remove_class("editing")
+            self.query_one(Input).display = False
             self.table.focus()
