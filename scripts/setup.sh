@@ -13,4 +13,4 @@ fi
 if ! .venv/bin/python -c "import torch" >/dev/null 2>&1; then
   .venv/bin/python -m pip install -q "torch==2.13.0"
 fi
-.venv/bin/python -m pip install -q -e ".[test,tui,nvtx,hf]"
+.venv/bin/python -m pip install -q -e ".[test,tui,nvtx,hf,ray]"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -19,6 +21,7 @@ from fmhactl.registry import Variant
 
 CACHE_SCHEMA = 1
 EMULATE_DEFINE = "FMHACTL_TCGEN05_EMULATE"
+STRICT_DEFINE = "FMHACTL_TC5_STRICT"
 _ARCH_NUMBER = {"sm_80": 80, "sm_90a": 90, "sm_100a": 100}
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\): (?P<kind>error|warning|catastrophic error)\s*:?\s*(?P<msg>.*)$")
 
@@ -32,10 +35,11 @@ class CompileError(FmhactlError):
 class BuildTarget:
     arch: str
     emulated: bool = False  # an sm_100a variant built for an sm_90 GPU through the emulation backend
+    strict: bool = False    # emulated builds: the strict (time-keeping) emulator, --emulation strict
 
     @property
     def label(self) -> str:
-        return f"{self.arch}{'+emu' if self.emulated else ''}"
+        return f"{self.arch}{('+emu-strict' if self.strict else '+emu') if self.emulated else ''}"
 
 
 @dataclass
@@ -97,6 +101,8 @@ def _options(variant: Variant, target: BuildTarget) -> list[str]:
     opts += [f"-D{name}={value}" for name, value in sorted(variant.switches.items())]
     if target.emulated:
         opts.append(f"-D{EMULATE_DEFINE}=1")
+        if target.strict:
+            opts.append(f"-D{STRICT_DEFINE}=1")
     return opts
 
 
@@ -124,6 +130,32 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+@contextlib.contextmanager
+def _key_lock(cubin_path: Path):
+    """An exclusive advisory lock on one cache key, across processes."""
+    cubin_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(cubin_path.with_suffix(".lock"), "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _cached(variant: Variant, target: BuildTarget, cubin_path: Path, meta_path: Path, src_hash: str,
+            key: str, toolchain: str) -> BuildResult | None:
+    """The cache entry, if complete and the cubin is the one its meta describes."""
+    try:
+        meta = json.loads(meta_path.read_text())
+        blob = cubin_path.read_bytes()
+    except (OSError, ValueError):
+        return None
+    if meta.get("cubin_sha256") and hashlib.sha256(blob).hexdigest() != meta["cubin_sha256"]:
+        return None
+    return BuildResult(variant.name, target, cubin_path, [KernelResources(**k) for k in meta["kernels"]],
+                       meta["compile_seconds"], True, src_hash, key, toolchain, meta.get("warnings", []))
+
+
 def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> BuildResult:
     source = variant.source_path
     if not source.is_file():
@@ -132,22 +164,25 @@ def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> Buil
     toolchain = nvrtc_version()
     key = _cache_key(variant, target, src_hash, toolchain)
     cubin_path, meta_path = _cache_paths(variant, target, key)
-    if not force and cubin_path.is_file() and meta_path.is_file():
-        meta = json.loads(meta_path.read_text())
-        return BuildResult(variant.name, target, cubin_path,
-                           [KernelResources(**k) for k in meta["kernels"]], meta["compile_seconds"],
-                           True, src_hash, key, toolchain, meta.get("warnings", []))
-
-    started = time.perf_counter()
-    cubin, log = _compile_nvrtc(source, _options(variant, target))
-    elapsed = time.perf_counter() - started
-    kernels = parse_ptxas_log(log)
-    warnings = [line for line in log.splitlines() if "warning" in line.lower()]
-    _atomic_write(cubin_path, cubin)
-    meta = {"kernels": [k.to_dict() for k in kernels], "compile_seconds": elapsed,
-            "warnings": warnings, "log": log, "variant": variant.name, "arch": target.arch,
-            "emulated": target.emulated, "source_hash": src_hash, "toolchain": toolchain}
-    _atomic_write(meta_path, json.dumps(meta, indent=1).encode())
+    if not force and (hit := _cached(variant, target, cubin_path, meta_path, src_hash, key, toolchain)):
+        return hit
+    # Parallel builds (--jobs, other fmhactl processes) of one key compile once: the rest wait
+    # here, then find the entry. Each file is replaced atomically, the meta (with the cubin's
+    # hash) last, so a reader sees a complete, matching pair or a miss, never a torn entry.
+    with _key_lock(cubin_path):
+        if not force and (hit := _cached(variant, target, cubin_path, meta_path, src_hash, key, toolchain)):
+            return hit
+        started = time.perf_counter()
+        cubin, log = _compile_nvrtc(source, _options(variant, target))
+        elapsed = time.perf_counter() - started
+        kernels = parse_ptxas_log(log)
+        warnings = [line for line in log.splitlines() if "warning" in line.lower()]
+        _atomic_write(cubin_path, cubin)
+        meta = {"kernels": [k.to_dict() for k in kernels], "compile_seconds": elapsed,
+                "warnings": warnings, "log": log, "variant": variant.name, "arch": target.arch,
+                "emulated": target.emulated, "source_hash": src_hash, "toolchain": toolchain,
+                "cubin_sha256": hashlib.sha256(cubin).hexdigest()}
+        _atomic_write(meta_path, json.dumps(meta, indent=1).encode())
     return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key,
                        toolchain, warnings)
 

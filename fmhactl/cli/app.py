@@ -41,4 +41,8 @@ tui_cli.register(app)
 
 
 def main() -> None:
-    app()
+    import sys
+
+    from fmhactl.sweep.argv import optional_option_values
+
+    app(args=optional_option_values(sys.argv[1:]))

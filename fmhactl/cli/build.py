@@ -20,13 +20,24 @@ def build_command(
     arch: Optional[str] = typer.Option(None, "--arch", help="sm_100a, sm_90a, sm_80 or native; default: every arch the variant declares."),
     force: bool = typer.Option(False, "--force", help="Recompile even when the cache has the cubin."),
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Compile in N parallel worker processes."),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]",
+                                      help="Compile as Ray CPU actors at ADDRESS; bare --ray starts a local cluster."),
 ) -> None:
     """Compile kernel variants through NVRTC (cached by content hash) and report registers, SMEM and spills."""
     from fmhactl.build.service import build_variants
 
     if not variants and not all_variants:
         raise typer.BadParameter("name at least one variant, or pass --all")
-    results = build_variants(variants or [], all_variants=all_variants, arch=arch, force=force)
+    if jobs is not None or ray is not None:  # parallel: fmhactl.build.parallel
+        from fmhactl.build.parallel import build_parallel
+        from fmhactl.sweep.render import print_throughput
+
+        results, run = build_parallel(variants or [], all_variants=all_variants, arch=arch, force=force,
+                                      jobs=jobs, ray=ray)
+        print_throughput(err_console, run)
+    else:
+        results = build_variants(variants or [], all_variants=all_variants, arch=arch, force=force)
     if as_json:
         print_json([r.to_dict() for r in results])
         return

@@ -49,3 +49,18 @@ def fail(message: str, code: ExitCode = ExitCode.BAD_INPUT) -> None:
 
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+
+EMULATION_HELP = ("SM100 variants emulated on Hopper: strict (default) completes tcgen05/TMA work only "
+                  "through commit, mbarrier and wait, and reports broken synchronisation by rule; fast "
+                  "completes everything at issue.")
+
+
+def use_emulation(mode: str) -> None:
+    """Make every build this command plans use the chosen emulator (fmhactl.runtime.modes reads it)."""
+    from fmhactl.errors import BadInput
+    from fmhactl.runtime.modes import EMULATION_ENV, EMULATION_MODES
+
+    if mode not in EMULATION_MODES:
+        raise BadInput(f"--emulation {mode!r}: choose strict or fast")
+    os.environ[EMULATION_ENV] = mode

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import guarded, out_console, print_json
+from fmhactl.cli.common import EMULATION_HELP, guarded, out_console, print_json, use_emulation
 from fmhactl.errors import ExitCode
 
 
@@ -22,11 +22,13 @@ def dump_command(
     seed: Optional[int] = typer.Option(None, "--seed"),
     timeout: float = typer.Option(60.0, "--timeout"),
     as_json: bool = typer.Option(False, "--json"),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
     out: Optional[str] = typer.Option(None, "--out", metavar="FILE",
                                       help="Also write the whole checkpoint (kernel and expected) as JSON for "
                                            "`fmhactl tui --screen checkpoints --dump FILE` (docs/tui.md)."),
 ) -> None:
     """Build with FMHA_CHECKPOINTS=1, run once, and show the checkpoint against torch + the layout model."""
+    use_emulation(emulation)
     from fmhactl.config import parse_shape
     from fmhactl.registry import get_variant
     from fmhactl.results.store import ResultStore

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import err_console, guarded, out_console, print_json
+from fmhactl.cli.common import EMULATION_HELP, err_console, guarded, out_console, print_json, use_emulation
 from fmhactl.errors import ExitCode
 
 
@@ -60,8 +60,10 @@ def run_command(
     seed: Optional[int] = typer.Option(None, "--seed"),
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog, seconds."),
     as_json: bool = typer.Option(False, "--json"),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
 ) -> None:
     """Launch a variant once on fresh random inputs: finished? every output written? NaNs? (no reference)."""
+    use_emulation(emulation)
     from fmhactl.config import parse_shape
     from fmhactl.registry import get_variant
     from fmhactl.results.store import ResultStore
@@ -80,6 +82,9 @@ def run_command(
         raise typer.Exit(int(ExitCode.VERIFY_FAILED))
 
 
+_GPUS_HELP = "all, N or 0,2,5: one isolated worker per local GPU, configs from one queue."
+_RAY_HELP = "Run as Ray actors on the cluster at ADDRESS; bare --ray starts a local one (pip install 'fmhactl\\[ray]')."
+
 _STATUS_STYLE = {"PASS": "green", "FAIL": "red", "CRASH": "bold red", "HANG": "bold magenta",
                  "UNSUPPORTED": "yellow", "ERROR": "red"}
 
@@ -92,14 +97,21 @@ def verify_command(
     seed: Optional[int] = typer.Option(None, "--seed", help="Base seed; config i uses seed+i. Default: random, recorded."),
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog per config, seconds; past it the config is a HANG."),
     as_json: bool = typer.Option(False, "--json", help="Print one record per config as JSON on stdout."),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
 ) -> None:
     """Check variants against an independent torch reference (fp32 O, fp64 LSE) with FlashAttention's tolerance rule."""
+    use_emulation(emulation)
     from fmhactl.registry import get_variant, load_registry
     from fmhactl.results.store import ResultStore
     from fmhactl.verify.sweep import run_verify
 
     if timeout <= 0:
         raise typer.BadParameter("--timeout must be positive")
+    from fmhactl.sweep.service import placement_from_options
+
+    placement = placement_from_options(gpus, ray)
     registry = load_registry()
     chosen = [get_variant(n, registry) for n in variants]
     configs = _configs(grid, shape)
@@ -133,8 +145,19 @@ def verify_command(
                                soft_wrap=True)
 
     with ResultStore() as store, progress:
-        summary = run_verify(chosen, configs, store=store, timeout_s=timeout, seed=seed, on_result=show)
-    if as_json:
+        if placement:  # one worker per GPU / Ray actors: fmhactl.sweep
+            from fmhactl.sweep import render
+            from fmhactl.sweep.service import sweep_verify
+
+            summary, run = sweep_verify(chosen, configs, store=store, placement=placement, timeout_s=timeout,
+                                        seed=seed, on_result=(lambda r: (show(r), render.json_line(r))) if as_json else show)
+        else:
+            summary = run_verify(chosen, configs, store=store, timeout_s=timeout, seed=seed, on_result=show)
+    if placement:
+        render.print_throughput(err_console, run)
+        if as_json:
+            render.summary_json_line(run, summary.closing_line())
+    elif as_json:
         print_json([r.to_dict() for r in summary.rows])
     err_console.print(f"session {summary.session}: results stored in {store.path}")
     print(summary.closing_line(), file=sys.stderr if as_json else sys.stdout)
@@ -146,41 +169,64 @@ def verify_command(
 def bench_command(
     variant: Optional[str] = typer.Argument(None, help="Variant to time (or --model)."),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="b=8,h=16,t=4096,s=4096,d=128[,causal] (repeatable)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="A named suite in scenarios/bench (e.g. sm90); its shapes run before any --shape."),
     warmup: int = typer.Option(10, "--warmup", help="Untimed launches first."),
     iters: int = typer.Option(50, "--iters", help="Timed launches; the median is reported."),
     baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash)."),
     timeout: float = typer.Option(300.0, "--timeout", help="Watchdog per config, seconds."),
     seed: Optional[int] = typer.Option(None, "--seed"),
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
+    gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP + " Never two timed kernels on one GPU."),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
     model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small) with sdpa vs fmhactl attention, instead of a variant."),
     prompt: Optional[list[int]] = typer.Option(None, "--prompt", help="With --model: prompt lengths (repeatable; default 128, 512, 2048)."),
+    emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
+    use_emulation(emulation)
     if model is not None:
         from fmhactl.cli.model_bench import model_bench
 
         from fmhactl.errors import BadInput
 
-        if variant or shape:
-            raise BadInput("give either VARIANT --shape ... or --model NAME, not both")
+        if variant or shape or suite:
+            raise BadInput("give either VARIANT --shape/--suite ... or --model NAME, not both")
         model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json)
         return
-    if not variant or not shape:
+    if not variant or not (shape or suite):
         from fmhactl.errors import BadInput
 
-        raise BadInput("bench needs VARIANT and at least one --shape (or --model NAME)")
+        raise BadInput("bench needs VARIANT and at least one --shape or --suite NAME (or --model NAME)")
     from fmhactl.bench.service import DEFAULT_BASELINES, run_bench
     from fmhactl.config import parse_shape
     from fmhactl.registry import get_variant
     from fmhactl.results.store import ResultStore
 
-    configs = [parse_shape(s) for s in shape]
+    from fmhactl.sweep.service import placement_from_options
+
+    placement = placement_from_options(gpus, ray)
+    configs = []
+    if suite:
+        from fmhactl.bench.suites import load_suite
+
+        configs.extend(load_suite(suite).configs)
+    configs.extend(parse_shape(s) for s in shape or [])
     chosen = get_variant(variant)
     with ResultStore() as store:
-        rows = run_bench(chosen, configs, store=store, warmup=warmup, iters=iters,
-                         baselines=baseline or DEFAULT_BASELINES, timeout_s=timeout, seed=seed)
+        if placement:  # configs spread over GPUs, one timed kernel per GPU at a time: fmhactl.sweep
+            from fmhactl.sweep import render
+            from fmhactl.sweep.service import sweep_bench
+
+            rows, run = sweep_bench(chosen, configs, store=store, placement=placement, warmup=warmup, iters=iters,
+                                    baselines=baseline or DEFAULT_BASELINES, timeout_s=timeout, seed=seed,
+                                    on_result=render.json_line if as_json else None)
+            render.print_throughput(err_console, run)
+        else:
+            rows = run_bench(chosen, configs, store=store, warmup=warmup, iters=iters,
+                             baselines=baseline or DEFAULT_BASELINES, timeout_s=timeout, seed=seed)
     if as_json:
-        print_json([r.to_dict() for r in rows])
+        if not placement:
+            print_json([r.to_dict() for r in rows])
     else:
         from rich.table import Table
 

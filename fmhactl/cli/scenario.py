@@ -49,6 +49,8 @@ def run_command(
     as_json: bool = typer.Option(False, "--json", help="Print the run as JSON on stdout."),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML here."),
     json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the JSON report here."),
+    gpus: Optional[str] = typer.Option(None, "--gpus", help="verify/bench steps: all, N or 0,2,5 (one worker per GPU)."),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help="verify/bench steps as Ray actors."),
 ) -> None:
     """Run a scenario; exit 1 when a step fails (SKIPPED steps do not fail it)."""
     import json
@@ -71,7 +73,13 @@ def run_command(
         err_console.print(f"[{index}/{total}] [{style}]{result.status}[/{style}] {result.seconds:.1f} s  "
                           f"{escape(result.message)}".rstrip(), highlight=False, soft_wrap=True)
 
-    result = run_scenario(scenario, on_start=started, on_end=ended)
+    from fmhactl.sweep.service import current_placement, placement_from_options
+
+    token = current_placement.set(placement_from_options(gpus, ray))
+    try:
+        result = run_scenario(scenario, on_start=started, on_end=ended)
+    finally:
+        current_placement.reset(token)
     data = result.to_dict()
     if junit:
         junit.parent.mkdir(parents=True, exist_ok=True)

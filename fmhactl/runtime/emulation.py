@@ -53,14 +53,32 @@ ERROR_CODES: dict[str, int] = {
     "unwritten-read": 14,
     "mma-tmem-address": 15,
     "tmem-out-of-range": 16,
+    # strict mode (--emulation strict) only
+    "tmem-busy": 17,
+    "smem-busy": 18,
+    "ld-not-waited": 19,
+    "st-not-waited": 20,
+    "missing-proxy-fence": 21,
+    "missing-fence-after": 22,
+    "missing-fence-before": 23,
+    "commit-without-mma": 24,
+    "mma-uncommitted": 25,
+    "partial-warp": 26,
+    "non-uniform": 27,
+    "tma-in-flight-at-exit": 28,
+    "mma-in-flight-at-exit": 29,
+    "alloc-timeout": 30,
 }
-ERROR_COUNT = 17  # TC5_ERR_COUNT: one past the last code
+ERROR_COUNT = 31  # TC5_ERR_COUNT: one past the last code
+FAST_ERRORS = frozenset(name for name, code in ERROR_CODES.items() if code < ERROR_CODES["tmem-busy"])
+STRICT_ERRORS = frozenset(ERROR_CODES) - FAST_ERRORS
 ERROR_NAMES: dict[int, str] = {code: name for name, code in ERROR_CODES.items()}
 
 # TC5_OP_* codes: which call detected the violation.
 OP_CODES: dict[str, int] = {
     "alloc": 1, "dealloc": 2, "relinquish_alloc_permit": 3, "ld": 4, "st": 5,
-    "mma_ss": 6, "mma_ts": 7, "commit": 8, "exit": 9,
+    "mma_ss": 6, "mma_ts": 7, "commit": 8, "exit": 9, "tma_load": 10, "mbar_wait": 11, "mbar_arrive": 12,
+    "fence_proxy": 13, "wait_ld": 14, "wait_st": 15, "generic_store": 16, "fence_before": 17, "fence_after": 18,
 }
 OP_NAMES: dict[int, str] = {code: name for name, code in OP_CODES.items()}
 
@@ -68,7 +86,8 @@ OP_NAMES: dict[int, str] = {code: name for name, code in OP_CODES.items()}
 class ViolationRecord(ctypes.Structure):
     _fields_ = [("code", ctypes.c_uint32), ("op", ctypes.c_uint32), ("block", ctypes.c_uint32),
                 ("warp", ctypes.c_uint32), ("lane", ctypes.c_uint32), ("site", ctypes.c_uint32),
-                ("detail0", ctypes.c_uint32), ("detail1", ctypes.c_uint32)]
+                ("detail0", ctypes.c_uint32), ("detail1", ctypes.c_uint32), ("other_op", ctypes.c_uint32),
+                ("other_site", ctypes.c_uint32), ("other_warp", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
 
 
 class AllocRecord(ctypes.Structure):
@@ -85,7 +104,80 @@ class CtaMeta(ctypes.Structure):
 class EmuState(ctypes.Structure):
     _fields_ = [("tmem", ctypes.c_uint64), ("meta", ctypes.c_uint64), ("violations", ctypes.c_uint64),
                 ("violation_count", ctypes.c_uint64), ("violation_capacity", ctypes.c_uint32),
-                ("ctas", ctypes.c_uint32)]
+                ("ctas", ctypes.c_uint32), ("strict", ctypes.c_uint64), ("sm_pools", ctypes.c_uint64),
+                ("trace", ctypes.c_uint64), ("trace_count", ctypes.c_uint64), ("trace_capacity", ctypes.c_uint32),
+                ("sm_pool_count", ctypes.c_uint32), ("seed", ctypes.c_uint32), ("ctas_per_sm", ctypes.c_uint32),
+                ("alloc_timeout_ns", ctypes.c_uint64)]
+
+
+# ---- strict mode (Tc5StrictCta and friends) ----------------------------------------------------------
+STRICT_SYMBOL = "tc5_emu_strict"
+STRICT_MMA_SLOTS = 64
+STRICT_COMMITS = 32
+STRICT_TX = 64
+STRICT_BARS = 32
+STRICT_WARPS = 32
+SMEM_BLOCK_BYTES = 1024
+SMEM_BLOCKS = 240
+MMA_TS = 2
+SM_POOLS = 256             # %smid modulo this; more than any GPU has SMs
+DEFAULT_ALLOC_TIMEOUT_S = 5.0
+TRACE_EVENTS: dict[str, int] = {
+    "mma_issue": 1, "mma_complete": 2, "commit": 3, "commit_arrive": 4, "tma_issue": 5, "arrive": 6,
+    "wait_begin": 7, "wait_end": 8, "ld": 9, "st": 10, "wait_ld": 11, "wait_st": 12, "alloc": 13, "dealloc": 14,
+}
+
+
+class StrictMma(ctypes.Structure):
+    _fields_ = [("a_desc", ctypes.c_uint64), ("b_desc", ctypes.c_uint64), ("d_tmem", ctypes.c_uint32),
+                ("a_tmem", ctypes.c_uint32), ("idesc", ctypes.c_uint32), ("flags", ctypes.c_uint32),
+                ("site", ctypes.c_uint32), ("warp", ctypes.c_uint32), ("seq", ctypes.c_uint32),
+                ("a_hash", ctypes.c_uint32), ("b_hash", ctypes.c_uint32), ("smem_a_lo", ctypes.c_uint32),
+                ("smem_a_hi", ctypes.c_uint32), ("smem_b_lo", ctypes.c_uint32), ("smem_b_hi", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32 * 3)]
+
+
+class StrictCommit(ctypes.Structure):
+    _fields_ = [("mbar", ctypes.c_uint32), ("upto", ctypes.c_uint32), ("site", ctypes.c_uint32),
+                ("warp", ctypes.c_uint32)]
+
+
+class StrictTx(ctypes.Structure):
+    _fields_ = [("mbar", ctypes.c_uint32), ("dst", ctypes.c_uint32), ("site", ctypes.c_uint32),
+                ("warp", ctypes.c_uint32)]
+
+
+class StrictWarp(ctypes.Structure):
+    _fields_ = [("pending_ld_site", ctypes.c_uint32), ("pending_st_site", ctypes.c_uint32),
+                ("async_since_fence", ctypes.c_uint32), ("synced_site", ctypes.c_uint32),
+                ("mma_count", ctypes.c_uint32), ("wait_bar", ctypes.c_uint32), ("tc5_ops", ctypes.c_uint32),
+                ("async_op", ctypes.c_uint32), ("st_col_lo", ctypes.c_uint32), ("st_col_hi", ctypes.c_uint32)]
+
+
+class StrictBar(ctypes.Structure):
+    _fields_ = [("addr", ctypes.c_uint32), ("flags", ctypes.c_uint32)]
+
+
+class StrictCta(ctypes.Structure):
+    _fields_ = [("lock", ctypes.c_uint32), ("mma_issued", ctypes.c_uint32), ("mma_done", ctypes.c_uint32),
+                ("commit_issued", ctypes.c_uint32), ("commit_done", ctypes.c_uint32),
+                ("hash_ticket", ctypes.c_uint32), ("last_fence_site", ctypes.c_uint32),
+                ("last_fence_warp", ctypes.c_uint32), ("mma", StrictMma * STRICT_MMA_SLOTS),
+                ("commits", StrictCommit * STRICT_COMMITS), ("commit_mode", ctypes.c_uint32 * STRICT_COMMITS),
+                ("tx", StrictTx * STRICT_TX), ("warps", StrictWarp * STRICT_WARPS), ("bars", StrictBar * STRICT_BARS),
+                ("smem_hash", ctypes.c_uint64 * SMEM_BLOCKS)]
+
+
+class SmPool(ctypes.Structure):
+    _fields_ = [("lock", ctypes.c_uint32), ("used_chunks", ctypes.c_uint32), ("resident", ctypes.c_uint32),
+                ("max_resident", ctypes.c_uint32), ("blocked", ctypes.c_uint32), ("timed_out", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32 * 2),
+                ("owner_block", ctypes.c_uint32 * ALLOC_CHUNKS), ("owner_site", ctypes.c_uint32 * ALLOC_CHUNKS)]
+
+
+class TraceEvent(ctypes.Structure):
+    _fields_ = [("time_ns", ctypes.c_uint64), ("kind", ctypes.c_uint32), ("block", ctypes.c_uint32),
+                ("warp", ctypes.c_uint32), ("site", ctypes.c_uint32), ("a", ctypes.c_uint32), ("b", ctypes.c_uint32)]
 
 
 def _describe_desc(lo: int, hi: int) -> str:
@@ -139,6 +231,44 @@ def describe(code: int, op: str, warp: int, d0: int, d1: int) -> str:
                 f"(D 0x{d1:08x})")
     if name == "tmem-out-of-range":
         return f"lane {d0} column {d1} lies outside the 128 x 512 Tensor Memory (access skipped)"
+    return _describe_strict(name, op, d0, d1)
+
+
+def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
+    """The strict-mode rules; the second operation is printed by Violation itself."""
+    if name == "tmem-busy":
+        return f"TMEM columns {d0}..{d1 - 1} are read or written by an MMA that has not completed"
+    if name == "smem-busy":
+        if op == "tma_load":
+            return f"TMA load into SMEM 0x{d0:x} (mbarrier 0x{d1:x}) overwrites an operand of an MMA in flight"
+        return f"SMEM operand 0x{d0:x}..0x{d1:x} changed between the MMA's issue and its execution"
+    if name == "ld-not-waited":
+        return "tcgen05.ld with no tcgen05.wait::ld before this point"
+    if name == "st-not-waited":
+        return "tcgen05.st with no tcgen05.wait::st before its data is used"
+    if name == "missing-proxy-fence":
+        return (f"SMEM block 0x{d0:x} read by the MMA (async proxy) was written by the generic proxy after the "
+                "last fence.proxy.async")
+    if name == "missing-fence-after":
+        return "async tcgen05 op after an mbarrier wait with no tcgen05.fence::after_thread_sync between"
+    if name == "missing-fence-before":
+        return f"mbarrier 0x{d0:x} arrive after async tcgen05 ops with no tcgen05.fence::before_thread_sync"
+    if name == "commit-without-mma":
+        return f"tcgen05.commit to mbarrier 0x{d0:x} from a warp that issued no MMA: it tracks nothing"
+    if name == "mma-uncommitted":
+        return "MMA issued but never committed: nothing tells anyone it completed"
+    if name == "partial-warp":
+        return f".sync.aligned tcgen05 op executed by lanes 0x{d0:08x} only (all 32 must)"
+    if name == "non-uniform":
+        return f".sync.aligned tcgen05 op with operands that differ across the warp (0x{d0:x} vs 0x{d1:x})"
+    if name == "tma-in-flight-at-exit":
+        return (f"CTA exited with a TMA load into SMEM 0x{d0:x} in flight: nobody waited on mbarrier 0x{d1:x} "
+                "for its bytes")
+    if name == "mma-in-flight-at-exit":
+        return f"CTA exited with MMA #{d0} in flight: nobody waited on its commit's mbarrier 0x{d1:x}"
+    if name == "alloc-timeout":
+        return (f"tcgen05.alloc of {d0} columns blocked past the time limit: this SM's TMEM (chunks 0x{d1:04x}) "
+                "is held by the CTA named below; on hardware this CTA would hang")
     return f"details 0x{d0:08x} 0x{d1:08x}"
 
 
@@ -152,16 +282,28 @@ class Violation:
     op: str
     detail: str
     code: int = 0
+    other_op: str = ""      # strict rules: the second operation involved
+    other_site: int = 0
+    other_warp: int = -1    # -1: unknown; for alloc-timeout the block holding the columns
 
     def __str__(self) -> str:
-        return (f"tcgen05 {self.name}: {self.op} at line {self.site}, block {self.block} warp {self.warp} "
+        text = (f"tcgen05 {self.name}: {self.op} at line {self.site}, block {self.block} warp {self.warp} "
                 f"lane {self.lane}: {self.detail}")
+        if self.other_op:
+            who = ("" if self.other_warp < 0 else
+                   f" (block {self.other_warp})" if self.name == "alloc-timeout" else f" (warp {self.other_warp})")
+            where = f" at line {self.other_site}" if self.other_site else ""
+            text += f"; other operation: {self.other_op}{where}{who}"
+        return text
 
     @classmethod
     def from_record(cls, rec: ViolationRecord) -> Violation:
         op = OP_NAMES.get(rec.op, f"op-{rec.op}")
+        other = OP_NAMES.get(rec.other_op, f"op-{rec.other_op}") if rec.other_op else ""
+        other_warp = -1 if rec.other_warp == 0xFFFFFFFF else rec.other_warp
         return cls(ERROR_NAMES.get(rec.code, f"code-{rec.code}"), rec.block, rec.warp, rec.lane, rec.site, op,
-                   describe(rec.code, op, rec.warp, rec.detail0, rec.detail1), rec.code)
+                   describe(rec.code, op, rec.warp, rec.detail0, rec.detail1), rec.code, other, rec.other_site,
+                   other_warp)
 
 
 class EmulationViolations(FmhactlError):
@@ -199,7 +341,8 @@ class _DeviceBuffer:
 class EmulationSession:
     """Tensor Memory backing, allocation bookkeeping and the violation buffer for one module."""
 
-    def __init__(self, module: LoadedModule, ctas: int, capacity: int = DEFAULT_CAPACITY) -> None:
+    def __init__(self, module: LoadedModule, ctas: int, capacity: int = DEFAULT_CAPACITY,
+                 trace_capacity: int = 0, alloc_timeout_s: float = DEFAULT_ALLOC_TIMEOUT_S) -> None:
         if ctas < 1:
             raise ValueError(f"ctas must be positive, got {ctas}")
         if capacity < 1:
@@ -213,14 +356,29 @@ class EmulationSession:
         if int(size) != ctypes.sizeof(EmuState):
             raise FmhactlError(f"{STATE_SYMBOL} is {int(size)} bytes in the module but {ctypes.sizeof(EmuState)} "
                                "in fmhactl: tcgen05_errors.h and emulation.py disagree", ExitCode.MISSING_ENV)
+        err, *_ = driver.cuModuleGetGlobal(module.module, STRICT_SYMBOL.encode())
+        self.strict = err == driver.CUresult.CUDA_SUCCESS
+        self.trace_capacity = trace_capacity if self.strict else 0
         try:
             self._tmem = self._alloc(ctas * TMEM_BYTES_PER_CTA, "emulated TMEM")
             self._meta = self._alloc(ctas * ctypes.sizeof(CtaMeta), "emulated TMEM bookkeeping")
             self._records = self._alloc(capacity * ctypes.sizeof(ViolationRecord), "violation records")
-            self._count = self._alloc(4, "violation count")
+            self._count = self._alloc(8, "violation and trace counts")
             check(driver.cuMemsetD32(self._tmem.ptr, TMEM_POISON, self._tmem.nbytes // 4), "cuMemsetD32(TMEM poison)")
             self._state = EmuState(self._tmem.address, self._meta.address, self._records.address,
                                    self._count.address, capacity, ctas)
+            if self.strict:
+                self._strict = self._alloc(ctas * ctypes.sizeof(StrictCta), "strict-mode tracker")
+                self._pools = self._alloc(SM_POOLS * ctypes.sizeof(SmPool), "per-SM TMEM pools")
+                self._state.strict = self._strict.address
+                self._state.sm_pools = self._pools.address
+                self._state.sm_pool_count = SM_POOLS
+                self._state.alloc_timeout_ns = int(alloc_timeout_s * 1e9)
+                if self.trace_capacity:
+                    self._trace = self._alloc(self.trace_capacity * ctypes.sizeof(TraceEvent), "trace events")
+                    self._state.trace = self._trace.address
+                    self._state.trace_count = self._count.address + 4
+                    self._state.trace_capacity = self.trace_capacity
             self._write_state()
         except BaseException:
             self.close()
@@ -244,17 +402,23 @@ class EmulationSession:
         check(_driver().cuMemcpyHtoD(self._global, ctypes.addressof(self._state), ctypes.sizeof(self._state)),
               f"cuMemcpyHtoD({STATE_SYMBOL})")
 
-    def reset(self, stream: int = 0) -> None:
-        """Clear allocations, written bits and violations; call before every launch, on its stream.
+    def reset(self, stream: int = 0, seed: int = 0, ctas_per_sm: int = 0) -> None:
+        """Clear allocations, written bits, violations and (strict) the trackers; call before every
+        launch, on its stream. `seed` picks, per commit, when strict mode runs the deferred MMAs.
 
         TMEM contents are kept (as on hardware, a fresh allocation holds stale data); the written
         bitmap makes reading them a violation.
         """
         driver = _driver()
         handle = driver.CUstream(stream)
+        self._state.seed = seed & 0xFFFFFFFF
+        self._state.ctas_per_sm = ctas_per_sm
         self._write_state()  # another session on the same module may have pointed it elsewhere
         check(driver.cuMemsetD8Async(self._meta.ptr, 0, self._meta.nbytes, handle), "cuMemsetD8Async(bookkeeping)")
-        check(driver.cuMemsetD8Async(self._count.ptr, 0, 4, handle), "cuMemsetD8Async(violation count)")
+        check(driver.cuMemsetD8Async(self._count.ptr, 0, 8, handle), "cuMemsetD8Async(violation count)")
+        if self.strict:
+            check(driver.cuMemsetD8Async(self._strict.ptr, 0, self._strict.nbytes, handle), "cuMemsetD8Async(strict)")
+            check(driver.cuMemsetD8Async(self._pools.ptr, 0, self._pools.nbytes, handle), "cuMemsetD8Async(pools)")
 
     def collect(self, stream: int | None = None) -> list[Violation]:
         """Violations of the last launch (synchronises `stream` first when given).
@@ -279,7 +443,31 @@ class EmulationSession:
         check(driver.cuMemcpyDtoH(ctypes.addressof(metas), self._meta.ptr, ctypes.sizeof(metas)),
               "cuMemcpyDtoH(bookkeeping)")
         violations.extend(live_allocations(metas))
+        if self.strict:
+            trackers = (StrictCta * self.ctas)()
+            check(driver.cuMemcpyDtoH(ctypes.addressof(trackers), self._strict.ptr, ctypes.sizeof(trackers)),
+                  "cuMemcpyDtoH(strict trackers)")
+            violations.extend(in_flight_at_exit(trackers))
+            pools = (SmPool * SM_POOLS)()
+            check(driver.cuMemcpyDtoH(ctypes.addressof(pools), self._pools.ptr, ctypes.sizeof(pools)),
+                  "cuMemcpyDtoH(TMEM pools)")
+            self.pool_stats = {"max_ctas_holding_tmem_per_sm": max(p.max_resident for p in pools),
+                               "allocs_blocked": sum(p.blocked for p in pools)}
         return violations
+
+    def trace_events(self) -> list[TraceEvent]:
+        """Events of the last launch (strict builds with trace_capacity > 0; issue 16 renders them)."""
+        if not self.trace_capacity:
+            return []
+        driver = _driver()
+        count = ctypes.c_uint32(0)
+        check(driver.cuMemcpyDtoH(ctypes.addressof(count), int(self._count.ptr) + 4, 4), "cuMemcpyDtoH(trace count)")
+        n = min(count.value, self.trace_capacity)
+        events = (TraceEvent * n)()
+        if n:
+            check(driver.cuMemcpyDtoH(ctypes.addressof(events), self._trace.ptr, ctypes.sizeof(events)),
+                  "cuMemcpyDtoH(trace)")
+        return list(events)
 
     def raise_if_violations(self, stream: int | None = None) -> None:
         violations = self.collect(stream)
@@ -298,6 +486,43 @@ class EmulationSession:
         self.close()
 
     dropped: int = 0
+    pool_stats: dict = {}
+
+
+def in_flight_at_exit(trackers) -> list[Violation]:
+    """Strict mode: what each CTA left in flight when it exited (the device cannot see its own exit).
+
+    TMA loads whose mbarrier phase nobody observed; MMAs never committed; committed MMAs whose
+    commit nobody observed; tcgen05.ld / st never waited.
+    """
+    out: list[Violation] = []
+
+    def add(name: str, block: int, warp: int, site: int, op: str, d0: int, d1: int) -> None:
+        code = ERROR_CODES[name]
+        out.append(Violation(name, block, warp, 0, site, op, describe(code, op, warp, d0, d1), code, "exit", 0, -1))
+
+    for block, t in enumerate(trackers):
+        for tx in t.tx:
+            if tx.mbar and tx.dst:
+                add("tma-in-flight-at-exit", block, tx.warp, tx.site, "tma_load", tx.dst, tx.mbar)
+                break
+        if t.mma_issued != t.mma_done:
+            last_upto = t.commits[(t.commit_issued - 1) % STRICT_COMMITS].upto if t.commit_issued else 0
+            first = t.mma[t.mma_done % STRICT_MMA_SLOTS]
+            op = "mma_ts" if first.flags & MMA_TS else "mma_ss"
+            if t.mma_done >= last_upto:
+                add("mma-uncommitted", block, first.warp, first.site, op, t.mma_done, 0)
+            else:
+                pending = t.commits[t.commit_done % STRICT_COMMITS]
+                add("mma-in-flight-at-exit", block, first.warp, first.site, op, t.mma_done, pending.mbar)
+                out[-1] = Violation(out[-1].name, block, first.warp, 0, first.site, op, out[-1].detail, out[-1].code,
+                                    "commit", pending.site, pending.warp)
+        for warp, w in enumerate(t.warps):
+            if w.pending_ld_site:
+                add("ld-not-waited", block, warp, w.pending_ld_site, "ld", 0, 0)
+            if w.pending_st_site:
+                add("st-not-waited", block, warp, w.pending_st_site, "st", 0, 0)
+    return out
 
 
 def live_allocations(metas) -> list[Violation]:
@@ -325,7 +550,8 @@ class EmulationSessions:
         self.capacity = capacity
         self._sessions: dict[int, tuple[LoadedModule, EmulationSession]] = {}
 
-    def prepare(self, module: LoadedModule, grid: tuple[int, int, int], stream: int = 0) -> EmulationSession:
+    def prepare(self, module: LoadedModule, grid: tuple[int, int, int], stream: int = 0,
+                seed: int = 0) -> EmulationSession:
         ctas = grid[0] * grid[1] * grid[2]
         entry = self._sessions.get(id(module))
         if entry is None or entry[1].ctas < ctas:
@@ -333,7 +559,7 @@ class EmulationSessions:
                 entry[1].close()
             entry = (module, EmulationSession(module, ctas, self.capacity))
             self._sessions[id(module)] = entry
-        entry[1].reset(stream)
+        entry[1].reset(stream, seed)
         return entry[1]
 
     def finish(self, module: LoadedModule, stream: int | None = None) -> None:

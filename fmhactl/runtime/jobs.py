@@ -25,6 +25,8 @@ def row_from_reply(kind: str, variant: Variant, build: BuildResult | None, arch:
                    cfg: AttnConfig, seed: int | None, reply: dict, worker_info: dict,
                    session: str) -> ResultRow:
     metrics = dict(reply.get("metrics", {}))
+    if mode == "emulated" and build is not None:
+        metrics["emulation"] = "strict" if build.target.strict else "fast"
     for key in ("error", "reason"):
         if key in reply:
             metrics[key] = reply[key]

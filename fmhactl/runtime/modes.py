@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+import os
+
 from fmhactl.build.compiler import BuildTarget
+from fmhactl.errors import BadInput
 from fmhactl.registry import Variant
 
 NATIVE, EMULATED, COMPILE_ONLY = "native", "emulated", "compile-only"
+
+# --emulation: strict (default) tracks asynchronous tcgen05 work from issue to completion;
+# fast completes everything at issue. The CLI sets the variable so that every service that plans
+# a build (verify, run, dump, bench, profile) follows it without an extra parameter.
+EMULATION_ENV = "FMHACTL_EMULATION"
+EMULATION_MODES = ("strict", "fast")
+
+
+def emulation_mode() -> str:
+    mode = os.environ.get(EMULATION_ENV, "strict")
+    if mode not in EMULATION_MODES:
+        raise BadInput(f"{EMULATION_ENV}={mode!r}: --emulation must be strict or fast")
+    return mode
 
 _ARCH_OF_MAJOR = {8: "sm_80", 9: "sm_90a", 10: "sm_100a"}
 
@@ -22,5 +38,5 @@ def plan(variant: Variant, cc: list[int] | tuple[int, int]) -> tuple[BuildTarget
     if arch in variant.archs:
         return BuildTarget(arch), NATIVE
     if arch in variant.emulated_on:
-        return BuildTarget(arch, emulated=True), EMULATED
+        return BuildTarget(arch, emulated=True, strict=emulation_mode() == "strict"), EMULATED
     return f"variant {variant.name} has no {arch} build (archs: {', '.join(variant.archs)})"

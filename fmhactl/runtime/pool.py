@@ -23,9 +23,11 @@ class WorkerDied(Exception):
 class KernelWorker:
     """One worker process at a time; `run` returns the worker's reply, or a CRASH/HANG verdict."""
 
-    def __init__(self, timeout_s: float = 30.0, command: list[str] | None = None) -> None:
+    def __init__(self, timeout_s: float = 30.0, command: list[str] | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.timeout_s = timeout_s
         self._command = command or [sys.executable, "-m", "fmhactl.runtime.worker"]
+        self._env = dict(env or {})  # e.g. CUDA_VISIBLE_DEVICES pinning the worker to one GPU
         self._proc: subprocess.Popen | None = None
         self._stderr = None
         self._buffer = b""
@@ -41,7 +43,7 @@ class KernelWorker:
     def start(self) -> dict:
         self.close()
         self._stderr = tempfile.TemporaryFile()
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **self._env)
         self._proc = subprocess.Popen(
             self._command, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._stderr, env=env, start_new_session=True)

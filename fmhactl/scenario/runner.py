@@ -125,9 +125,15 @@ def _run_verify(step: Step, store: ResultStore) -> tuple[str, dict]:
     from fmhactl.registry import get_variant
     from fmhactl.verify.sweep import run_verify
 
+    from fmhactl.sweep.service import current_placement, sweep_verify
+
     variants = [get_variant(n) for n in step.options["variants"]]
-    summary = run_verify(variants, _configs(step), store=store, timeout_s=float(step.options.get("timeout_s", 30.0)),
-                         seed=step.options.get("seed"))
+    timeout_s = float(step.options.get("timeout_s", 30.0))
+    if placement := current_placement.get():  # scenario run --gpus/--ray
+        summary, _ = sweep_verify(variants, _configs(step), store=store, placement=placement, timeout_s=timeout_s,
+                                  seed=step.options.get("seed"))
+    else:
+        summary = run_verify(variants, _configs(step), store=store, timeout_s=timeout_s, seed=step.options.get("seed"))
     counts = dict(summary.counts)
     failing = [{"variant": r.variant, "config": r.config_key, "status": r.status,
                 "max_abs_err": r.metrics.get("max_abs_err"), "reasons": r.metrics.get("reasons"),
@@ -147,9 +153,15 @@ def _run_bench(step: Step, store: ResultStore) -> tuple[str, dict]:
 
     baseline = str(step.options.get("baseline", "cudnn"))
     min_ratio = float(step.options.get("min_ratio", 0.0))
-    rows = run_bench(get_variant(step.options["variant"]), _configs(step), store=store,
-                     warmup=int(step.options.get("warmup", 10)), iters=int(step.options.get("iters", 50)),
-                     baselines=[baseline], timeout_s=float(step.options.get("timeout_s", 120.0)))
+    from fmhactl.sweep.service import current_placement, sweep_bench
+
+    bench = run_bench
+    if placement := current_placement.get():  # scenario run --gpus/--ray
+        def bench(*args, **kwargs):
+            return sweep_bench(*args, placement=placement, **kwargs)[0]
+    rows = bench(get_variant(step.options["variant"]), _configs(step), store=store,
+                 warmup=int(step.options.get("warmup", 10)), iters=int(step.options.get("iters", 50)),
+                 baselines=[baseline], timeout_s=float(step.options.get("timeout_s", 120.0)))
     results, problems = [], []
     for row in rows:
         kernel = row.metrics.get("kernel", {})

@@ -2,6 +2,10 @@
 // plain producer/consumer hand-offs all use these. Addresses are generic pointers to shared memory.
 #pragma once
 
+#include "tcgen05_emu_hooks.cuh"
+
+// `site` (default: the caller's line) names the call in strict-emulation reports; native and
+// fast builds ignore it.
 namespace mbar {
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
@@ -9,9 +13,14 @@ __device__ __forceinline__ unsigned smem_addr(const void* p) {
 }
 
 // One thread initialises; make the init visible (fence_init + a CTA barrier) before any use.
-__device__ __forceinline__ void init(unsigned long long* bar, unsigned expected_arrivals) {
+__device__ __forceinline__ void init(unsigned long long* bar, unsigned expected_arrivals,
+                                     unsigned site = __builtin_LINE()) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(expected_arrivals)
                  : "memory");
+#if TC5_STRICT
+    tc5_strict_mbar_init(smem_addr(bar), expected_arrivals, site);
+#endif
+    (void)site;
 }
 
 // Orders mbarrier.init before other threads' (and the async proxy's) first use of the barrier.
@@ -19,19 +28,32 @@ __device__ __forceinline__ void fence_init() {
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
 
-__device__ __forceinline__ void arrive(unsigned long long* bar) {
+__device__ __forceinline__ void arrive(unsigned long long* bar, unsigned site = __builtin_LINE()) {
+#if TC5_STRICT
+    tc5_strict_mbar_arrive(smem_addr(bar), 0, site);
+#endif
+    (void)site;
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 }
 
 // expect-tx(bytes) then arrive: the producer side of a TMA load.
-__device__ __forceinline__ void arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
+__device__ __forceinline__ void arrive_expect_tx(unsigned long long* bar, unsigned bytes,
+                                                 unsigned site = __builtin_LINE()) {
+#if TC5_STRICT
+    tc5_strict_mbar_arrive(smem_addr(bar), bytes, site);
+#endif
+    (void)site;
     asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
                  "r"(bytes)
                  : "memory");
 }
 
 // True once the phase with this parity has completed (a fresh barrier: parity 1 succeeds at once).
-__device__ __forceinline__ bool try_wait_parity(unsigned long long* bar, unsigned parity) {
+__device__ __forceinline__ bool try_wait_parity(unsigned long long* bar, unsigned parity,
+                                                unsigned site = __builtin_LINE()) {
+#if TC5_STRICT
+    tc5_strict_mbar_poll(smem_addr(bar), site);
+#endif
     unsigned done;
     asm volatile(
         "{\n"
@@ -42,11 +64,15 @@ __device__ __forceinline__ bool try_wait_parity(unsigned long long* bar, unsigne
         : "=r"(done)
         : "r"(smem_addr(bar)), "r"(parity)
         : "memory");
+#if TC5_STRICT
+    tc5_strict_mbar_observed(smem_addr(bar), done != 0, site);
+#endif
+    (void)site;
     return done != 0;
 }
 
-__device__ __forceinline__ void wait_parity(unsigned long long* bar, unsigned parity) {
-    while (!try_wait_parity(bar, parity)) {
+__device__ __forceinline__ void wait_parity(unsigned long long* bar, unsigned parity, unsigned site = __builtin_LINE()) {
+    while (!try_wait_parity(bar, parity, site)) {
     }
 }
 

@@ -3,7 +3,9 @@
 // shape and .num, waits and fences. One interface, two backends chosen at build time:
 //   native   (FMHACTL_ARCH >= 100): inline PTX, tcgen05_native.cuh
 //   emulated (FMHACTL_TCGEN05_EMULATE=1, sm_90a): TMEM in device memory with conformance checks,
-//            tcgen05_emu.cuh; the host side is fmhactl/runtime/emulation.py.
+//            tcgen05_emu.cuh; the host side is fmhactl/runtime/emulation.py. With
+//            FMHACTL_TC5_STRICT=1 (fmhactl --emulation strict) asynchronous operations complete
+//            only through commit/mbarrier/wait as the PTX ISA says: tcgen05_emu_strict.cuh.
 // Spec: /work/shared/reference/tcgen05-spec.md (section numbers below refer to it).
 //
 // Calling convention: every function here is warp-collective -- all 32 lanes of the warp call it
@@ -13,6 +15,7 @@
 #pragma once
 
 #include "tcgen05_errors.h"
+#include "tcgen05_emu_hooks.cuh"
 
 #if defined(FMHACTL_TCGEN05_EMULATE) && FMHACTL_TCGEN05_EMULATE
 #define TC5_EMULATED 1
@@ -160,12 +163,16 @@ __device__ __forceinline__ void st(u32 taddr, const u32 (&r)[regs<S, Num>()], u3
 
 // Wait until this thread's earlier ld (st) completed: before using TMEM cells an ld read can be
 // overwritten, or before signalling another thread that st data is in place.
-__device__ __forceinline__ void wait_ld() { backend::wait_ld(); }
-__device__ __forceinline__ void wait_st() { backend::wait_st(); }
+__device__ __forceinline__ void wait_ld(u32 site = __builtin_LINE()) { backend::wait_ld(site); }
+__device__ __forceinline__ void wait_st(u32 site = __builtin_LINE()) { backend::wait_st(site); }
 
 // Order this thread's earlier async tcgen05 ops before the next thread-sync (bar.sync, arrive).
-__device__ __forceinline__ void fence_before_thread_sync() { backend::fence_before_thread_sync(); }
+__device__ __forceinline__ void fence_before_thread_sync(u32 site = __builtin_LINE()) {
+    backend::fence_before_thread_sync(site);
+}
 // Order this thread's later async tcgen05 ops after the previous thread-sync (bar.sync, wait).
-__device__ __forceinline__ void fence_after_thread_sync() { backend::fence_after_thread_sync(); }
+__device__ __forceinline__ void fence_after_thread_sync(u32 site = __builtin_LINE()) {
+    backend::fence_after_thread_sync(site);
+}
 
 }  // namespace tc5

@@ -5,8 +5,10 @@
 // column-major ([col][lane]) so that a warp touching 32 consecutive lanes of a column -- the
 // 32x32b shape and the MMA's D rows -- makes one coalesced access.
 //
-// Ordering: every operation completes inside the call (MMAs included), which is at least as strong
-// as the spec requires (spec §2.4, §7.4); commit then arrives on the caller's mbarrier.
+// Ordering, fast mode: every operation completes inside the call (MMAs included), which is at least
+// as strong as the spec requires (spec §2.4, §7.4); commit then arrives on the caller's mbarrier.
+// Strict mode (FMHACTL_TC5_STRICT=1, tcgen05_emu_strict.cuh) defers completion to the mechanism
+// the PTX ISA names and checks the synchronisation around it; the functions below call into it.
 //
 // Conformance: violations are recorded (never trapped: a trap would lose the record with the
 // context) in the violation buffer, one per warp-level call, and the illegal part is skipped
@@ -40,6 +42,26 @@ struct Cta {
     u32* tmem;          // [col][lane]
     Tc5CtaMeta* meta;
 };
+
+#if TC5_STRICT
+// Strict-mode entry points, defined in tcgen05_emu_strict.cuh (included at the end).
+namespace strict {
+__device__ bool converged(u32 op, u32 site);
+__device__ void ldst_checks(u32 op, u32 site, u32 taddr, u32 col_lo, u32 col_hi);
+__device__ void enqueue_mma(u32 d_tmem, u64 a_desc, u32 a_tmem, u64 b_desc, u32 idesc, u32 flags, u32 site);
+__device__ void commit(u32 mbar, u32 site);
+__device__ void wait_ld(u32 site);
+__device__ void wait_st(u32 site);
+__device__ void fence_before(u32 site);
+__device__ void fence_after(u32 site);
+__device__ u32 pool_alloc(u32 size, u32 site);
+__device__ void pool_free(u32 first_chunk, u32 ncols);
+}  // namespace strict
+#define TC5_STRICT_ENTRY(OP, SITE) \
+    if (!strict::converged(OP, SITE)) return
+#else
+#define TC5_STRICT_ENTRY(OP, SITE) (void)0
+#endif
 
 // A launch the host did not prepare (no state, or more CTAs than buffers) cannot be emulated
 // safely; trapping is the only honest answer.
@@ -132,10 +154,25 @@ __device__ __forceinline__ void unlock(Tc5CtaMeta* meta) {
 }
 
 __device__ __forceinline__ void alloc(u32 dst_smem, u32 ncols, u32 site) {
+    TC5_STRICT_ENTRY(TC5_OP_ALLOC, site);
     __syncwarp();
     if (lane_id() == 0) {
         Cta c = cta();
         Tc5CtaMeta* meta = c.meta;
+#if TC5_STRICT
+        // Blocking alloc from the SM's TMEM, shared with the co-resident CTAs (before taking this
+        // CTA's lock, so that a dealloc of this CTA can still run while we wait).
+        u32 pool_chunk = TC5_ALLOC_CHUNKS;
+        bool timed_out = false;  // alloc-timeout already reported: no second report as exhausted
+        if (legal_ncols(ncols) && !meta->relinquished) {
+            u32 pool_size = 32;
+            while (pool_size < ncols) pool_size *= 2;
+            pool_chunk = strict::pool_alloc(pool_size, site);
+            timed_out = pool_chunk == TC5_ALLOC_CHUNKS;
+        }
+#else
+        const bool timed_out = false;
+#endif
         lock(meta);
         u32 code = 0, detail1 = 0;
         if (!legal_ncols(ncols)) {
@@ -153,7 +190,10 @@ __device__ __forceinline__ void alloc(u32 dst_smem, u32 ncols, u32 site) {
         const u32 chunks = size / TC5_ALLOC_UNIT;
         const u32 want = chunks >= 32 ? kFullMask : (1u << chunks) - 1u;
         u32 base_chunk = TC5_ALLOC_CHUNKS;
-        for (u32 b = 0; b + chunks <= TC5_ALLOC_CHUNKS; b += chunks) {
+#if TC5_STRICT
+        if (pool_chunk != TC5_ALLOC_CHUNKS && (meta->used_chunks & (want << pool_chunk)) == 0) base_chunk = pool_chunk;
+#endif
+        for (u32 b = 0; base_chunk == TC5_ALLOC_CHUNKS && b + chunks <= TC5_ALLOC_CHUNKS; b += chunks) {
             if ((meta->used_chunks & (want << b)) == 0) {
                 base_chunk = b;
                 break;
@@ -161,7 +201,7 @@ __device__ __forceinline__ void alloc(u32 dst_smem, u32 ncols, u32 site) {
         }
         u32 taddr = 0;
         if (base_chunk == TC5_ALLOC_CHUNKS) {
-            if (code == 0) code = TC5_ERR_ALLOC_EXHAUSTED;
+            if (code == 0 && !timed_out) code = TC5_ERR_ALLOC_EXHAUSTED;
             detail1 = meta->used_chunks;
         } else {
             meta->used_chunks |= want << base_chunk;
@@ -179,6 +219,7 @@ __device__ __forceinline__ void alloc(u32 dst_smem, u32 ncols, u32 site) {
 }
 
 __device__ __forceinline__ void dealloc(u32 taddr, u32 ncols, u32 site) {
+    TC5_STRICT_ENTRY(TC5_OP_DEALLOC, site);
     __syncwarp();
     Cta c = cta();
     Tc5CtaMeta* meta = c.meta;
@@ -194,6 +235,9 @@ __device__ __forceinline__ void dealloc(u32 taddr, u32 ncols, u32 site) {
         } else {
             meta->allocs[col / TC5_ALLOC_UNIT].ncols = 0;
             meta->used_chunks &= ~chunk_mask(col, ncols);
+#if TC5_STRICT
+            strict::pool_free(col / TC5_ALLOC_UNIT, ncols);
+#endif
         }
         unlock(meta);
         if (code != 0) record(code, TC5_OP_DEALLOC, site, taddr, ncols);
@@ -208,7 +252,9 @@ __device__ __forceinline__ void dealloc(u32 taddr, u32 ncols, u32 site) {
     __syncwarp();
 }
 
-__device__ __forceinline__ void relinquish_alloc_permit(u32) {
+__device__ __forceinline__ void relinquish_alloc_permit(u32 site) {
+    TC5_STRICT_ENTRY(TC5_OP_RELINQUISH, site);
+    (void)site;
     __syncwarp();
     if (lane_id() == 0) {
         Cta c = cta();
@@ -288,15 +334,38 @@ __device__ __forceinline__ u32 check_access(const Cta& c, u32 taddr, bool readin
     return 0;
 }
 
+#if TC5_STRICT
+// Column span of this lane's cells, for the strict hazard checks.
+template <Shape S, int Num, bool Pack, int Imm>
+__device__ __forceinline__ void strict_ldst_checks(u32 op, u32 taddr, u32 site) {
+    u32 lo = 0xffffffffu, hi = 0;
+#pragma unroll 1
+    for (int i = 0; i < regs<S, Num>(); ++i) {
+        u32 lane, col;
+        cell_of<S>(taddr, Imm, lane_id(), i, lane, col);
+        for (u32 h = 0; h < (Pack ? 2u : 1u); ++h) {
+            const u32 pc = packed_col<S>(Pack, taddr, Imm, lane_id(), col, h);
+            lo = min(lo, pc);
+            hi = max(hi, pc + 1);
+        }
+    }
+    strict::ldst_checks(op, site, taddr, lo, hi);
+}
+#endif
+
 template <Shape S, int Num, bool Pack, int Imm>
 __device__ __forceinline__ void ld(u32 taddr, u32* r, u32 site) {
     constexpr int kRegs = regs<S, Num>();
+    TC5_STRICT_ENTRY(TC5_OP_LD, site);
     __syncwarp();
     Cta c = cta();
     const u32 t = lane_id();
     u32 bad_lane = 0, bad_col = 0;
     const u32 code = check_access<S, Num, Pack, Imm>(c, taddr, true, bad_lane, bad_col);
     report_first(code, TC5_OP_LD, site, bad_lane, bad_col);
+#if TC5_STRICT
+    strict_ldst_checks<S, Num, Pack, Imm>(TC5_OP_LD, taddr, site);
+#endif
 #pragma unroll
     for (int i = 0; i < kRegs; ++i) {
         u32 lane, col;
@@ -315,12 +384,16 @@ __device__ __forceinline__ void ld(u32 taddr, u32* r, u32 site) {
 template <Shape S, int Num, bool Pack, int Imm>
 __device__ __forceinline__ void st(u32 taddr, const u32* r, u32 site) {
     constexpr int kRegs = regs<S, Num>();
+    TC5_STRICT_ENTRY(TC5_OP_ST, site);
     __syncwarp();
     Cta c = cta();
     const u32 t = lane_id();
     u32 bad_lane = 0, bad_col = 0;
     const u32 code = check_access<S, Num, Pack, Imm>(c, taddr, false, bad_lane, bad_col);
     report_first(code, TC5_OP_ST, site, bad_lane, bad_col);
+#if TC5_STRICT
+    strict_ldst_checks<S, Num, Pack, Imm>(TC5_OP_ST, taddr, site);
+#endif
 #pragma unroll
     for (int i = 0; i < kRegs; ++i) {
         u32 lane, col;
@@ -336,13 +409,23 @@ __device__ __forceinline__ void st(u32 taddr, const u32* r, u32 site) {
     }
 }
 
-__device__ __forceinline__ void wait_ld() { __syncwarp(); }
-__device__ __forceinline__ void wait_st() { __syncwarp(); }
+#if TC5_STRICT
+__device__ __forceinline__ void wait_ld(u32 site) { strict::wait_ld(site); }
+__device__ __forceinline__ void wait_st(u32 site) { strict::wait_st(site); }
+__device__ __forceinline__ void fence_before_thread_sync(u32 site) { strict::fence_before(site); }
+__device__ __forceinline__ void fence_after_thread_sync(u32 site) { strict::fence_after(site); }
+#else
+__device__ __forceinline__ void wait_ld(u32) { __syncwarp(); }
+__device__ __forceinline__ void wait_st(u32) { __syncwarp(); }
 // Emulated TMEM traffic is ordinary global memory: a block-scope fence orders it like any store.
-__device__ __forceinline__ void fence_before_thread_sync() { __threadfence_block(); }
-__device__ __forceinline__ void fence_after_thread_sync() { __threadfence_block(); }
+__device__ __forceinline__ void fence_before_thread_sync(u32) { __threadfence_block(); }
+__device__ __forceinline__ void fence_after_thread_sync(u32) { __threadfence_block(); }
+#endif
 
 }  // namespace emu
 }  // namespace tc5
 
 #include "tcgen05_emu_mma.cuh"
+#if TC5_STRICT
+#include "tcgen05_emu_strict.cuh"
+#endif

@@ -177,14 +177,15 @@ __device__ __forceinline__ u32 check_common(const Cta& c, u32 d_tmem, u64 b_desc
 
 // The MMA itself, spread over the warp: lane t owns rows t, t+32, ... (M/32 rows) and keeps their
 // K values in registers; B values are warp-uniform shared loads (broadcast). D is read-modify-
-// written one column at a time: 32 lanes x one column = one coalesced access.
+// written one column at a time: 32 lanes x one column = one coalesced access. `t` is the lane
+// whose share this call computes (strict mode's deferred executor may run the 32 shares on fewer
+// lanes); it contains no warp-collective operation.
 template <Kind K, bool kTs>
 __device__ __forceinline__ u32 mma_compute(const Cta& c, u32 d_tmem, u64 a_desc, u32 a_tmem, u64 b_desc, u32 idesc,
-                                           bool accumulate, u32& bad_lane, u32& bad_col) {
+                                           bool accumulate, u32& bad_lane, u32& bad_col, u32 t) {
     constexpr u32 kK = K == Kind::f16 ? 16 : 8;
     const IDesc id = decode_idesc(idesc);
     const SmemDesc ad = decode_desc(a_desc), bd = decode_desc(b_desc);
-    const u32 t = lane_id();
     const u32 lane0 = d_tmem >> 16, col0 = d_tmem & 0xffffu;
     const u32 rows = id.m / 32;
     const float sign_a = id.neg_a ? -1.f : 1.f, sign_b = id.neg_b ? -1.f : 1.f;
@@ -254,6 +255,7 @@ __device__ __forceinline__ u32 mma_compute(const Cta& c, u32 d_tmem, u64 a_desc,
 
 template <Kind K>
 __device__ __forceinline__ void mma_ss(u32 d_tmem, u64 a_desc, u64 b_desc, u32 idesc, bool accumulate, u32 site) {
+    TC5_STRICT_ENTRY(TC5_OP_MMA_SS, site);
     __syncwarp();
     Cta c = cta();
     u32 d0 = 0, d1 = 0;
@@ -267,13 +269,20 @@ __device__ __forceinline__ void mma_ss(u32 d_tmem, u64 a_desc, u64 b_desc, u32 i
         if (lane_id() == 0) record(code, TC5_OP_MMA_SS, site, d0, d1);
         return;
     }
+#if TC5_STRICT
+    strict::enqueue_mma(d_tmem, a_desc, 0, b_desc, idesc, (K == Kind::tf32 ? TC5_MMA_TF32 : 0u) |
+                        (accumulate ? TC5_MMA_ACCUM : 0u), site);
+    return;
+#endif
     u32 bad_lane = 0, bad_col = 0;
-    const u32 problem = mma_compute<K, false>(c, d_tmem, a_desc, 0, b_desc, idesc, accumulate, bad_lane, bad_col);
+    const u32 problem = mma_compute<K, false>(c, d_tmem, a_desc, 0, b_desc, idesc, accumulate, bad_lane, bad_col,
+                                              lane_id());
     report_first(problem, TC5_OP_MMA_SS, site, bad_lane, bad_col);
 }
 
 template <Kind K>
 __device__ __forceinline__ void mma_ts(u32 d_tmem, u32 a_tmem, u64 b_desc, u32 idesc, bool accumulate, u32 site) {
+    TC5_STRICT_ENTRY(TC5_OP_MMA_TS, site);
     __syncwarp();
     Cta c = cta();
     u32 d0 = 0, d1 = 0;
@@ -303,14 +312,25 @@ __device__ __forceinline__ void mma_ts(u32 d_tmem, u32 a_tmem, u64 b_desc, u32 i
         if (lane_id() == 0) record(code, TC5_OP_MMA_TS, site, d0, d1);
         return;
     }
+#if TC5_STRICT
+    strict::enqueue_mma(d_tmem, 0, a_tmem, b_desc, idesc, (K == Kind::tf32 ? TC5_MMA_TF32 : 0u) | TC5_MMA_TS |
+                        (accumulate ? TC5_MMA_ACCUM : 0u), site);
+    return;
+#endif
     u32 bad_lane = 0, bad_col = 0;
-    const u32 problem = mma_compute<K, true>(c, d_tmem, 0, a_tmem, b_desc, idesc, accumulate, bad_lane, bad_col);
+    const u32 problem = mma_compute<K, true>(c, d_tmem, 0, a_tmem, b_desc, idesc, accumulate, bad_lane, bad_col,
+                                             lane_id());
     report_first(problem, TC5_OP_MMA_TS, site, bad_lane, bad_col);
 }
 
 // The MMAs already completed inside their calls; what remains is to make their TMEM writes
 // visible before the arrive. Every lane fences, the warp converges, one lane arrives (release).
-__device__ __forceinline__ void commit(u32 mbar_smem, u32) {
+__device__ __forceinline__ void commit(u32 mbar_smem, u32 site) {
+#if TC5_STRICT
+    strict::commit(mbar_smem, site);
+    return;
+#endif
+    (void)site;
     __threadfence_block();
     __syncwarp();
     if (lane_id() == 0) {

@@ -97,12 +97,12 @@ __device__ __forceinline__ void st(u32 taddr, const u32* r, u32) {
     LdSt<S, Num, Pack>::template st<Imm>(taddr, r);
 }
 
-__device__ __forceinline__ void wait_ld() { asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wait_st() { asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void fence_before_thread_sync() {
+__device__ __forceinline__ void wait_ld(u32) { asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wait_st(u32) { asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void fence_before_thread_sync(u32) {
     asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
 }
-__device__ __forceinline__ void fence_after_thread_sync() {
+__device__ __forceinline__ void fence_after_thread_sync(u32) {
     asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
 }
 

@@ -23,11 +23,25 @@ ERR_MACROS = {name: "TC5_ERR_" + name.upper().replace("-", "_") for name in emu.
 OP_MACROS = {name: "TC5_OP_" + name.upper() for name in emu.OP_CODES}
 OP_MACROS["relinquish_alloc_permit"] = "TC5_OP_RELINQUISH"
 
+STRICT_MACROS = {"TC5_STRICT_MMA_SLOTS": emu.STRICT_MMA_SLOTS, "TC5_STRICT_COMMITS": emu.STRICT_COMMITS,
+                 "TC5_STRICT_TX": emu.STRICT_TX, "TC5_STRICT_BARS": emu.STRICT_BARS,
+                 "TC5_STRICT_WARPS": emu.STRICT_WARPS, "TC5_SMEM_BLOCK_BYTES": emu.SMEM_BLOCK_BYTES,
+                 "TC5_SMEM_BLOCKS": emu.SMEM_BLOCKS, "TC5_MMA_TS": emu.MMA_TS}
+TRACE_MACROS = {name: "TC5_EV_" + name.upper() for name in emu.TRACE_EVENTS}
+
 STRUCTS = {
     "Tc5Violation": emu.ViolationRecord,
     "Tc5Alloc": emu.AllocRecord,
     "Tc5CtaMeta": emu.CtaMeta,
     "Tc5EmuState": emu.EmuState,
+    "Tc5StrictMma": emu.StrictMma,
+    "Tc5StrictCommit": emu.StrictCommit,
+    "Tc5StrictTx": emu.StrictTx,
+    "Tc5StrictWarp": emu.StrictWarp,
+    "Tc5StrictBar": emu.StrictBar,
+    "Tc5StrictCta": emu.StrictCta,
+    "Tc5SmPool": emu.SmPool,
+    "Tc5TraceEvent": emu.TraceEvent,
     **tc5_harness.PARAM_STRUCTS,
 }
 
@@ -37,7 +51,7 @@ def _probe_program() -> str:
              '#include "tc5_test_params.h"', "int main(void) {"]
     for macro in [*ERR_MACROS.values(), *OP_MACROS.values(), "TC5_ERR_COUNT", "TC5_TMEM_LANES",
                   "TC5_TMEM_COLUMNS", "TC5_ALLOC_UNIT", "TC5_ALLOC_CHUNKS", "TC5_WRITTEN_WORDS",
-                  "TC5T_LDST_WORDS", "TC5T_MAX_K_STEPS"]:
+                  "TC5T_LDST_WORDS", "TC5T_MAX_K_STEPS", *STRICT_MACROS, *TRACE_MACROS.values()]:
         lines.append(f'    printf("{macro} %d\\n", (int)({macro}));')
     for c_name, py in STRUCTS.items():
         lines.append(f'    printf("sizeof {c_name} %zu\\n", sizeof(struct {c_name}));')
@@ -85,6 +99,13 @@ def test_geometry_matches(header_values):
     assert header_values["TC5_WRITTEN_WORDS"] == emu.WRITTEN_WORDS
     assert header_values["TC5T_LDST_WORDS"] == tc5_harness.LDST_WORDS
     assert header_values["TC5T_MAX_K_STEPS"] == tc5_harness.MAX_K_STEPS
+
+
+def test_strict_constants_match(header_values):
+    for macro, value in STRICT_MACROS.items():
+        assert header_values[macro] == value, macro
+    for name, macro in TRACE_MACROS.items():
+        assert header_values[macro] == emu.TRACE_EVENTS[name], name
 
 
 @pytest.mark.parametrize("c_name", list(STRUCTS))

@@ -1,0 +1,38 @@
+"""How a multi-device sweep shows itself: JSON lines and the per-device throughput table.
+
+Only rich is imported here (and lazily), so the CLI modules can use it at no start-up cost.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from fmhactl.sweep.scheduler import SweepRun
+
+def json_line(row) -> None:
+    """One result per line on stdout, flushed as it lands (in config order)."""
+    sys.stdout.write(json.dumps(row.to_dict(), sort_keys=True, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def summary_json_line(run: SweepRun, closing: str) -> None:
+    sys.stdout.write(json.dumps({"summary": {"closing": closing, **run.to_dict()}}, sort_keys=True) + "\n")
+    sys.stdout.flush()
+
+
+def print_throughput(console, run: SweepRun) -> None:
+    """Per device: configs, busy time, configs/s over the sweep's wall time; retries and losses."""
+    from rich.table import Table
+
+    table = Table(title=f"sweep on {len(run.slots)} {run.backend} slot(s): {run.wall_s:.1f} s wall")
+    for col in ("slot", "device", "uuid", "node", "configs", "busy s", "configs/s", "lost"):
+        table.add_column(col, justify="right" if col in ("configs", "busy s", "configs/s", "lost") else "left")
+    for s in run.throughput():
+        p = s["placement"]
+        table.add_row(s["label"], f"{p.get('index', '')} {p.get('name', '')}".strip(), p.get("uuid", ""),
+                      p.get("node", "local"), str(s["configs"]), f"{s['busy_s']:.1f}", f"{s['configs_per_s']:.2f}",
+                      str(s["lost"]))
+    console.print(table)
+    if run.retried or run.lost:
+        console.print(f"{run.retried} config(s) re-run after a lost worker, {run.lost} reported lost")
