@@ -423,3 +423,18 @@ def test_number_keys_and_palette_switch_screens():
         assert app.query_one("ContentSwitcher").current == "map"
 
     drive(app, script)
+
+
+def test_command_palette_goes_to_a_screen():
+    app = FmhaApp("tmem")
+
+    async def script(pilot):
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await type_text(pilot, "Go to Checkpoints")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert app.query_one("ContentSwitcher").current == "checkpoints"
+
+    drive(app, script)
