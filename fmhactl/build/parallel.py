@@ -39,7 +39,7 @@ def build_parallel(names: Sequence[str], *, all_variants: bool = False, arch: st
                    store: ResultStore | None = None,
                    on_result: Callable[[ResultRow], None] | None = None):
     """Build in parallel; returns (results in serial order, the SweepRun with per-slot throughput)."""
-    from fmhactl.build.service import native_arch
+    from fmhactl.runtime.device import native_arch
     from fmhactl.sweep.scheduler import run_sweep
     from fmhactl.sweep.service import Placement, cpu_backend, placement_from_options
 

@@ -26,7 +26,7 @@ def _build(job: dict) -> dict:
     from fmhactl.registry import get_variant
 
     variant = get_variant(job["variant"])
-    target = BuildTarget(job["arch"], emulated=bool(job.get("emulated")))
+    target = BuildTarget(job["arch"], emulated=bool(job.get("emulated")), strict=bool(job.get("strict")))
     try:
         result = build(variant, target, force=bool(job.get("force")))
     except CompileError as exc:
