@@ -220,6 +220,12 @@ class Executor:
         report = ckpt.compare(at, got, want, cfg.head_dim)
         if "first_lane" in report:
             report["window"] = ckpt.window(got, want, report["first_lane"], report["first_column"])
+        if job.get("out"):  # `fmhactl dump --out FILE`: the whole checkpoint, for `fmhactl tui`
+            from fmhactl.runtime.dumpfile import write_from_worker
+
+            write_from_worker(job["out"], {**job, "config_key": cfg.key}, at, got, want, report, cfg.head_dim,
+                              cfg.dtype)
+            report["out"] = job["out"]
         return {"status": "PASS" if report["mismatches"] == 0 else "FAIL", "metrics": report}
 
     def tmem_sharing(self, job: dict) -> dict:

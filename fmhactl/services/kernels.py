@@ -236,8 +236,11 @@ class DumpOutcome:
 
 
 def dump(variant: str, shape: str, at: str, *, timeout_s: float = 60.0, seed: int | None = None,
-         store: ResultStore | None = None) -> DumpOutcome:
-    """Build with FMHA_CHECKPOINTS=1, run once, compare one checkpoint with torch + the layout model."""
+         store: ResultStore | None = None, out: str | Path | None = None) -> DumpOutcome:
+    """Build with FMHA_CHECKPOINTS=1, run once, compare one checkpoint with torch + the layout model.
+
+    `out`: also write the whole checkpoint, kernel and expected, as a dump file
+    (fmhactl/runtime/dumpfile.py; the TUI's Checkpoints screen reads it)."""
     from fmhactl.runtime.checkpoints import CHECKPOINTS
     from fmhactl.runtime.dump import checkpoint_variant, run_dump
     from fmhactl.schemas import shown
@@ -250,10 +253,12 @@ def dump(variant: str, shape: str, at: str, *, timeout_s: float = 60.0, seed: in
 
     require_supported(chosen, [cfg])
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
+    target = common.output(None if out is None else Path(out), "--out")
     require_gpu()
     with _store(store) as s:
-        row = run_dump(chosen, cfg, at, store=s, timeout_s=timeout_s, seed=seed)
-    return DumpOutcome(row, at.upper())
+        row = run_dump(chosen, cfg, at, store=s, timeout_s=timeout_s, seed=seed,
+                       out=None if target is None else str(target.resolve()))
+    return DumpOutcome(row, at.upper(), target)
 
 
 class _store:
