@@ -58,6 +58,7 @@ class BuildResult:
     def to_dict(self) -> dict:
         return {
             "variant": self.variant, "arch": self.target.arch, "emulated": self.target.emulated,
+            "strict": self.target.strict,
             "cubin": str(self.cubin_path), "kernels": [k.to_dict() for k in self.kernels],
             "compile_seconds": round(self.compile_seconds, 4), "cache_hit": self.cache_hit,
             "source_hash": self.source_hash, "cache_key": self.cache_key,

@@ -23,6 +23,8 @@ def build_command(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Compile in N parallel worker processes."),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]",
                                       help="Compile as Ray CPU actors at ADDRESS; bare --ray starts a local cluster."),
+    mix: bool = typer.Option(False, "--mix", help="Add the exp2 instruction mix per entry (MUFU.EX2 and FFMA in the "
+                                                  "SASS; needs cuobjdump)."),
 ) -> None:
     """Compile kernel variants through NVRTC (cached by content hash) and report registers, SMEM and spills."""
     from fmhactl import services
@@ -37,6 +39,8 @@ def build_command(
     if as_json:
         print_json([r.to_dict() for r in results])
         return
+    mixes = services.instruction_mixes(results) if mix else {}
+    mix_cols = ("MUFU.EX2", "FFMA") if mix else ()
     rows = []
     for k in services.kernel_rows(results):
         fits = k.dynamic_smem_bytes is not None
@@ -48,11 +52,12 @@ def build_command(
                      f"{k.static_smem_bytes}+{k.dynamic_smem_bytes}" if fits else k.static_smem_bytes,
                      k.stack_bytes, k.spill_bytes,
                      f"{k.tmem_columns_used}/{k.tmem_columns_allocated}" if fits else "-", ctas,
+                     *[mixes.get((k.variant, k.kernel), {}).get(op, "-") for op in mix_cols],
                      f"{k.compile_seconds:.2f}", "hit" if k.cache_hit else "built"])
-    numeric = ("regs", "smem", "stack", "spills", "tmem", "ctas/SM", "compile s")
+    numeric = ("regs", "smem", "stack", "spills", "tmem", "ctas/SM", *mix_cols, "compile s")
     table("fmhactl build (smem: static + dynamic bytes; tmem: columns used/allocated; "
           "ctas/SM: co-resident CTAs the plan decides, registers permitting)",
           ("variant", "arch", "kernel", *numeric, "cache"), rows, right=numeric,
           styles={6: lambda c: "red" if c != "0" else "", 8: lambda c: "red" if "regs" in c else "",
-                  10: lambda c: "green" if c == "hit" else ""})
+                  10 + len(mix_cols): lambda c: "green" if c == "hit" else ""})
     note(f"{len(results)} builds, {sum(r.cache_hit for r in results)} cache hits")

@@ -23,12 +23,15 @@ def dump_command(
     timeout: float = typer.Option(60.0, "--timeout"),
     as_json: bool = typer.Option(False, "--json"),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    out: Optional[str] = typer.Option(None, "--out", metavar="FILE",
+                                      help="Also write the whole checkpoint (kernel and expected) as JSON for "
+                                           "`fmhactl tui --screen checkpoints --dump FILE` (docs/tui.md)."),
 ) -> None:
     """Build with FMHA_CHECKPOINTS=1, run once, and show the checkpoint against torch + the layout model."""
     use_emulation(emulation)
     from fmhactl import services
 
-    outcome = services.dump(variant, shape, at, timeout_s=timeout, seed=seed)
+    outcome = services.dump(variant, shape, at, timeout_s=timeout, seed=seed, out=out)
     row, m = outcome.row, outcome.metrics
     if as_json:
         print_json(row.to_dict())
@@ -49,5 +52,7 @@ def dump_command(
                 f"got 0x{m.got_bits or 0:04x}, want 0x{m.want_bits or 0:04x}")
         if m.error:
             say(m.error)
+        if outcome.saved_to is not None:
+            say(f"wrote {outcome.saved_to}")
     if not outcome.ok:
         raise typer.Exit(int(ExitCode.CHECK_FAILED))

@@ -156,6 +156,7 @@ def verify_command(
 def bench_command(
     variant: Optional[str] = typer.Argument(None, help="Variant to time (or --model)."),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="b=8,h=16,t=4096,s=4096,d=128[,causal] (repeatable)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="A named suite in scenarios/bench (e.g. sm90); its shapes run before any --shape."),
     warmup: int = typer.Option(10, "--warmup", help="Untimed launches first."),
     iters: int = typer.Option(50, "--iters", help="Timed launches; the median is reported."),
     baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash)."),
@@ -176,12 +177,12 @@ def bench_command(
     if model is not None:
         from fmhactl.cli.model_bench import model_bench
 
-        if variant or shape:
-            raise BadInput("give either VARIANT --shape ... or --model NAME, not both")
+        if variant or shape or suite:
+            raise BadInput("give either VARIANT --shape/--suite ... or --model NAME, not both")
         model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json)
         return
-    if not variant or not shape:
-        raise BadInput("bench needs VARIANT and at least one --shape (or --model NAME)")
+    if not variant or not (shape or suite):
+        raise BadInput("bench needs VARIANT and at least one --shape or --suite NAME (or --model NAME)")
     from fmhactl import services
     from fmhactl.sweep.service import placement_from_options
 
@@ -190,7 +191,7 @@ def bench_command(
     if placement and as_json:
         from fmhactl.cli.sweep_render import json_line as on_row
     runs = []
-    outcome = services.bench(variant, shape, warmup=warmup, iters=iters, baselines=baseline, timeout_s=timeout,
+    outcome = services.bench(variant, shape or [], suite=suite, warmup=warmup, iters=iters, baselines=baseline, timeout_s=timeout,
                              seed=seed, plot=plot, placement=placement, on_run=runs.append, on_row=on_row)
     rows = outcome.rows
     if runs:

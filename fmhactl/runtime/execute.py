@@ -102,11 +102,47 @@ class Executor:
         args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints)]
         if job["launcher"] == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))
+        elif job["launcher"] == "sm90":
+            args.append(self._sm90_maps(job, cfg, q, k, v, o))
         stream = torch.cuda.current_stream().cuda_stream
         if job.get("mode") == "emulated":
-            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0))
+            # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
+            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0),
+                                    shape.ctas_per_sm)
         with launch_range(job["variant"], cfg.key):
             driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
+
+    def prepared_launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse):
+        """A zero-argument callable that only enqueues the kernel: parameters, tensor maps and the
+        SMEM attribute are settled once, so a timed launch carries no host-side preparation (for
+        short kernels that preparation is longer than the kernel and would be timed as idle GPU)."""
+        from cuda.bindings import driver as cu
+
+        torch = _torch()
+        if job.get("mode") == "emulated":
+            return lambda: self.launch(job, cfg, q, k, v, o, lse)
+        fn = self._function(job)
+        shape = launch_shape(job["launcher"], cfg, job["switches"])
+        args = [make_params(cfg, q, k, v, o, lse)]
+        if job["launcher"] == "sm100":
+            args.append(self._tma_maps(job, cfg, q, k, v))
+        elif job["launcher"] == "sm90":
+            args.append(self._sm90_maps(job, cfg, q, k, v, o))
+        if shape.dynamic_smem > 48 * 1024:
+            driver.check(cu.cuFuncSetAttribute(
+                fn, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shape.dynamic_smem),
+                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+        import ctypes
+
+        arg_ptrs = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
+        stream = cu.CUstream(torch.cuda.current_stream().cuda_stream)
+        keep = (args, arg_ptrs)  # the argument buffers must outlive every launch
+
+        def go() -> None:
+            driver.check(cu.cuLaunchKernel(fn, *shape.grid, *shape.block, shape.dynamic_smem, stream,
+                                           ctypes.addressof(keep[1]), 0), "cuLaunchKernel")
+
+        return go
 
     @staticmethod
     def _tma_maps(job: dict, cfg: AttnConfig, q, k, v):
@@ -119,6 +155,26 @@ class Executor:
             return FmhaTmaMaps()
         plan = sm100_plan(cfg, job["switches"])
         return fmha_maps(q, k, v, plan.block_m, plan.block_n)
+
+    def _sm90_maps(self, job: dict, cfg: AttnConfig, q, k, v, o):
+        """The SM90 kernel's second parameter: TMA maps for the Q/K/V loads and the O store.
+
+        Encoding four maps costs far more host time than a small launch takes on the GPU, so
+        maps are cached by everything they encode (addresses, shapes, strides, dtype, boxes);
+        bench rotates over a fixed set of input buffers and hits the cache after one pass.
+        """
+        from fmhactl.runtime.launchers import sm90_plan
+        from fmhactl.runtime.tma_maps import sm90_maps
+
+        plan = sm90_plan(cfg, job["switches"])
+        key = (plan.block_m, plan.block_n, str(q.dtype)) + tuple(
+            (t.data_ptr(), tuple(t.shape), tuple(t.stride())) for t in (q, k, v, o))
+        cache = self.__dict__.setdefault("_sm90_map_cache", {})
+        if key not in cache:
+            if len(cache) > 256:
+                cache.clear()
+            cache[key] = sm90_maps(q, k, v, o, plan.block_m, plan.block_n)
+        return cache[key]
 
     def run(self, job: dict) -> dict:
         """One launch with no reference: did it finish, write every element, produce NaNs?"""
@@ -164,4 +220,20 @@ class Executor:
         report = ckpt.compare(at, got, want, cfg.head_dim)
         if "first_lane" in report:
             report["window"] = ckpt.window(got, want, report["first_lane"], report["first_column"])
+        if job.get("out"):  # `fmhactl dump --out FILE`: the whole checkpoint, for `fmhactl tui`
+            from fmhactl.runtime.dumpfile import write_from_worker
+
+            write_from_worker(job["out"], {**job, "config_key": cfg.key}, at, got, want, report, cfg.head_dim,
+                              cfg.dtype)
+            report["out"] = job["out"]
         return {"status": "PASS" if report["mismatches"] == 0 else "FAIL", "metrics": report}
+
+    def tmem_sharing(self, job: dict) -> dict:
+        """Strict emulation: the residency the launch planned beside what the emulator's per-SM TMEM
+        pools saw (most CTAs that held TMEM on one SM at once, allocs that waited)."""
+        if job.get("mode") != "emulated":
+            return {}
+        cfg = AttnConfig.from_dict(job["config"])
+        stats = self._emulation.stats(self._modules[job["cubin"]])
+        return {"tmem_pools": {"planned_ctas_per_sm": launch_shape(job["launcher"], cfg, job["switches"]).ctas_per_sm,
+                               **stats}}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from fmhactl.errors import BadInput, Cancelled, CheckFailed, ExitCode, FmhactlError, MissingEnvironment
 from fmhactl.progress import CancelToken, ProgressCallback, ProgressEvent
-from fmhactl.services.build import KernelBuildRow, build, build_variants, kernel_rows
+from fmhactl.services.build import KernelBuildRow, build, build_variants, instruction_mixes, kernel_rows
 from fmhactl.services.device import gpu_status
 from fmhactl.services.kernels import (BenchOutcome, BenchPoint, DumpOutcome, RunOutcome, VerifyOutcome, bench, dump,
                                       list_variants, run, verify)
@@ -29,7 +29,7 @@ from fmhactl.services import layout, tma  # noqa: E402 - the layout/tma question
 __all__ = [
     "BadInput", "Cancelled", "CheckFailed", "ExitCode", "FmhactlError", "MissingEnvironment",
     "CancelToken", "ProgressCallback", "ProgressEvent",
-    "KernelBuildRow", "build", "build_variants", "kernel_rows", "gpu_status",
+    "KernelBuildRow", "build", "build_variants", "instruction_mixes", "kernel_rows", "gpu_status",
     "BenchOutcome", "BenchPoint", "DumpOutcome", "RunOutcome", "VerifyOutcome", "bench", "dump", "list_variants",
     "run", "verify", "ProfileOutcome", "profile", "ResultsFilter", "query_results",
     "list_scenarios", "load_scenario", "run_named_scenario", "run_scenario", "status", "status_gate",

@@ -108,6 +108,19 @@ def build(names: Sequence[str] = (), *, all_variants: bool = False, arch: str | 
                           progress=progress, cancel=cancel)
 
 
+def instruction_mixes(results: Sequence[BuildResult],
+                      instructions: tuple[str, ...] = ("MUFU.EX2", "FFMA")) -> dict[tuple[str, str], dict[str, int]]:
+    """(variant, kernel) -> {instruction: count in its SASS}: where the softmax exponentials run
+    (MUFU.EX2 on the SFU, or the FFMA polynomial of the exp2-emulation variants). Needs cuobjdump."""
+    from fmhactl.build.sass import instruction_mix
+
+    mixes: dict[tuple[str, str], dict[str, int]] = {}
+    for r in results:
+        for kernel, counts in instruction_mix(r.cubin_path, instructions).items():
+            mixes[(r.variant, kernel)] = counts
+    return mixes
+
+
 def kernel_rows(results: Sequence[BuildResult]) -> list[KernelBuildRow]:
     """The build table: one row per entry point, with the SM100 plan's dynamic SMEM and TMEM."""
     from fmhactl.plans.sm100 import ctas_by_registers

@@ -163,7 +163,7 @@ class BenchOutcome:
         return out
 
 
-def bench(variant: str, shapes: Sequence[str], *, warmup: int = 10, iters: int = 50,
+def bench(variant: str, shapes: Sequence[str], *, suite: str | None = None, warmup: int = 10, iters: int = 50,
           baselines: Sequence[str] | None = None, timeout_s: float = 300.0, seed: int | None = None,
           plot: Path | None = None, store: ResultStore | None = None, progress: ProgressCallback | None = None,
           cancel: CancelToken | None = None, placement=None, on_run=None, on_row=None) -> BenchOutcome:
@@ -174,9 +174,15 @@ def bench(variant: str, shapes: Sequence[str], *, warmup: int = 10, iters: int =
     from fmhactl.schemas import int_in_range
 
     chosen = common.variant(variant)
-    configs = common.shapes(list(shapes))
+    configs = []
+    if suite is not None:  # a named suite's shapes first (scenarios/bench/NAME.toml)
+        from fmhactl.bench.suites import load_suite
+
+        configs.extend(load_suite(suite).configs)
+    if shapes:
+        configs.extend(common.shapes(list(shapes)))
     if not configs:
-        raise BadInput("give at least one --shape")
+        raise BadInput("give at least one --shape or --suite NAME")
     int_in_range(warmup, "--warmup", 0, 10000)
     int_in_range(iters, "--iters", 1, 100000)
     baselines = list(baselines) if baselines else list(DEFAULT_BASELINES)
@@ -230,8 +236,11 @@ class DumpOutcome:
 
 
 def dump(variant: str, shape: str, at: str, *, timeout_s: float = 60.0, seed: int | None = None,
-         store: ResultStore | None = None) -> DumpOutcome:
-    """Build with FMHA_CHECKPOINTS=1, run once, compare one checkpoint with torch + the layout model."""
+         store: ResultStore | None = None, out: str | Path | None = None) -> DumpOutcome:
+    """Build with FMHA_CHECKPOINTS=1, run once, compare one checkpoint with torch + the layout model.
+
+    `out`: also write the whole checkpoint, kernel and expected, as a dump file
+    (fmhactl/runtime/dumpfile.py; the TUI's Checkpoints screen reads it)."""
     from fmhactl.runtime.checkpoints import CHECKPOINTS
     from fmhactl.runtime.dump import checkpoint_variant, run_dump
     from fmhactl.schemas import shown
@@ -244,10 +253,12 @@ def dump(variant: str, shape: str, at: str, *, timeout_s: float = 60.0, seed: in
 
     require_supported(chosen, [cfg])
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
+    target = common.output(None if out is None else Path(out), "--out")
     require_gpu()
     with _store(store) as s:
-        row = run_dump(chosen, cfg, at, store=s, timeout_s=timeout_s, seed=seed)
-    return DumpOutcome(row, at.upper())
+        row = run_dump(chosen, cfg, at, store=s, timeout_s=timeout_s, seed=seed,
+                       out=None if target is None else str(target.resolve()))
+    return DumpOutcome(row, at.upper(), target)
 
 
 class _store:

@@ -30,4 +30,4 @@ def verify_job(executor, job: dict) -> dict:
         warp_rows = block_m // 4
     result = compare(o, lse, ref32, ref_low, lse64, lse32, block_m=block_m, warp_rows=warp_rows,
                      lane_quarters=quarters)
-    return {"status": "PASS" if result.passed else "FAIL", "metrics": {**result.to_dict(), "layout": layout}}
+    return {"status": "PASS" if result.passed else "FAIL", "metrics": {**result.to_dict(), "layout": layout, **executor.tmem_sharing(job)}}
