@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from fmhactl.build.compiler import BuildResult, CompileError, targets_for
 from fmhactl.errors import BadInput
+from fmhactl.records import BuildMetrics
 from fmhactl.registry import get_variant, load_registry
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
 
@@ -60,5 +61,5 @@ def build_parallel(names: Sequence[str], *, all_variants: bool = False, arch: st
     failed = [r for r in run.rows if r.status != "OK"]
     if failed:
         raise CompileError(f"{len(failed)} of {len(tasks)} builds failed; first: {failed[0].variant} "
-                           f"{failed[0].arch}: {failed[0].metrics.get('error', '')}")
+                           f"{failed[0].arch}: {BuildMetrics.from_dict(failed[0].metrics).error}")
     return results, run
