@@ -186,7 +186,7 @@ def _cases() -> list[Case]:
         ["layout", "smem", "--swizzle", "17B"], ["layout", "smem", "--major", "Q"], ["layout", "smem", "--dtype", "bf17"],
         ["layout", "banks", "--repeat", "100000000"], ["layout", "banks", "--vec", "3"], ["layout", "banks", "--rows", "0"],
         ["layout", "tmem", "--shape", "32x32b", "--num", "999"], ["layout", "tmem", "--shape", "7x7b"],
-        ["layout", "tmem", "--warp", "9"], ["layout", "tmem", "--shape", "32x32b", "--num", "-1"],
+        ["layout", "tmem", "--warp", "32"], ["layout", "tmem", "--warp", "-1"], ["layout", "tmem", "--shape", "32x32b", "--num", "-1"],
         ["layout", "accum", "--m", "100", "--n", "64"], ["layout", "accum", "--m", "128", "--n", "0"],
         ["layout", "accum", "--m", "128", "--n", "999999"],
         ["layout", "idesc", "decode", "zz"], ["layout", "idesc", "decode", "0x" + "f" * 40],
@@ -301,10 +301,13 @@ def main() -> int:
     parser.add_argument("--gpu", action="store_true", help="do not set FMHACTL_ASSUME_NO_GPU")
     parser.add_argument("--json", type=Path, help="write every case's verdict here")
     parser.add_argument("--limit", type=int, default=0, help="run only the first N cases (0: all)")
+    parser.add_argument("--only", action="append", help="run only this class (repeatable)")
     opts = parser.parse_args()
     fmhactl = shlex.split(opts.fmhactl)
     env_extra = {} if opts.gpu else {"FMHACTL_ASSUME_NO_GPU": "1"}
     cases = _cases()
+    if opts.only:
+        cases = [c for c in cases if c.cls in opts.only]
     if opts.limit:
         cases = cases[: opts.limit]
     with tempfile.TemporaryDirectory(prefix="fmh-sweep-base-") as base:
