@@ -248,7 +248,7 @@ def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
         return "tcgen05.st with no tcgen05.wait::st before its data is used"
     if name == "missing-proxy-fence":
         return (f"SMEM block 0x{d0:x} read by the MMA (async proxy) was written by the generic proxy after the "
-                "last fence.proxy.async")
+                "last fence.proxy.async (named below when there was one)")
     if name == "missing-fence-after":
         return "async tcgen05 op after an mbarrier wait with no tcgen05.fence::after_thread_sync between"
     if name == "missing-fence-before":
