@@ -59,13 +59,13 @@ def trace_command(
     cfg = parse_shape(shape)
     service.check_shape(cfg)
     use_emulation("strict")
+    geometries = {name: service.geometry_for(name, cfg) for name in names}  # unknown / non-SM100 first
     results = []
     for name in names:
         if raw is not None:
             if not raw.is_file():
                 raise BadInput(f"--raw {raw}: no such file")
-            result = service.model_trace(name, cfg, raw.read_bytes(), service.geometry_for(name, cfg),
-                                         service.kernel_source_text())
+            result = service.model_trace(name, cfg, raw.read_bytes(), geometries[name], service.kernel_source_text())
         else:
             result = service.trace_variant(name, cfg, timeout_s=timeout, seed=seed,
                                            raw_out=_suffixed(save_raw, name) if save_raw and compare else save_raw)

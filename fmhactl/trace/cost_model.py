@@ -46,9 +46,11 @@ B200: dict[str, Cost] = {
         "per SM, 4 per sub-partition); seed 004: SFU is the hd256 bottleneck on SM100"),
     "fma_f32_per_clk_sm": Cost(128, "results/clk/SM", "CUDA C Programming Guide, arithmetic throughput table "
                                                        "(FP32 FMA: 128 per clock per SM)"),
-    "softmax_fma_ops_per_element": Cost(
-        4, "FP32-pipe ops", "estimate from FA4's softmax (anchors-sm100-fmha.md): scale-subtract FMA, row max, "
-        "row sum, half a packed convert"),
+    "softmax_max_ops_per_element": Cost(
+        2, "FP32-pipe ops", "kernels/sm100/fmha_sm100.cuh softmax pass 1: scale (FMUL) and row max (FMNMX)"),
+    "softmax_exp_ops_per_element": Cost(
+        3, "FP32-pipe ops", "estimate from fmha_sm100.cuh softmax pass 2 / FA4 (anchors-sm100-fmha.md): "
+        "scale-subtract FFMA, row-sum FADD, half of a packed bf16 convert, plus the MUFU.EX2"),
     "poly_ex2_fma_ops": Cost(7, "FP32-pipe ops", "seed 004 / anchors-sm100-fmha.md: degree-3 polynomial (3 FMA) "
                                                   "+ floor, fraction and exponent injection"),
     "correction_ops_per_element": Cost(1, "FP32-pipe ops", "estimate: O row rescale, one FMUL per element"),

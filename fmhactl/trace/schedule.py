@@ -9,7 +9,9 @@ arrives, tcgen05.commit arrives after their MMAs, TMA bytes landing) plus barrie
 
 Softmax / correction / epilogue compute is not traced by the emulator; it is DERIVED: after a
 softmax-role warp's tcgen05.wait::ld, the columns it loaded are processed at modeled MUFU/FMA
-throughput (S columns: softmax; O columns: correction, or epilogue after the warp's last S load).
+throughput. S columns loaded twice between two arrives of the warp (fmha_sm100.cuh reads S once
+for the row max, once for exp2) are "softmax max" the first time and "softmax exp" the second;
+S columns loaded once do both. O columns: correction, or epilogue after the warp's last S load.
 """
 
 from __future__ import annotations
@@ -179,6 +181,7 @@ class _Replay:
             for e in evs:
                 if e.kind == "wait_ld" and any(self._is_s(x) for x in self._loads_before(evs, e)):
                     last_s_load[w] = e.index
+        s_pass = {w: self._s_passes(evs) for w, evs in programs.items()}
         s.role_warps = defaultdict(int)
         for w in programs:
             s.role_warps[self.roles.get(w, "softmax")] += 1
@@ -274,7 +277,7 @@ class _Replay:
                 if t > t0 + issue:
                     self.span(track, f"tcgen05.{e.kind.replace('_', '::')}", t0, t, "tmem")
                 if cols and self.roles.get(w, "softmax") == "softmax":
-                    what, cost = self._compute(cols, e.index > last_s_load.get(w, -1))
+                    what, cost = self._compute(cols, e.index > last_s_load.get(w, -1), s_pass[w].get(e.index, "full"))
                     ckey = ("compute", e.index)
                     self.set(ckey, t + cost, key, what, track)
                     self.span(track, what, t, t + cost, "compute", columns=sum(h - lo for lo, h in cols))
@@ -308,7 +311,39 @@ class _Replay:
         lo = cols[0] - self.cta.alloc_base
         return self.geo.col_s <= lo < self.geo.col_s + self.geo.block_n
 
-    def _compute(self, cols: list[tuple[int, int]], after_last_s: bool) -> tuple[str, float]:
+    def _s_passes(self, evs: list[Event]) -> dict[int, str]:
+        """wait_ld index -> 'max' / 'exp' / 'full' for the S loads it waits for (see module doc)."""
+        out: dict[int, str] = {}
+        segment: list[tuple[Event, list[tuple[int, int]]]] = []
+        pending: list[tuple[int, int]] = []
+
+        def close() -> None:
+            seen: dict[tuple[int, int], int] = defaultdict(int)
+            for _, cols in segment:
+                for c in cols:
+                    seen[c] += 1
+            count: dict[tuple[int, int], int] = defaultdict(int)
+            for wait, cols in segment:
+                s_cols = [c for c in cols if self._is_s(c)]
+                if not s_cols:
+                    continue
+                c = s_cols[0]
+                count[c] += 1
+                out[wait.index] = "full" if seen[c] == 1 else "max" if count[c] == 1 else "exp"
+            segment.clear()
+
+        for e in evs:
+            if e.kind == "ld":
+                pending.append((e.a, e.b))
+            elif e.kind == "wait_ld":
+                segment.append((e, pending))
+                pending = []
+            elif e.kind == "arrive":
+                close()
+        close()
+        return out
+
+    def _compute(self, cols: list[tuple[int, int]], after_last_s: bool, s_pass: str = "full") -> tuple[str, float]:
         """Derived compute span after a wait::ld: name and modeled cycles on one sub-partition."""
         s_cols = sum(h - lo for lo, h in cols if self._is_s((lo, h)))
         o_cols = sum(h - lo for lo, h in cols if not self._is_s((lo, h)))
@@ -316,9 +351,12 @@ class _Replay:
         if s_cols:
             elements = s_cols * WARP_SIZE
             poly = self.geo.exp2_poly_fraction
+            max_ops = cm.value("softmax_max_ops_per_element") if s_pass in ("max", "full") else 0.0
+            if s_pass == "max":
+                return "softmax max", elements * max_ops / fma_rate
             mufu = elements * (1 - poly) / mufu_rate
-            fma = elements * (cm.value("softmax_fma_ops_per_element") + poly * cm.value("poly_ex2_fma_ops")) / fma_rate
-            return "softmax", max(mufu, fma)
+            ops = max_ops + cm.value("softmax_exp_ops_per_element") + poly * cm.value("poly_ex2_fma_ops")
+            return ("softmax exp" if s_pass == "exp" else "softmax"), max(mufu, elements * ops / fma_rate)
         elements = o_cols * WARP_SIZE
         return ("epilogue" if after_last_s else "correction"), elements * cm.value("correction_ops_per_element") / fma_rate
 
@@ -341,8 +379,8 @@ class _Replay:
             "tensor_f16_flop_per_clk_sm")
         elements = geo.block_m * geo.block_n
         mufu = elements * (1 - geo.exp2_poly_fraction) / cm.value("mufu_ex2_per_clk_sm")
-        fma = elements * (cm.value("softmax_fma_ops_per_element") + geo.exp2_poly_fraction *
-                          cm.value("poly_ex2_fma_ops")) / cm.value("fma_f32_per_clk_sm")
+        fma = elements * (cm.value("softmax_max_ops_per_element") + cm.value("softmax_exp_ops_per_element") +
+                          geo.exp2_poly_fraction * cm.value("poly_ex2_fma_ops")) / cm.value("fma_f32_per_clk_sm")
         tma = 2.0 * geo.block_n * geo.head_dim * 2 / cm.value("tma_bytes_per_clk_sm")
         s.resource_per_tile = {"tensor core": tensor, "MUFU.EX2": mufu, "FMA pipe": fma, "TMA": tma}
 

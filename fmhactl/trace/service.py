@@ -21,7 +21,7 @@ from fmhactl.trace.schedule import Geometry, replay
 from fmhactl.trace.summary import anchor_check, render, summarize
 
 KERNEL_SOURCE = "sm100/fmha_sm100.cuh"  # the file whose __builtin_LINE() sites the events carry
-MAX_CTAS = 64           # traced CTAs: every one is modeled and drawn
+MAX_CTAS = 32           # traced CTAs: every one is modeled and drawn
 MAX_SEQ_K = 65536
 TRACE_CAPACITY = 1 << 20  # events (32 MiB of device memory)
 
@@ -68,7 +68,9 @@ def geometry_for(variant_name: str, cfg: AttnConfig) -> Geometry:
 
 
 def check_shape(cfg: AttnConfig) -> None:
-    ctas = cfg.batch * cfg.heads * math.ceil(cfg.seq_q / 128)
+    from fmhactl.plans.sm100 import BLOCK_M
+
+    ctas = cfg.batch * cfg.heads * math.ceil(cfg.seq_q / BLOCK_M)
     if ctas > MAX_CTAS:
         raise BadInput(f"--shape {cfg.key}: {ctas} CTAs; fmhactl trace models at most {MAX_CTAS} "
                        "(use small b, h and t: the timeline is per CTA)")

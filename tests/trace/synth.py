@@ -108,23 +108,30 @@ def synth_events(n_tiles: int = 4, stages: int = 1, block: int = 0) -> list[tupl
                 commit(ADDR["s_full"], w)
 
     def softmax_warp(w: int):
+        # fmha_sm100.cuh: S read twice in 32-column chunks (row max, then exp2 + P store), O rescaled.
         for j in range(n_tiles):
             yield from wait(ADDR["s_full"], j, w)
-            ev("ld", w, 100, COL_S, COL_S + BLOCK_N)
-            ev("wait_ld", w, 101)
+            for c in range(0, BLOCK_N, 32):
+                ev("ld", w, 100, COL_S + c, COL_S + c + 32)
+                ev("wait_ld", w, 101)
             yield
             if j > 0:
                 yield from wait(ADDR["o_ready"], j - 1, w)
-                ev("ld", w, 102, COL_O, COL_O + D)
-                ev("wait_ld", w, 103)
-                ev("st", w, 104, COL_O, COL_O + D)
+                for c in range(0, D, 32):
+                    ev("ld", w, 102, COL_O + c, COL_O + c + 32)
+                    ev("wait_ld", w, 103)
+                    ev("st", w, 104, COL_O + c, COL_O + c + 32)
                 ev("wait_st", w, 105)
-            ev("st", w, 106, COL_S, COL_S + BLOCK_N // 2)
-            ev("wait_st", w, 107)
+            for c in range(0, BLOCK_N, 32):
+                ev("ld", w, 106, COL_S + c, COL_S + c + 32)
+                ev("wait_ld", w, 107)
+                ev("st", w, 108, COL_S + c // 2, COL_S + c // 2 + 16)
+            ev("wait_st", w, 109)
             arrive(ADDR["p_full"], w, lanes=32)
         yield from wait(ADDR["o_ready"], n_tiles - 1, w)
-        ev("ld", w, 108, COL_O, COL_O + D)
-        ev("wait_ld", w, 109)
+        for c in range(0, D, 32):
+            ev("ld", w, 110, COL_O + c, COL_O + c + 32)
+            ev("wait_ld", w, 111)
 
     for name, count in (("q_full", 1), ("s_full", 1), ("p_full", 128), ("o_ready", 1)):
         bars[ADDR[name]] = _Bar(count)
