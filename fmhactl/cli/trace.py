@@ -41,7 +41,7 @@ def trace_command(
     save_raw: Optional[Path] = typer.Option(None, "--save-raw", help="Also keep the raw emulator events."),
     seed: Optional[int] = typer.Option(None, "--seed"),
     timeout: float = typer.Option(120.0, "--timeout"),
-    as_json: bool = typer.Option(False, "--json", help="Summary as JSON on stdout."),
+    as_json: bool = typer.Option(False, "--json", help="Also the summary as JSON on stdout (the text stays on stderr)."),
 ) -> None:
     """Run a strict-emulated launch with tracing on, replay its synchronisation on a documented
     B200 cost model, write a Perfetto trace and summarise (modeled, not measured)."""
@@ -72,18 +72,18 @@ def trace_command(
         if out is not None:
             _write(_suffixed(out, name) if compare else out, result.chrome)
         results.append(result)
-    if as_json:
-        doc = {"label": "modeled, not measured", "results": [r.to_dict() for r in results]}
-        if compare:
-            doc["compare"] = compare_rows(results)
-        print_json(doc)
-        return
+    # The human summary always goes to stderr; --json adds the machine form on stdout.
     for r in results:
         for line in r.lines():
             err_console.print(line, soft_wrap=True, markup=False)
     if compare:
         for line in compare_lines(compare_rows(results)):
             err_console.print(line, soft_wrap=True, markup=False)
+    if as_json:
+        doc = {"label": "modeled, not measured", "results": [r.to_dict() for r in results]}
+        if compare:
+            doc["compare"] = compare_rows(results)
+        print_json(doc)
 
 
 def compare_rows(results) -> list[dict]:
