@@ -27,12 +27,12 @@ def _build(job: dict) -> dict:
     from fmhactl.registry import get_variant
 
     variant = get_variant(job["variant"])
-    target = BuildTarget(job["arch"], emulated=bool(job.get("emulated")))
+    target = BuildTarget(job["arch"], emulated=bool(job.get("emulated")), strict=bool(job.get("strict")))
     try:
         result = build(variant, target, force=bool(job.get("force")))
     except CompileError as exc:
         return {"status": "ERROR", "error": str(exc)}
-    return {"status": "OK", "build": result.to_dict(),
+    return {"status": "OK", "build": result.to_dict(), "strict": target.strict,
             "cubin_sha256": hashlib.sha256(result.cubin_path.read_bytes()).hexdigest()}
 
 
