@@ -40,7 +40,7 @@ def build_parallel(names: Sequence[str], *, all_variants: bool = False, arch: st
                    on_result: Callable[[ResultRow], None] | None = None,
                    on_progress: Callable[[int, int, ResultRow, str], None] | None = None):
     """Build in parallel; returns (results in serial order, the SweepRun with per-slot throughput)."""
-    from fmhactl.build.service import native_arch
+    from fmhactl.runtime.device import native_arch
     from fmhactl.sweep.scheduler import run_sweep
     from fmhactl.sweep.service import Placement, cpu_backend, placement_from_options
 

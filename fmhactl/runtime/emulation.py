@@ -248,7 +248,7 @@ def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
         return "tcgen05.st with no tcgen05.wait::st before its data is used"
     if name == "missing-proxy-fence":
         return (f"SMEM block 0x{d0:x} read by the MMA (async proxy) was written by the generic proxy after the "
-                "last fence.proxy.async")
+                "last fence.proxy.async (named below when there was one)")
     if name == "missing-fence-after":
         return "async tcgen05 op after an mbarrier wait with no tcgen05.fence::after_thread_sync between"
     if name == "missing-fence-before":
@@ -551,7 +551,7 @@ class EmulationSessions:
         self._sessions: dict[int, tuple[LoadedModule, EmulationSession]] = {}
 
     def prepare(self, module: LoadedModule, grid: tuple[int, int, int], stream: int = 0,
-                seed: int = 0) -> EmulationSession:
+                seed: int = 0, ctas_per_sm: int = 0) -> EmulationSession:
         ctas = grid[0] * grid[1] * grid[2]
         entry = self._sessions.get(id(module))
         if entry is None or entry[1].ctas < ctas:
@@ -559,8 +559,13 @@ class EmulationSessions:
                 entry[1].close()
             entry = (module, EmulationSession(module, ctas, self.capacity))
             self._sessions[id(module)] = entry
-        entry[1].reset(stream, seed)
+        entry[1].reset(stream, seed, ctas_per_sm)
         return entry[1]
+
+    def stats(self, module: LoadedModule) -> dict:
+        """Strict mode, after finish(): the most CTAs that held TMEM on one SM, allocs that blocked."""
+        entry = self._sessions.get(id(module))
+        return dict(entry[1].pool_stats) if entry is not None else {}
 
     def finish(self, module: LoadedModule, stream: int | None = None) -> None:
         """Raise EmulationViolations if the module's last launch broke a tcgen05 rule."""

@@ -109,7 +109,7 @@ class SweepRun:
     def throughput(self) -> list[dict]:
         """Per slot: configs done, busy seconds and configs per second of wall time."""
         out = []
-        for s in self.slots:
+        for s in sorted(self.slots, key=lambda s: (len(s.label), s.label)):  # gpu2 before gpu10
             rate = s.configs / self.wall_s if self.wall_s > 0 else 0.0
             out.append({**s.to_dict(), "configs_per_s": round(rate, 3)})
         return out

@@ -125,7 +125,7 @@ class BuildTask(SweepTask):
 def build_result_from_dict(d: dict) -> BuildResult:
     from pathlib import Path
 
-    return BuildResult(d["variant"], BuildTarget(d["arch"], emulated=bool(d["emulated"])), Path(d["cubin"]),
+    return BuildResult(d["variant"], BuildTarget(d["arch"], emulated=bool(d["emulated"]), strict=bool(d.get("strict"))), Path(d["cubin"]),
                        [KernelResources(**k) for k in d["kernels"]], float(d["compile_seconds"]),
                        bool(d["cache_hit"]), d["source_hash"], d["cache_key"], d["toolchain"],
                        list(d.get("warnings", [])))

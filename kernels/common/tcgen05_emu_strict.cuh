@@ -18,8 +18,9 @@
 #pragma once
 
 extern "C" {
-// Lets the host tell a strict module from a fast one (cuModuleGetGlobal).
-__device__ const unsigned int tc5_emu_strict = 1;
+// Lets the host tell a strict module from a fast one (cuModuleGetGlobal). Not const (a const
+// would have internal linkage and no symbol) and read by state() so that it is never dropped.
+__device__ unsigned int tc5_emu_strict = 1;
 }
 
 extern __shared__ __align__(16) unsigned char tc5_dynamic_smem[];
@@ -30,7 +31,7 @@ namespace strict {
 
 __device__ __forceinline__ Tc5StrictCta* state() {
     const u32 block = block_id();
-    if (tc5_emu_state.strict == 0 || block >= tc5_emu_state.ctas) __trap();
+    if (tc5_emu_state.strict == 0 || block >= tc5_emu_state.ctas || tc5_emu_strict != 1) __trap();
     return reinterpret_cast<Tc5StrictCta*>(tc5_emu_state.strict) + block;
 }
 
@@ -446,9 +447,11 @@ __device__ void enqueue_mma(u32 d_tmem, u64 a_desc, u32 a_tmem, u64 b_desc, u32 
     m.b_hash = range_hash(s, m.smem_b_lo, m.smem_b_hi, true, stale);
     m.a_hash = (flags & TC5_MMA_TS) ? 0u : range_hash(s, m.smem_a_lo, m.smem_a_hi, true, stale);
     if (stale != 0xffffffffu && lane_id() == 0) {
-        record_pair(TC5_ERR_MISSING_PROXY_FENCE, op, site, warp_id(), dyn_base() + stale * TC5_SMEM_BLOCK_BYTES,
-                    vload(&s->last_fence_site), TC5_OP_GENERIC_STORE, vload(&s->last_fence_site),
-                    vload(&s->last_fence_warp));
+        // The other operation named: the last fence.proxy.async (0: none ran), the writes came after it.
+        const u32 fence_site = vload(&s->last_fence_site);
+        record_pair(TC5_ERR_MISSING_PROXY_FENCE, op, site, warp_id(), stale * TC5_SMEM_BLOCK_BYTES, fence_site,
+                    fence_site ? TC5_OP_FENCE_PROXY : TC5_OP_GENERIC_STORE, fence_site,
+                    fence_site ? vload(&s->last_fence_warp) : 0xffffffffu);
     }
     if (lane_id() == 0) {
         lock_cta(s);
@@ -505,13 +508,14 @@ __device__ void commit(u32 mbar, u32 site) {
         k.warp = warp_id();
         mode = seeded_mode(index);
         s->commit_mode[index % TC5_STRICT_COMMITS] = mode;
+        // The tcgen05-ordering flag of the barrier (waits on it need fence::after_thread_sync), set
+        // before the commit is visible: no waiter can observe its arrive without the flag.
+        for (u32 i = 0; i < TC5_STRICT_BARS; ++i)
+            if (vload(&s->bars[i].addr) == mbar) atomicOr(&s->bars[i].flags, 1u);
         __threadfence_block();
         atomicExch(&s->commit_issued, index + 1);
         trace(TC5_EV_COMMIT, site, mbar, k.upto);
         unlock_cta(s);
-        // The tcgen05-ordering flag of the barrier: waits on it need fence::after_thread_sync.
-        for (u32 i = 0; i < TC5_STRICT_BARS; ++i)
-            if (s->bars[i].addr == mbar) s->bars[i].flags |= 1u;
     }
     mode = __shfl_sync(kFullMask, mode, 0);
     upto = __shfl_sync(kFullMask, upto, 0);

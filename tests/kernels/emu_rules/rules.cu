@@ -20,7 +20,7 @@ struct RuleParams {
 
 // Dynamic SMEM: A 4 KiB | B 1 KiB | pad | TMA destination 16 KiB at 8 KiB | barriers at 24 KiB.
 constexpr u32 kOffA = 0, kOffB = 4096, kOffTma = 8192, kOffBars = 24576, kOffSlot = kOffBars + 64;
-constexpr u32 kDynSmem = kOffSlot + 64;
+constexpr u32 kDynSmem = kOffSlot + 64 + 1024;  // + re-alignment to 1 KiB
 
 __device__ __forceinline__ void cta_sync() {
     tc5::fence_before_thread_sync();
@@ -29,7 +29,9 @@ __device__ __forceinline__ void cta_sync() {
 }
 
 extern "C" __global__ void __launch_bounds__(128) rule(const RuleParams p, const __grid_constant__ TmaMap map) {
-    extern __shared__ __align__(1024) unsigned char dsm[];
+    extern __shared__ __align__(1024) unsigned char dsm_raw[];
+    // The 128B-swizzled TMA destination and the 1-KiB fingerprint blocks follow absolute addresses.
+    unsigned char* dsm = dsm_raw + ((1024 - (tc5::smem_addr(dsm_raw) & 1023)) & 1023);
     const u32 warp = threadIdx.x / 32, t = threadIdx.x % 32;
     u32* scratch = reinterpret_cast<u32*>(p.scratch);
     unsigned long long* bars = reinterpret_cast<unsigned long long*>(dsm + kOffBars);

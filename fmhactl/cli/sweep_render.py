@@ -1,6 +1,6 @@
 """How a multi-device sweep shows itself: JSON lines and the per-device throughput table.
 
-Only rich is imported here (and lazily), so the CLI modules can use it at no start-up cost.
+Rendering belongs to the CLI (the layering test keeps rich inside cli/ and tui/); rich is imported lazily.
 """
 
 from __future__ import annotations
