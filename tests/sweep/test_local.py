@@ -263,7 +263,7 @@ def test_cli_verify_gpus_all_prints_json_lines_in_order(monkeypatch, fake_worker
 
 def test_scenario_run_with_gpus_spreads_its_verify_step(tmp_path, monkeypatch, fake_worker):
     from fmhactl.scenario.model import load_scenario
-    from fmhactl.scenario.runner import run_scenario
+    from fmhactl.services.scenario import run_scenario
     from fmhactl.sweep import devices, local
     from fmhactl.sweep.service import current_placement
 
