@@ -27,6 +27,9 @@ def available() -> list[str]:
 
 
 def load_suite(name: str) -> Suite:
+    if not name or len(name) > 64 or not all(c.isascii() and (c.isalnum() or c in "-_") for c in name):
+        raise BadInput(f"--suite {name[:64]!r}: a suite name is letters, digits, '-' and '_' "
+                       f"(known: {', '.join(available()) or 'none'})")
     path = suites_dir() / f"{name}.toml"
     if not path.is_file():
         raise BadInput(f"unknown bench suite {name!r} (known: {', '.join(available()) or 'none'})")

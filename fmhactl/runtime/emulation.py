@@ -554,7 +554,7 @@ class EmulationSessions:
         self._sessions: dict[int, tuple[LoadedModule, EmulationSession]] = {}
 
     def prepare(self, module: LoadedModule, grid: tuple[int, int, int], stream: int = 0,
-                seed: int = 0, trace_capacity: int = 0) -> EmulationSession:
+                seed: int = 0, ctas_per_sm: int = 0, trace_capacity: int = 0) -> EmulationSession:
         """`trace_capacity` > 0 records trace events (strict builds; fmhactl trace); 0 keeps tracing off."""
         ctas = grid[0] * grid[1] * grid[2]
         entry = self._sessions.get(id(module))
@@ -563,8 +563,13 @@ class EmulationSessions:
                 entry[1].close()
             entry = (module, EmulationSession(module, ctas, self.capacity, trace_capacity=trace_capacity))
             self._sessions[id(module)] = entry
-        entry[1].reset(stream, seed)
+        entry[1].reset(stream, seed, ctas_per_sm)
         return entry[1]
+
+    def stats(self, module: LoadedModule) -> dict:
+        """Strict mode, after finish(): the most CTAs that held TMEM on one SM, allocs that blocked."""
+        entry = self._sessions.get(id(module))
+        return dict(entry[1].pool_stats) if entry is not None else {}
 
     def trace_events(self, module: LoadedModule) -> tuple[list[TraceEvent], int]:
         """The module's last launch's trace events and how many did not fit the buffer."""

@@ -102,11 +102,12 @@ class BuildTask(SweepTask):
 
     def prepare(self, hello: dict) -> dict:
         return {"op": "build", "variant": self.variant.name, "arch": self.target.arch,
-                "emulated": self.target.emulated, "force": self.force}
+                "emulated": self.target.emulated, "strict": self.target.strict, "force": self.force}
 
     def finish(self, reply: dict, hello: dict) -> ResultRow:
         if reply.get("status") == "OK":
             self.result = build_result_from_dict(reply["build"])
+            self.result.target = self.target  # the full target (to_dict leaves out the emulator flavour)
             return ResultRow(kind="build", variant=self.variant.name, arch=self.target.arch, mode=COMPILE_ONLY,
                              status="OK", metrics=self.result.to_dict(), source_hash=self.result.source_hash,
                              toolchain=self.result.toolchain, session=self.session)
@@ -124,7 +125,7 @@ class BuildTask(SweepTask):
 def build_result_from_dict(d: dict) -> BuildResult:
     from pathlib import Path
 
-    return BuildResult(d["variant"], BuildTarget(d["arch"], emulated=bool(d["emulated"])), Path(d["cubin"]),
+    return BuildResult(d["variant"], BuildTarget(d["arch"], emulated=bool(d["emulated"]), strict=bool(d.get("strict"))), Path(d["cubin"]),
                        [KernelResources(**k) for k in d["kernels"]], float(d["compile_seconds"]),
                        bool(d["cache_hit"]), d["source_hash"], d["cache_key"], d["toolchain"],
                        list(d.get("warnings", [])))

@@ -508,13 +508,14 @@ __device__ void commit(u32 mbar, u32 site) {
         k.warp = warp_id();
         mode = seeded_mode(index);
         s->commit_mode[index % TC5_STRICT_COMMITS] = mode;
+        // The tcgen05-ordering flag of the barrier (waits on it need fence::after_thread_sync), set
+        // before the commit is visible: no waiter can observe its arrive without the flag.
+        for (u32 i = 0; i < TC5_STRICT_BARS; ++i)
+            if (vload(&s->bars[i].addr) == mbar) atomicOr(&s->bars[i].flags, 1u);
         __threadfence_block();
         atomicExch(&s->commit_issued, index + 1);
         trace(TC5_EV_COMMIT, site, mbar, k.upto);
         unlock_cta(s);
-        // The tcgen05-ordering flag of the barrier: waits on it need fence::after_thread_sync.
-        for (u32 i = 0; i < TC5_STRICT_BARS; ++i)
-            if (s->bars[i].addr == mbar) s->bars[i].flags |= 1u;
     }
     mode = __shfl_sync(kFullMask, mode, 0);
     upto = __shfl_sync(kFullMask, upto, 0);
