@@ -191,14 +191,24 @@ class Executor:
         result = compare(o, lse, ref32, ref_low, lse64, lse32, block_m=block_m, warp_rows=warp_rows,
                          lane_quarters=quarters)
         return {"status": "PASS" if result.passed else "FAIL",
-                "metrics": {**result.to_dict(), "layout": layout, **self._tmem_sharing(job)}}
+                "metrics": {**result.to_dict(), "layout": layout, **self._tmem_sharing(job, cfg)}}
 
-    def _tmem_sharing(self, job: dict) -> dict:
-        """Strict emulation: most CTAs that held TMEM on one SM at once, and allocs that waited."""
+    def _tmem_sharing(self, job: dict, cfg: AttnConfig) -> dict:
+        """Strict emulation: most CTAs that held TMEM on one SM at once, allocs that waited, and how
+        many CTAs the emulated build's occupancy lets co-reside (the residency the emulator saw)."""
         if job.get("mode") != "emulated":
             return {}
         stats = self._emulation.stats(self._modules[job["cubin"]])
-        return {"tmem_sharing": stats} if stats else {}
+        if not stats:
+            return {}
+        from cuda.bindings import driver as cu
+
+        shape = launch_shape(job["launcher"], cfg, job["switches"])
+        threads = shape.block[0] * shape.block[1] * shape.block[2]
+        err, per_sm = cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(self._function(job), threads, shape.dynamic_smem)
+        if err == cu.CUresult.CUDA_SUCCESS:
+            stats["ctas_per_sm_by_occupancy"] = int(per_sm)
+        return {"tmem_sharing": stats}
 
     def bench(self, job: dict) -> dict:
         torch = _torch()
