@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, fields
 
 from fmhactl.errors import BadInput
 
 DTYPES = ("bf16", "f16")
+INT32_MAX = 2**31 - 1
+# Kernels index Q/O and K/V with 32-bit offsets: no tensor may hold more elements than this.
+MAX_TENSOR_ELEMENTS = INT32_MAX
 
 # Short keys accepted by --shape, mapped to field names.
 _ALIASES = {
@@ -38,13 +42,20 @@ class AttnConfig:
         for name in ("batch", "heads", "heads_kv", "seq_q", "seq_k", "head_dim"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise BadInput(f"{name} must be a positive integer, got {value!r}")
+                raise BadInput(f"{name} must be a positive integer, got {_shown(value)}")
+            if value > INT32_MAX:
+                raise BadInput(f"{name} must be at most {INT32_MAX} (int32), got {value}")
         if self.heads % self.heads_kv:
             raise BadInput(f"heads ({self.heads}) must be a multiple of heads_kv ({self.heads_kv})")
         if self.dtype not in DTYPES:
-            raise BadInput(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
+            raise BadInput(f"dtype must be one of {', '.join(DTYPES)}, got {_shown(self.dtype)}")
         if not isinstance(self.causal, bool):
-            raise BadInput(f"causal must be true or false, got {self.causal!r}")
+            raise BadInput(f"causal must be true or false, got {_shown(self.causal)}")
+        q_elems = self.batch * self.seq_q * self.heads * self.head_dim
+        kv_elems = self.batch * self.seq_k * self.heads_kv * self.head_dim
+        if max(q_elems, kv_elems) > MAX_TENSOR_ELEMENTS:
+            raise BadInput(f"shape {self.key}: a tensor of {max(q_elems, kv_elems)} elements exceeds "
+                           f"{MAX_TENSOR_ELEMENTS} (32-bit indexing)")
 
     @property
     def key(self) -> str:
@@ -80,8 +91,22 @@ class AttnConfig:
         return cls(**data)
 
 
+def _shown(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…'"
+
+
+MAX_SHAPE_TEXT = 400
+
+
 def parse_shape(text: str) -> AttnConfig:
-    """Parse 'b=2,h=8,hkv=2,t=128,s=512,d=128,dtype=bf16,causal' into a config."""
+    """Parse 'b=2,h=8,hkv=2,t=128,s=512,d=128,dtype=bf16,causal' into a config.
+
+    Every key at most once (aliases count as the same key), every integer positive and within
+    int32, hkv a divisor of h (hkv=0 is refused: leave hkv out for "same as h").
+    """
+    if len(text) > MAX_SHAPE_TEXT:
+        raise BadInput(f"--shape is {len(text)} characters long; a shape has at most {MAX_SHAPE_TEXT}")
     values: dict[str, object] = {}
     for raw in text.replace(" ", "").split(","):
         if not raw:
@@ -89,17 +114,22 @@ def parse_shape(text: str) -> AttnConfig:
         name, sep, value = raw.partition("=")
         field = _ALIASES.get(name.lower())
         if field is None:
-            raise BadInput(f"unknown shape field {name!r} in --shape {text!r} "
+            raise BadInput(f"unknown shape field {_shown(name)} in --shape {_shown(text)} "
                            f"(use b,h,hkv,t,s,d,dtype,causal)")
+        if field in values:
+            raise BadInput(f"shape field {_shown(name)} given twice in --shape {_shown(text)}")
+        if field != "causal" and not sep:
+            raise BadInput(f"shape field {_shown(name)} needs a value ({name}=...) in --shape {_shown(text)}")
         if field == "causal":
             values[field] = _parse_bool(value) if sep else True
         elif field == "dtype":
             values[field] = value
         else:
-            try:
-                values[field] = int(value)
-            except ValueError:
-                raise BadInput(f"{name} must be an integer in --shape, got {value!r}") from None
+            if not re.fullmatch(r"[+-]?[0-9]{1,12}", value):
+                raise BadInput(f"{name} must be an integer in --shape, got {_shown(value)}")
+            values[field] = int(value)
+            if values[field] <= 0:
+                raise BadInput(f"{field} must be a positive integer, got {values[field]} in --shape")
     return AttnConfig(**values)  # type: ignore[arg-type]
 
 
@@ -109,4 +139,4 @@ def _parse_bool(value: str) -> bool:
         return True
     if lowered in ("0", "false", "no", "off"):
         return False
-    raise BadInput(f"causal must be true or false, got {value!r}")
+    raise BadInput(f"causal must be true or false, got {_shown(value)}")

@@ -131,4 +131,5 @@ def get_variant(name: str, registry: dict[str, Variant] | None = None) -> Varian
         return registry[name]
     except KeyError:
         known = ", ".join(sorted(registry))
-        raise BadInput(f"unknown variant {name!r} (known: {known})") from None
+        shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:59] + "…'"
+        raise BadInput(f"unknown variant {shown} (known: {known})") from None

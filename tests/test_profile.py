@@ -77,13 +77,17 @@ def test_the_four_recipes_load():
     assert "WarpStateStats" in load_recipe("stalls").sections
 
 
-def test_bad_recipes(tmp_path):
+def test_bad_recipes(tmp_path, monkeypatch):
     with pytest.raises(BadInput, match="unknown profile recipe"):
         load_recipe("nope")
-    bad = tmp_path / "bad.toml"
+    bad = tmp_path / "profiles" / "bad.toml"
+    bad.parent.mkdir()
     bad.write_text('sections = ["SpeedOfLight; rm -rf /"]\n')
-    with pytest.raises(BadInput, match="not a section or metric"):
+    with pytest.raises(BadInput, match="not a path"):
         load_recipe(str(bad))
+    monkeypatch.setenv("FMHACTL_ROOT", str(tmp_path))
+    with pytest.raises(BadInput, match=r"bad.toml: sections\[0\]: String should match pattern"):
+        load_recipe("bad")
 
 
 def test_ncu_command_filters_on_the_nvtx_range():
@@ -207,15 +211,24 @@ def _png_pixels(data: bytes):
 
 
 def test_roofline_png_is_valid_and_marks_the_run(tmp_path):
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    from fmhactl.profile.roofline import RooflinePoint
+
     s = summarize(_csv_action(), CFG.flops)
     out = tmp_path / "roof.png"
-    drawn = draw_roofline(s, out, width=320, height=240)
-    width, height, raw = _png_pixels(out.read_bytes())
-    assert (width, height) == (320, 240)
-    reds = sum(1 for y in range(height) for x in range(width)
-               if raw[y * (1 + 3 * width) + 1 + 3 * x: y * (1 + 3 * width) + 4 + 3 * x] == bytes((210, 30, 30)))
-    assert reds > 50
+    drawn = draw_roofline(s, out, width=640, height=480,
+                          baselines=[RooflinePoint("sdpa/cudnn", 50.0, 3.0, measured_traffic=False)])
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    image = Image.open(out).convert("RGB")
+    assert image.size == (640, 480)
+    raw = image.tobytes()
+    pixels = [tuple(raw[i:i + 3]) for i in range(0, len(raw), 3)]
+    assert sum(1 for p in pixels if p == (210, 30, 30)) > 50  # the kernel's point
+    assert sum(1 for p in pixels if p == (224, 138, 0)) > 20  # the cuDNN baseline's point
     assert drawn["attainable_tflops"] == pytest.approx(min(s["tensor_peak_tflops"], s["arith_intensity"] * s["dram_peak_gbs"] / 1e3))
+    assert drawn["ridge_flop_per_byte"] == pytest.approx(s["tensor_peak_tflops"] / (s["dram_peak_gbs"] / 1e3))
 
 
 def test_roofline_refuses_without_data(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -12,7 +13,7 @@ from fmhactl.errors import BadInput
 from fmhactl.results.store import ResultStore
 from fmhactl.scenario.junit import junit_xml
 from fmhactl.scenario.model import available_scenarios, load_scenario
-from fmhactl.scenario.runner import run_scenario
+from fmhactl.services.scenario import run_scenario
 
 NO_GPU = (None, "no GPU in this test")
 
@@ -84,19 +85,31 @@ requires_command = "nonexistent-group"
     assert not result.ok
 
 
-def test_gpu_steps_skip_and_bad_variant_is_an_error(tmp_path, store):
+def test_gpu_steps_skip(tmp_path, store):
     path = _write(tmp_path, """
 [[step]]
 type = "profile"
 variant = "ref"
 shape = "d=64"
-[[step]]
-type = "build"
-variants = ["no_such_variant"]
 """)
     result = run_scenario(load_scenario(str(path)), store=store, gpu=NO_GPU)
-    assert [s.status for s in result.steps] == ["SKIPPED", "ERROR"]
-    assert "no_such_variant" in result.steps[1].message
+    assert [s.status for s in result.steps] == ["SKIPPED"]
+
+
+@pytest.mark.parametrize("step, message", [
+    ('type = "build"\nvariants = ["no_such_variant"]', "unknown variant 'no_such_variant'"),
+    ('type = "verify"\nvariants = ["ref"]\ngrid = "no_such_grid"', "unknown grid 'no_such_grid'"),
+    ('type = "profile"\nvariant = "ref"\nshape = "d=64"\nrecipe = "nope"', "unknown profile recipe"),
+    ('type = "verify"\nvariants = ["ref"]\nshapes = ["d=64"]\ngpu = "false"', "step[0].gpu: Input should be a valid boolean"),
+    ('type = "bench"\nvariant = "ref"\nshapes = ["d=64,hkv=0"]', "heads_kv must be a positive integer"),
+    ('type = "verify"\nvariants = ["ref"]\nshapes = ["d=64"]\ntimeout_s = 0', "greater than 0"),
+    ('type = "verify"\nvariants = ["ref"]\nshapes = ["d=64"]\nspeed = 3', "step[0].speed: unknown field"),
+])
+def test_broken_steps_are_refused_at_load_never_skipped(tmp_path, step, message):
+    """A GPU step naming something that does not exist must not become SKIPPED on a CPU machine."""
+    path = _write(tmp_path, f"[[step]]\n{step}\n")
+    with pytest.raises(BadInput, match=re.escape(message)):
+        load_scenario(str(path))
 
 
 def test_junit_xml_reports_every_step(tmp_path, store):
@@ -118,20 +131,21 @@ variants = ["ref"]
 shapes = ["d=64"]
 [[step]]
 name = "broken"
-type = "build"
-variants = ["nope"]
+type = "fmhactl"
+args = ["list"]
+timeout_s = 0.001
 """)
     result = run_scenario(load_scenario(str(path)), store=store, gpu=NO_GPU)
     root = ET.fromstring(junit_xml(result))
     suite = root.find("testsuite")
     assert suite.get("name") == "fmhactl.scenario.mixed"
-    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped"), suite.get("errors")) == ("4", "1", "1", "1")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "2", "1")
     cases = suite.findall("testcase")
     assert [c.get("name") for c in cases] == ["01 ok", "02 fails", "03 gpu", "04 broken"]
     assert cases[0].find("failure") is None and cases[0].find("skipped") is None
     assert "expected 5" in cases[1].find("failure").get("message")
     assert cases[2].find("skipped") is not None
-    assert cases[3].find("error") is not None
+    assert "timed out" in cases[3].find("failure").get("message")
 
 
 @pytest.mark.parametrize("body, message", [
@@ -139,7 +153,7 @@ variants = ["nope"]
     ('[[step]]\ntype = "dance"\n', "type must be one of"),
     ('[[step]]\ntype = "verify"\nvariants = ["ref"]\n', "exactly one of grid or shapes"),
     ('[[step]]\ntype = "bench"\nvariant = "ref"\n', "needs 'shapes'"),
-    ('[[step]]\ntype = "fmhactl"\nargs = "list"\n', "list of strings"),
+    ('[[step]]\ntype = "fmhactl"\nargs = "list"\n', "valid list"),
     ('[[step]\n', "malformed"),
 ])
 def test_malformed_scenarios_are_bad_input(tmp_path, body, message):

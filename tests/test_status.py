@@ -190,11 +190,13 @@ def test_check_fails_on_regression_and_writes_nothing(tmp_path, monkeypatch, ref
     runner = CliRunner()
     with ResultStore() as store:
         configs = _seed_m0(store, ref_hash)
-    ok = runner.invoke(app, ["status", "--check", "--out", str(out)])
-    assert ok.exit_code == 0, ok.output
+    missing = runner.invoke(app, ["status", "--check", "--out", str(out)])
+    assert missing.exit_code == 1 and "status.json: missing" in missing.output, missing.output
     assert not out.exists()
     written = runner.invoke(app, ["status", "--out", str(out)])
     assert written.exit_code == 0 and (out / "STATUS.md").is_file()
+    ok = runner.invoke(app, ["status", "--check", "--out", str(out)])
+    assert ok.exit_code == 0, ok.output
     assert json.loads((out / "milestones" / "status.json").read_text())["M0"]["modes"]["sm90 native"] == DONE
     with ResultStore() as store:
         store.add(_verify_row(configs[5], status="FAIL", err=1.0, cos=0.5, hash_=ref_hash))

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
+from fmhactl.progress import CancelToken, ProgressCallback, check_cancel, notify
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
 from fmhactl.runtime.jobs import build_for_gpu, fresh_seed, make_job, require_supported, row_from_reply
@@ -13,13 +14,18 @@ from fmhactl.runtime.modes import EMULATED
 from fmhactl.runtime.pool import KernelWorker
 
 DEFAULT_BASELINES = ("cudnn", "flash")
+KNOWN_BASELINES = ("cudnn", "flash", "efficient", "math")
 
 
 def run_bench(variant: Variant, configs: Sequence[AttnConfig], *, store: ResultStore, warmup: int = 10,
               iters: int = 50, baselines: Sequence[str] = DEFAULT_BASELINES, timeout_s: float = 120.0,
-              seed: int | None = None) -> list[ResultRow]:
+              seed: int | None = None, progress: ProgressCallback | None = None,
+              cancel: CancelToken | None = None) -> list[ResultRow]:
     if warmup < 0 or iters < 1:
         raise BadInput("--warmup must be >= 0 and --iters >= 1")
+    unknown = [b for b in baselines if b not in KNOWN_BASELINES]
+    if unknown:
+        raise BadInput(f"unknown baseline {unknown[0]!r} (choose from {', '.join(KNOWN_BASELINES)})")
     require_supported(variant, configs)
     session = new_session_id()
     base_seed = fresh_seed(seed)
@@ -28,6 +34,7 @@ def run_bench(variant: Variant, configs: Sequence[AttnConfig], *, store: ResultS
         info = worker.start()
         target, mode, built = build_for_gpu(variant, info)
         for index, cfg in enumerate(configs):
+            check_cancel(cancel)
             job = make_job("bench", variant, built, cfg, base_seed + index, mode,
                            bench={"warmup": warmup, "iters": iters, "baselines": list(baselines)})
             reply = worker.run(job)
@@ -37,4 +44,5 @@ def run_bench(variant: Variant, configs: Sequence[AttnConfig], *, store: ResultS
                 row.metrics["note"] = "emulated execution: timings say nothing about SM100 performance"
             store.add(row)
             rows.append(row)
+            notify(progress, "config", len(rows), len(configs), f"{row.status} {row.config_key}", row)
     return rows

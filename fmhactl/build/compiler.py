@@ -16,10 +16,10 @@ from pathlib import Path
 from fmhactl import paths
 from fmhactl.build.hashing import include_dirs, source_hash
 from fmhactl.build.resources import KernelResources, parse_ptxas_log
-from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment
+from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment, warn
 from fmhactl.registry import Variant
 
-CACHE_SCHEMA = 1
+CACHE_SCHEMA = 2  # 2: meta carries the cubin's sha256, checked on every hit
 EMULATE_DEFINE = "FMHACTL_TCGEN05_EMULATE"
 STRICT_DEFINE = "FMHACTL_TC5_STRICT"
 _ARCH_NUMBER = {"sm_80": 80, "sm_90a": 90, "sm_100a": 100}
@@ -120,8 +120,11 @@ def _cache_paths(variant: Variant, target: BuildTarget, key: str) -> tuple[Path,
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    except OSError as exc:
+        raise MissingEnvironment(f"build cache {path.parent} is not writable: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -134,27 +137,17 @@ def _atomic_write(path: Path, data: bytes) -> None:
 @contextlib.contextmanager
 def _key_lock(cubin_path: Path):
     """An exclusive advisory lock on one cache key, across processes."""
-    cubin_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(cubin_path.with_suffix(".lock"), "a+b") as handle:
+    try:
+        cubin_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(cubin_path.with_suffix(".lock"), "a+b")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:
+        raise MissingEnvironment(f"build cache {cubin_path.parent} is not writable: {exc.strerror or exc}") from None
+    with handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
-def _cached(variant: Variant, target: BuildTarget, cubin_path: Path, meta_path: Path, src_hash: str,
-            key: str, toolchain: str) -> BuildResult | None:
-    """The cache entry, if complete and the cubin is the one its meta describes."""
-    try:
-        meta = json.loads(meta_path.read_text())
-        blob = cubin_path.read_bytes()
-    except (OSError, ValueError):
-        return None
-    if meta.get("cubin_sha256") and hashlib.sha256(blob).hexdigest() != meta["cubin_sha256"]:
-        return None
-    return BuildResult(variant.name, target, cubin_path, [KernelResources(**k) for k in meta["kernels"]],
-                       meta["compile_seconds"], True, src_hash, key, toolchain, meta.get("warnings", []))
 
 
 def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> BuildResult:
@@ -165,14 +158,18 @@ def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> Buil
     toolchain = nvrtc_version()
     key = _cache_key(variant, target, src_hash, toolchain)
     cubin_path, meta_path = _cache_paths(variant, target, key)
-    if not force and (hit := _cached(variant, target, cubin_path, meta_path, src_hash, key, toolchain)):
+    if not force and (hit := _cached_result(variant, target, cubin_path, meta_path, src_hash, key, toolchain,
+                                            repair=False)):
         return hit
     # Parallel builds (--jobs, other fmhactl processes) of one key compile once: the rest wait
     # here, then find the entry. Each file is replaced atomically, the meta (with the cubin's
-    # hash) last, so a reader sees a complete, matching pair or a miss, never a torn entry.
+    # hash) last, so a reader sees a complete, matching pair or a miss, never a torn entry. Only
+    # under the lock (no writer active) is a damaged entry reported and removed.
     with _key_lock(cubin_path):
-        if not force and (hit := _cached(variant, target, cubin_path, meta_path, src_hash, key, toolchain)):
-            return hit
+        if not force and (cubin_path.exists() or meta_path.exists()):
+            hit = _cached_result(variant, target, cubin_path, meta_path, src_hash, key, toolchain, repair=True)
+            if hit is not None:
+                return hit
         started = time.perf_counter()
         cubin, log = _compile_nvrtc(source, _options(variant, target))
         elapsed = time.perf_counter() - started
@@ -180,12 +177,47 @@ def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> Buil
         warnings = [line for line in log.splitlines() if "warning" in line.lower()]
         _atomic_write(cubin_path, cubin)
         meta = {"kernels": [k.to_dict() for k in kernels], "compile_seconds": elapsed,
+                "cubin_sha256": hashlib.sha256(cubin).hexdigest(), "cache_schema": CACHE_SCHEMA,
                 "warnings": warnings, "log": log, "variant": variant.name, "arch": target.arch,
-                "emulated": target.emulated, "source_hash": src_hash, "toolchain": toolchain,
-                "cubin_sha256": hashlib.sha256(cubin).hexdigest()}
+                "emulated": target.emulated, "source_hash": src_hash, "toolchain": toolchain}
         _atomic_write(meta_path, json.dumps(meta, indent=1).encode())
     return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key,
                        toolchain, warnings)
+
+
+def _cached_result(variant: Variant, target: BuildTarget, cubin_path: Path, meta_path: Path, src_hash: str,
+                   key: str, toolchain: str, *, repair: bool) -> BuildResult | None:
+    """The cache entry if its meta parses and the cubin's sha256 matches it; else None (rebuild).
+
+    A damaged entry (truncated or edited cubin, garbled meta, one half missing) is never served.
+    With repair (the caller holds the key's lock) it is reported in one warning line and removed.
+    """
+    problem = ""
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        cubin = cubin_path.read_bytes()
+        if not isinstance(meta, dict) or meta.get("cache_schema") != CACHE_SCHEMA:
+            problem = "meta file is not a cache record of this fmhactl"
+        elif hashlib.sha256(cubin).hexdigest() != meta.get("cubin_sha256"):
+            problem = "cubin does not match the sha256 in its meta file"
+        else:
+            kernels = [KernelResources(**k) for k in meta["kernels"]]
+            return BuildResult(variant.name, target, cubin_path, kernels, float(meta["compile_seconds"]),
+                               True, src_hash, key, toolchain, list(meta.get("warnings", [])))
+    except FileNotFoundError as exc:
+        problem = f"{Path(exc.filename or '').name or 'a file'} is missing"
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        problem = f"meta file unreadable ({type(exc).__name__})"
+    if not repair:
+        return None
+    warn(f"build cache entry {cubin_path.with_suffix('')} for {variant.name} {target.label} is damaged "
+         f"({problem}); rebuilding it")
+    for path in (cubin_path, meta_path):
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise MissingEnvironment(f"build cache entry {path} is damaged and cannot be removed: {exc}") from None
+    return None
 
 
 def _compile_nvrtc(source: Path, options: list[str]) -> tuple[bytes, str]:

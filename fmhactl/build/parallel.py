@@ -37,9 +37,10 @@ def build_tasks(names: Sequence[str], *, all_variants: bool, arch: str | None, f
 def build_parallel(names: Sequence[str], *, all_variants: bool = False, arch: str | None = None,
                    force: bool = False, jobs: int | None = None, ray: str | None = None,
                    store: ResultStore | None = None,
-                   on_result: Callable[[ResultRow], None] | None = None):
+                   on_result: Callable[[ResultRow], None] | None = None,
+                   on_progress: Callable[[int, int, ResultRow, str], None] | None = None):
     """Build in parallel; returns (results in serial order, the SweepRun with per-slot throughput)."""
-    from fmhactl.build.service import native_arch
+    from fmhactl.runtime.device import native_arch
     from fmhactl.sweep.scheduler import run_sweep
     from fmhactl.sweep.service import Placement, cpu_backend, placement_from_options
 
@@ -51,7 +52,7 @@ def build_parallel(names: Sequence[str], *, all_variants: bool = False, arch: st
     owned = store is None
     store = store or ResultStore()
     try:
-        run = run_sweep(tasks, backend, store=store, on_result=on_result)
+        run = run_sweep(tasks, backend, store=store, on_result=on_result, on_progress=on_progress)
     finally:
         if owned:
             store.close()

@@ -34,3 +34,14 @@ def sass(cubin: Path) -> str:
 def opcode_counts(cubin: Path) -> Counter:
     """Opcode base names (before the first '.') with their counts."""
     return Counter(m.group(1) for m in _OPCODE.finditer(sass(cubin)))
+
+
+def instruction_mix(cubin: Path, instructions: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    """Per entry point of the cubin: how many times each instruction (opcode with modifiers, e.g.
+    MUFU.EX2, or a bare opcode such as FFMA, matched as a whole word) appears in its SASS."""
+    text = sass(cubin)
+    out: dict[str, dict[str, int]] = {}
+    for body in re.split(r"\n\s*Function : ", text)[1:]:
+        name = body.split("\n", 1)[0].strip()
+        out[name] = {ins: len(re.findall(rf"\b{re.escape(ins)}\b", body)) for ins in instructions}
+    return out

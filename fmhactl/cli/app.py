@@ -10,11 +10,15 @@ import typer
 
 from fmhactl import __version__
 from fmhactl.cli import build, dump, kernels, layout, profile, results, scenario, status, tma
+from fmhactl.cli import tui as tui_cli
+from fmhactl.cli.errors_group import OneLineErrorGroup
+from fmhactl.errors import EXIT_CODE_HELP
 
 app = typer.Typer(
     name="fmhactl",
+    cls=OneLineErrorGroup,
     help="Build, run, verify, benchmark and inspect fused multi-head attention kernels.\n\n"
-         "Exit codes: 0 ok, 1 verification failed, 2 bad input, 3 missing environment.",
+         + EXIT_CODE_HELP + " Errors are one line on stderr.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -36,6 +40,7 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 
 for group in (kernels, build, dump, profile, layout, tma, scenario, status, results):
     group.register(app)
+tui_cli.register(app)
 
 
 def main() -> None:
@@ -43,4 +48,4 @@ def main() -> None:
 
     from fmhactl.sweep.argv import optional_option_values
 
-    app(args=optional_option_values(sys.argv[1:]))
+    app(args=optional_option_values(sys.argv[1:]), prog_name="fmhactl")

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import err_console, guarded, out_console, print_json
+from fmhactl.cli.common import err_console, guarded, note, print_json, table
 
 
 def register(app: typer.Typer) -> None:
@@ -23,55 +23,41 @@ def build_command(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Compile in N parallel worker processes."),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]",
                                       help="Compile as Ray CPU actors at ADDRESS; bare --ray starts a local cluster."),
+    mix: bool = typer.Option(False, "--mix", help="Add the exp2 instruction mix per entry (MUFU.EX2 and FFMA in the "
+                                                  "SASS; needs cuobjdump)."),
 ) -> None:
     """Compile kernel variants through NVRTC (cached by content hash) and report registers, SMEM and spills."""
-    from fmhactl.build.service import build_variants
+    from fmhactl import services
 
-    if not variants and not all_variants:
-        raise typer.BadParameter("name at least one variant, or pass --all")
-    if jobs is not None or ray is not None:  # parallel: fmhactl.build.parallel
-        from fmhactl.build.parallel import build_parallel
-        from fmhactl.sweep.render import print_throughput
+    def throughput(run) -> None:
+        from fmhactl.cli.sweep_render import print_throughput
 
-        results, run = build_parallel(variants or [], all_variants=all_variants, arch=arch, force=force,
-                                      jobs=jobs, ray=ray)
         print_throughput(err_console, run)
-    else:
-        results = build_variants(variants or [], all_variants=all_variants, arch=arch, force=force)
+
+    results = services.build(variants or [], all_variants=all_variants, arch=arch, force=force, jobs=jobs, ray=ray,
+                             on_parallel_run=throughput)
     if as_json:
         print_json([r.to_dict() for r in results])
         return
-    from rich.table import Table
-
-    from fmhactl.registry import load_registry
-    from fmhactl.runtime.launchers import entry_plan
-
-    registry = load_registry()
-    table = Table(title="fmhactl build (smem: static + dynamic bytes; tmem: columns used/allocated; "
-                        "ctas/SM: co-resident CTAs the plan decides, registers permitting)", show_lines=False)
-    numeric = ("regs", "smem", "stack", "spills", "tmem", "ctas/SM", "compile s")
-    for col in ("variant", "arch", "kernel", *numeric, "cache"):
-        table.add_column(col, justify="right" if col in numeric else "left", overflow="fold")
-    for r in results:
-        variant = registry[r.variant]
-        for k in sorted(r.kernels, key=lambda k: k.kernel):
-            spills = k.spill_stores + k.spill_loads
-            plan = entry_plan(variant.launcher, k.kernel, variant.switches)
-            fits = plan is not None and plan.limit_reason() is None
-            smem = f"{k.static_smem}+{plan.smem_bytes}" if fits else str(k.static_smem)
-            table.add_row(r.variant, r.target.label, k.kernel, str(k.registers), smem,
-                          str(k.stack_bytes), f"[red]{spills}[/red]" if spills else "0",
-                          f"{plan.tmem_columns}/{plan.tmem_alloc}" if fits else "-",
-                          _ctas_cell(plan.ctas_per_sm, k.registers) if fits else "-", f"{r.compile_seconds:.2f}",
-                          "[green]hit[/green]" if r.cache_hit else "built")
-    out_console.print(table)
-    hits = sum(r.cache_hit for r in results)
-    err_console.print(f"{len(results)} builds, {hits} cache hits")
-
-
-def _ctas_cell(planned: int, registers: int) -> str:
-    """The plan's CTAs/SM, flagged red when the registers would hold fewer (never more) on an SM."""
-    from fmhactl.plans.sm100 import ctas_by_registers
-
-    by_regs = ctas_by_registers(registers)
-    return str(planned) if by_regs >= planned else f"[red]{planned} (regs: {by_regs})[/red]"
+    mixes = services.instruction_mixes(results) if mix else {}
+    mix_cols = ("MUFU.EX2", "FFMA") if mix else ()
+    rows = []
+    for k in services.kernel_rows(results):
+        fits = k.dynamic_smem_bytes is not None
+        ctas = "-"
+        if fits:
+            ctas = str(k.ctas_per_sm_planned) if (k.ctas_per_sm_by_registers or 0) >= (k.ctas_per_sm_planned or 0) \
+                else f"{k.ctas_per_sm_planned} (regs: {k.ctas_per_sm_by_registers})"
+        rows.append([k.variant, k.target, k.kernel, k.registers,
+                     f"{k.static_smem_bytes}+{k.dynamic_smem_bytes}" if fits else k.static_smem_bytes,
+                     k.stack_bytes, k.spill_bytes,
+                     f"{k.tmem_columns_used}/{k.tmem_columns_allocated}" if fits else "-", ctas,
+                     *[mixes.get((k.variant, k.kernel), {}).get(op, "-") for op in mix_cols],
+                     f"{k.compile_seconds:.2f}", "hit" if k.cache_hit else "built"])
+    numeric = ("regs", "smem", "stack", "spills", "tmem", "ctas/SM", *mix_cols, "compile s")
+    table("fmhactl build (smem: static + dynamic bytes; tmem: columns used/allocated; "
+          "ctas/SM: co-resident CTAs the plan decides, registers permitting)",
+          ("variant", "arch", "kernel", *numeric, "cache"), rows, right=numeric,
+          styles={6: lambda c: "red" if c != "0" else "", 8: lambda c: "red" if "regs" in c else "",
+                  10 + len(mix_cols): lambda c: "green" if c == "hit" else ""})
+    note(f"{len(results)} builds, {sum(r.cache_hit for r in results)} cache hits")

@@ -1,4 +1,4 @@
-"""What every command shares: consoles, the error guard and JSON output."""
+"""What every command shares: the error guard, JSON output and tables fit for terminals and pipes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import typer
@@ -30,25 +30,82 @@ def guarded(fn: F) -> F:
         except FmhactlError as exc:
             fail(str(exc), exc.code)
         except KeyboardInterrupt:
-            fail("interrupted", ExitCode.VERIFY_FAILED)
+            fail("interrupted", ExitCode.CHECK_FAILED)
         except (typer.Exit, typer.Abort, SystemExit):
             raise
+        except typer.BadParameter as exc:
+            fail(str(exc), ExitCode.BAD_INPUT)
+        except MemoryError:
+            fail("out of memory", ExitCode.ENVIRONMENT)
         except Exception as exc:  # a bug: still one line unless asked for the traceback
             if os.environ.get("FMHACTL_DEBUG"):
                 raise
-            fail(f"internal error: {type(exc).__name__}: {exc} (FMHACTL_DEBUG=1 shows the traceback)",
-                 ExitCode.VERIFY_FAILED)
+            fail(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (FMHACTL_DEBUG=1 shows the traceback)",
+                 ExitCode.CHECK_FAILED)
 
     return wrapper  # type: ignore[return-value]
 
 
+def _one_line(text: str, limit: int = 300) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def fail(message: str, code: ExitCode = ExitCode.BAD_INPUT) -> None:
-    print(f"fmhactl: error: {message}", file=sys.stderr)
+    print(f"fmhactl: error: {_one_line(message, 1000)}", file=sys.stderr)
     raise typer.Exit(int(code))
 
 
+def _with_schema(data: Any) -> Any:
+    from fmhactl.records import RECORD_SCHEMA
+
+    if isinstance(data, dict):
+        return {"schema_version": RECORD_SCHEMA, **data}
+    if isinstance(data, list):
+        return [_with_schema(d) if isinstance(d, dict) else d for d in data]
+    return data
+
+
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    """JSON on stdout; every object (or every object of a list) carries schema_version."""
+    sys.stdout.write(json.dumps(_with_schema(data), indent=2, sort_keys=True, default=str) + "\n")
+
+
+def stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]], *,
+          right: Sequence[str] = (), styles: dict[int, Callable[[str], str]] | None = None) -> None:
+    """A table on stdout: a rich table on a terminal; plain TSV (header + one line per row, never
+    wrapped) when stdout is a pipe or a file. styles maps a column index to a cell -> rich style."""
+    cells = [["" if c is None else str(c) for c in row] for row in rows]
+    if not stdout_is_terminal():
+        def clean(text: str) -> str:
+            return " ".join(text.replace("\t", " ").split())
+
+        sys.stdout.write("\t".join(columns) + "\n")
+        for row in cells:
+            sys.stdout.write("\t".join(clean(c) for c in row) + "\n")
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in columns:
+        t.add_column(col, justify="right" if col in right else "left", overflow="fold")
+    for row in cells:
+        shown = []
+        for i, c in enumerate(row):
+            style = styles.get(i, lambda _: "")(c) if styles else ""
+            shown.append(f"[{style}]{escape(c)}[/{style}]" if style else escape(c))
+        t.add_row(*shown)
+    out_console.print(t)
+
+
+def note(message: str) -> None:
+    """One informational line on stderr (never mixed into stdout tables or JSON)."""
+    err_console.print(message, markup=False, highlight=False, soft_wrap=True)
 
 
 EMULATION_HELP = ("SM100 variants emulated on Hopper: strict (default) completes tcgen05/TMA work only "
@@ -60,7 +117,8 @@ def use_emulation(mode: str) -> None:
     """Make every build this command plans use the chosen emulator (fmhactl.runtime.modes reads it)."""
     from fmhactl.errors import BadInput
     from fmhactl.runtime.modes import EMULATION_ENV, EMULATION_MODES
+    from fmhactl.schemas import shown
 
     if mode not in EMULATION_MODES:
-        raise BadInput(f"--emulation {mode!r}: choose strict or fast")
+        raise BadInput(f"--emulation {shown(mode)}: choose strict or fast")
     os.environ[EMULATION_ENV] = mode

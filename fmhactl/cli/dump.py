@@ -1,4 +1,4 @@
-"""`fmhactl dump`: one checkpoint of the first CTA beside its expected value."""
+"""`fmhactl dump`: a checkpoint of the SM100 kernel (Q/K/V SMEM images, S, P, O) against expected."""
 
 from __future__ import annotations
 
@@ -23,32 +23,36 @@ def dump_command(
     timeout: float = typer.Option(60.0, "--timeout"),
     as_json: bool = typer.Option(False, "--json"),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    out: Optional[str] = typer.Option(None, "--out", metavar="FILE",
+                                      help="Also write the whole checkpoint (kernel and expected) as JSON for "
+                                           "`fmhactl tui --screen checkpoints --dump FILE` (docs/tui.md)."),
 ) -> None:
     """Build with FMHA_CHECKPOINTS=1, run once, and show the checkpoint against torch + the layout model."""
     use_emulation(emulation)
-    from fmhactl.config import parse_shape
-    from fmhactl.registry import get_variant
-    from fmhactl.results.store import ResultStore
-    from fmhactl.runtime.dump import run_dump
+    from fmhactl import services
 
-    with ResultStore() as store:
-        row = run_dump(get_variant(variant), parse_shape(shape), at, store=store, timeout_s=timeout, seed=seed)
+    outcome = services.dump(variant, shape, at, timeout_s=timeout, seed=seed, out=out)
+    row, m = outcome.row, outcome.metrics
     if as_json:
         print_json(row.to_dict())
     else:
-        m = row.metrics
-        out_console.print(f"{row.status} {row.variant} [{row.mode} {row.arch}] {row.config_key} at {at.upper()}: "
-                          f"{m.get('mismatches', '?')} of {m.get('elements', '?')} elements differ"
-                          + (f", max|err| {m['max_abs_err']:.3g}" if "max_abs_err" in m else ""), soft_wrap=True)
-        if "first_lane" in m:
-            out_console.print(f"first mismatch at TMEM lane {m['first_lane']}, column {m['first_column']}: "
-                              f"got {m['got']:.6g}, want {m['want']:.6g}; rows with errors {m['rows_with_errors']}")
-            for line in m.get("window", []):
-                out_console.print("  " + "  ".join(f"{cell:>19}" for cell in line))
-        if "first_byte" in m:
-            out_console.print(f"first mismatch at SMEM byte {m['first_byte']} = {m['first_element']}: "
-                              f"got 0x{m['got_bits']:04x}, want 0x{m['want_bits']:04x}")
-        if "error" in m:
-            out_console.print(m["error"])
-    if row.status != "PASS":
-        raise typer.Exit(int(ExitCode.VERIFY_FAILED))
+        def say(text: str) -> None:
+            out_console.print(text, soft_wrap=True, markup=False, highlight=False)
+
+        say(f"{row.status} {row.variant} [{row.mode} {row.arch}] {row.config_key} at {outcome.at}: "
+            f"{m.mismatches if m.mismatches is not None else '?'} of {m.elements if m.elements is not None else '?'} "
+            "elements differ" + (f", max|err| {m.max_abs_err:.3g}" if m.max_abs_err is not None else ""))
+        if m.first_lane is not None:
+            say(f"first mismatch at TMEM lane {m.first_lane}, column {m.first_column}: "
+                f"got {m.got or 0:.6g}, want {m.want or 0:.6g}; rows with errors {list(m.rows_with_errors)}")
+            for line in m.window:
+                say("  " + "  ".join(f"{cell:>19}" for cell in line))
+        if m.first_byte is not None:
+            say(f"first mismatch at SMEM byte {m.first_byte} = {m.first_element}: "
+                f"got 0x{m.got_bits or 0:04x}, want 0x{m.want_bits or 0:04x}")
+        if m.error:
+            say(m.error)
+        if outcome.saved_to is not None:
+            say(f"wrote {outcome.saved_to}")
+    if not outcome.ok:
+        raise typer.Exit(int(ExitCode.CHECK_FAILED))

@@ -1,13 +1,15 @@
-"""`fmhactl list`, `verify` and `bench`: the kernel family, checked and timed."""
+"""`fmhactl list`, `run`, `verify` and `bench`: the kernel family, checked and timed."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import EMULATION_HELP, err_console, guarded, out_console, print_json, use_emulation
+from fmhactl.cli.common import (EMULATION_HELP, err_console, guarded, note, out_console, print_json, table,
+                                use_emulation)
 from fmhactl.errors import ExitCode
 
 
@@ -24,33 +26,19 @@ def list_command(
     selftest: bool = typer.Option(False, "--selftest", help="Include the deliberately broken self-test kernels."),
 ) -> None:
     """Show the kernel registry (kernels/family.toml)."""
-    from fmhactl.registry import load_registry
+    from fmhactl import services
 
-    variants = [v for v in load_registry().values() if selftest or not v.selftest]
+    variants = services.list_variants(selftest=selftest)
     if as_json:
         print_json([v.to_dict() for v in variants])
         return
-    from rich.table import Table
-
-    table = Table(title="fmhactl kernel family")
-    for col in ("variant", "archs", "emulated on", "dtypes", "head dims", "features", "description"):
-        table.add_column(col)
+    rows = []
     for v in variants:
         dims = ",".join(map(str, v.head_dims)) if v.head_dims else f"{v.head_dim_multiple}k..{v.max_head_dim}"
-        table.add_row(v.name, " ".join(v.archs), " ".join(v.emulated_on) or "-", ",".join(v.dtypes), dims,
-                      ",".join(v.features), v.description)
-    out_console.print(table)
-
-
-def _configs(grid: Optional[str], shapes: Optional[list[str]]):
-    from fmhactl.config import parse_shape
-    from fmhactl.verify.grids import load_grid
-
-    if bool(grid) == bool(shapes):
-        raise typer.BadParameter("give exactly one of --grid NAME or --shape ... (repeatable)")
-    if grid:
-        return list(load_grid(grid).configs)
-    return [parse_shape(s) for s in shapes or []]
+        rows.append([v.name, " ".join(v.archs), " ".join(v.emulated_on) or "-", ",".join(v.dtypes), dims,
+                     ",".join(v.features), v.description])
+    table("fmhactl kernel family", ("variant", "archs", "emulated on", "dtypes", "head dims", "features",
+                                    "description"), rows)
 
 
 @guarded
@@ -64,22 +52,19 @@ def run_command(
 ) -> None:
     """Launch a variant once on fresh random inputs: finished? every output written? NaNs? (no reference)."""
     use_emulation(emulation)
-    from fmhactl.config import parse_shape
-    from fmhactl.registry import get_variant
-    from fmhactl.results.store import ResultStore
-    from fmhactl.runtime.single import run_once
+    from fmhactl import services
 
-    with ResultStore() as store:
-        row = run_once(get_variant(variant), parse_shape(shape), store=store, timeout_s=timeout, seed=seed)
+    outcome = services.run(variant, shape, timeout_s=timeout, seed=seed)
+    row, m = outcome.row, outcome.metrics
     if as_json:
         print_json(row.to_dict())
     else:
-        m = row.metrics
-        detail = (f"{m['elapsed_ms']:.3f} ms, unwritten {m['unwritten']} (+{m['lse_unwritten']} LSE), "
-                  f"NaN {m['nan']}, max|O| {m['out_abs_max']:.3g}") if "elapsed_ms" in m else m.get("error", "")
-        out_console.print(f"{row.status} {row.variant} [{row.mode} {row.arch}] {row.config_key}: {detail}", soft_wrap=True)
-    if row.status != "OK":
-        raise typer.Exit(int(ExitCode.VERIFY_FAILED))
+        detail = (f"{m.elapsed_ms:.3f} ms, unwritten {m.unwritten} (+{m.lse_unwritten} LSE), "
+                  f"NaN {m.nan_count}, max|O| {m.out_abs_max or 0:.3g}") if m.elapsed_ms is not None else m.error
+        out_console.print(f"{row.status} {row.variant} [{row.mode} {row.arch}] {row.config_key}: {detail}",
+                          soft_wrap=True, markup=False)
+    if not outcome.ok:
+        raise typer.Exit(int(ExitCode.CHECK_FAILED))
 
 
 _GPUS_HELP = "all, N or 0,2,5: one isolated worker per local GPU, configs from one queue."
@@ -87,6 +72,25 @@ _RAY_HELP = "Run as Ray actors on the cluster at ADDRESS; bare --ray starts a lo
 
 _STATUS_STYLE = {"PASS": "green", "FAIL": "red", "CRASH": "bold red", "HANG": "bold magenta",
                  "UNSUPPORTED": "yellow", "ERROR": "red"}
+
+
+def _verify_line(row) -> str:
+    from fmhactl.records import VerifyMetrics
+
+    m = VerifyMetrics.from_dict(row.metrics)
+    if m.violations:
+        detail = "tcgen05 conformance violations:\n      " + "\n      ".join(m.violations[:8])
+    elif row.status in ("PASS", "FAIL") and m.max_abs_err is not None:
+        b, h, t, d = (list(m.max_err_at_bhtd) + [0, 0, 0, 0])[:4]
+        detail = (f"max|err| {m.max_abs_err:.2e} (tol {m.tolerance or 0:.2e}) at b{b} h{h} t{t} d{d}  "
+                  f"cos {m.cosine or 0:.6f}")
+        if m.lse_max_err is not None:
+            detail += f"  lse {m.lse_max_err:.1e}"
+        if row.status == "FAIL":
+            detail += "\n      " + "; ".join(m.reasons) + ("\n      " + m.error_map if m.error_map else "")
+    else:
+        detail = m.reason or m.error
+    return f"{row.status:<11} {row.variant:<16} {row.config_key:<34} {detail}"
 
 
 @guarded
@@ -103,77 +107,62 @@ def verify_command(
 ) -> None:
     """Check variants against an independent torch reference (fp32 O, fp64 LSE) with FlashAttention's tolerance rule."""
     use_emulation(emulation)
-    from fmhactl.registry import get_variant, load_registry
-    from fmhactl.results.store import ResultStore
-    from fmhactl.verify.sweep import run_verify
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    if timeout <= 0:
-        raise typer.BadParameter("--timeout must be positive")
+    from fmhactl import services
     from fmhactl.sweep.service import placement_from_options
 
     placement = placement_from_options(gpus, ray)
-    registry = load_registry()
-    chosen = [get_variant(n, registry) for n in variants]
-    configs = _configs(grid, shape)
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     progress = Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err_console, transient=True, disable=as_json)
-    task = progress.add_task("verify", total=len(chosen) * len(configs))
+                        console=err_console, transient=True, disable=as_json or not err_console.is_terminal)
+    task = progress.add_task("verify", total=None)
 
-    def show(row) -> None:
-        progress.advance(task)
-        if as_json:
+    def show(event) -> None:
+        progress.update(task, completed=event.done, total=event.total)
+        if event.record is None:
             return
-        m = row.metrics
-        style = _STATUS_STYLE.get(row.status, "")
-        detail = ""
-        if "violations" in m:
-            detail = "tcgen05 conformance violations:\n      " + "\n      ".join(m["violations"][:8])
-        elif row.status in ("PASS", "FAIL"):
-            b, h, t, d = m.get("max_err_at", [0, 0, 0, 0])
-            detail = (f"max|err| {m['max_abs_err']:.2e} (tol {m['tolerance']:.2e}) at b{b} h{h} t{t} d{d}  "
-                      f"cos {m['cosine']:.6f}")
-            if m.get("lse_max_err") is not None:
-                detail += f"  lse {m['lse_max_err']:.1e}"
-            if row.status == "FAIL":
-                detail += "\n      " + "; ".join(m.get("reasons", [])) + ("\n      " + m["error_map"] if m.get("error_map") else "")
-        else:
-            detail = m.get("reason") or m.get("error") or ""
-        progress.console.print(f"[{style}]{row.status:<11}[/{style}] {row.variant:<16} {row.config_key:<34} {detail}",
-                               soft_wrap=True)
-
-    with ResultStore() as store, progress:
-        if placement:  # one worker per GPU / Ray actors: fmhactl.sweep
-            from fmhactl.sweep import render
-            from fmhactl.sweep.service import sweep_verify
-
-            summary, run = sweep_verify(chosen, configs, store=store, placement=placement, timeout_s=timeout,
-                                        seed=seed, on_result=(lambda r: (show(r), render.json_line(r))) if as_json else show)
-        else:
-            summary = run_verify(chosen, configs, store=store, timeout_s=timeout, seed=seed, on_result=show)
-    if placement:
-        render.print_throughput(err_console, run)
         if as_json:
-            render.summary_json_line(run, summary.closing_line())
+            if placement:  # the sweep streams one JSON line per config as it lands
+                from fmhactl.cli import sweep_render as render
+
+                render.json_line(event.record)
+            return
+        row = event.record
+        style = _STATUS_STYLE.get(row.status, "")
+        line = escape(_verify_line(row))
+        progress.console.print(f"[{style}]{line[:11]}[/{style}]{line[11:]}" if style else line, soft_wrap=True)
+
+    runs = []
+    with progress:
+        outcome = services.verify(variants, grid=grid, shapes=shape, seed=seed, timeout_s=timeout, progress=show,
+                                  placement=placement, on_run=runs.append)
+    if placement:
+        from fmhactl.cli import sweep_render as render
+
+        render.print_throughput(err_console, runs[0])
+        if as_json:
+            render.summary_json_line(runs[0], outcome.closing_line())
     elif as_json:
-        print_json([r.to_dict() for r in summary.rows])
-    err_console.print(f"session {summary.session}: results stored in {store.path}")
-    print(summary.closing_line(), file=sys.stderr if as_json else sys.stdout)
-    if not summary.ok:
-        raise typer.Exit(int(ExitCode.VERIFY_FAILED))
+        print_json([r.to_dict() for r in outcome.rows])
+    note(f"session {outcome.session}: results stored in {outcome.store_path}")
+    print(outcome.closing_line(), file=sys.stderr if as_json else sys.stdout)
+    if not outcome.ok:
+        raise typer.Exit(int(ExitCode.CHECK_FAILED))
 
 
 @guarded
 def bench_command(
     variant: Optional[str] = typer.Argument(None, help="Variant to time (or --model)."),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="b=8,h=16,t=4096,s=4096,d=128[,causal] (repeatable)."),
+    suite: Optional[str] = typer.Option(None, "--suite", help="A named suite in scenarios/bench (e.g. sm90); its shapes run before any --shape."),
     warmup: int = typer.Option(10, "--warmup", help="Untimed launches first."),
     iters: int = typer.Option(50, "--iters", help="Timed launches; the median is reported."),
     baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash)."),
     timeout: float = typer.Option(300.0, "--timeout", help="Watchdog per config, seconds."),
     seed: Optional[int] = typer.Option(None, "--seed"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw TFLOP/s of the kernel and each baseline across the shapes into this PNG."),
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
     gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP + " Never two timed kernels on one GPU."),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
@@ -183,65 +172,58 @@ def bench_command(
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
     use_emulation(emulation)
+    from fmhactl.errors import BadInput
+
     if model is not None:
         from fmhactl.cli.model_bench import model_bench
 
-        from fmhactl.errors import BadInput
-
-        if variant or shape:
-            raise BadInput("give either VARIANT --shape ... or --model NAME, not both")
+        if variant or shape or suite:
+            raise BadInput("give either VARIANT --shape/--suite ... or --model NAME, not both")
         model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json)
         return
-    if not variant or not shape:
-        from fmhactl.errors import BadInput
-
-        raise BadInput("bench needs VARIANT and at least one --shape (or --model NAME)")
-    from fmhactl.bench.service import DEFAULT_BASELINES, run_bench
-    from fmhactl.config import parse_shape
-    from fmhactl.registry import get_variant
-    from fmhactl.results.store import ResultStore
-
+    if not variant or not (shape or suite):
+        raise BadInput("bench needs VARIANT and at least one --shape or --suite NAME (or --model NAME)")
+    from fmhactl import services
     from fmhactl.sweep.service import placement_from_options
 
     placement = placement_from_options(gpus, ray)
-    configs = [parse_shape(s) for s in shape]
-    chosen = get_variant(variant)
-    with ResultStore() as store:
-        if placement:  # configs spread over GPUs, one timed kernel per GPU at a time: fmhactl.sweep
-            from fmhactl.sweep import render
-            from fmhactl.sweep.service import sweep_bench
+    on_row = None
+    if placement and as_json:
+        from fmhactl.cli.sweep_render import json_line as on_row
+    runs = []
+    outcome = services.bench(variant, shape or [], suite=suite, warmup=warmup, iters=iters, baselines=baseline, timeout_s=timeout,
+                             seed=seed, plot=plot, placement=placement, on_run=runs.append, on_row=on_row)
+    rows = outcome.rows
+    if runs:
+        from fmhactl.cli.sweep_render import print_throughput
 
-            rows, run = sweep_bench(chosen, configs, store=store, placement=placement, warmup=warmup, iters=iters,
-                                    baselines=baseline or DEFAULT_BASELINES, timeout_s=timeout, seed=seed,
-                                    on_result=render.json_line if as_json else None)
-            render.print_throughput(err_console, run)
-        else:
-            rows = run_bench(chosen, configs, store=store, warmup=warmup, iters=iters,
-                             baselines=baseline or DEFAULT_BASELINES, timeout_s=timeout, seed=seed)
+        print_throughput(err_console, runs[0])
     if as_json:
         if not placement:
             print_json([r.to_dict() for r in rows])
     else:
-        from rich.table import Table
-
-        table = Table(title=f"fmhactl bench {variant} ({rows[0].gpu if rows else ''}, {rows[0].mode if rows else ''})")
-        for col in ("config", "impl", "median ms", "p10 ms", "p90 ms", "TFLOP/s", "ours / it"):
-            table.add_column(col, justify="left" if col in ("config", "impl") else "right")
+        lines = []
         for row in rows:
-            if row.status != "OK":
-                table.add_row(row.config_key, variant, row.status, "", "", "", row.metrics.get("error", ""))
+            m = outcome.metrics(row)
+            if row.status != "OK" or m.kernel is None:
+                lines.append([row.config_key, variant, row.status, "", "", "", m.error])
                 continue
-            k = row.metrics["kernel"]
-            table.add_row(row.config_key, variant, f"{k['median_ms']:.4f}", f"{k['p10_ms']:.4f}",
-                          f"{k['p90_ms']:.4f}", f"{k['tflops']:.2f}", "")
-            for name, b in row.metrics["baselines"].items():
-                if not b.get("available"):
-                    table.add_row("", f"sdpa/{name}", "n/a", "", "", "", b.get("reason", "")[:40])
+            k = m.kernel
+            lines.append([row.config_key, variant, f"{k.median_ms:.4f}", f"{k.p10_ms:.4f}", f"{k.p90_ms:.4f}",
+                          f"{k.tflops:.2f}", ""])
+            for b in m.baselines:
+                if not b.available or b.timing is None:
+                    lines.append(["", f"sdpa/{b.name}", "n/a", "", "", "", b.reason[:40]])
                     continue
-                table.add_row("", f"sdpa/{name}", f"{b['median_ms']:.4f}", f"{b['p10_ms']:.4f}",
-                              f"{b['p90_ms']:.4f}", f"{b['tflops']:.2f}", f"{b.get('ratio', 0):.3f}")
-            if row.metrics.get("note"):
-                table.add_row("", "", "", "", "", "", row.metrics["note"])
-        out_console.print(table)
-    if any(r.status != "OK" for r in rows):
-        raise typer.Exit(int(ExitCode.VERIFY_FAILED))
+                t = b.timing
+                lines.append(["", f"sdpa/{b.name}", f"{t.median_ms:.4f}", f"{t.p10_ms:.4f}", f"{t.p90_ms:.4f}",
+                              f"{t.tflops:.2f}", f"{b.ratio or 0:.3f}"])
+            if m.note:
+                lines.append(["", "", "", "", "", "", m.note])
+        gpu = f"{rows[0].gpu}, {rows[0].mode}" if rows else ""
+        numeric = ("median ms", "p10 ms", "p90 ms", "TFLOP/s", "ours / it")
+        table(f"fmhactl bench {variant} ({gpu})", ("config", "impl", *numeric), lines, right=numeric)
+    if outcome.plot:
+        note(f"plot: {outcome.plot['png']}")
+    if not outcome.ok:
+        raise typer.Exit(int(ExitCode.CHECK_FAILED))

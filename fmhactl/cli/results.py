@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import guarded, out_console, print_json
+from fmhactl.cli.common import guarded, print_json, table
 
 
 def register(app: typer.Typer) -> None:
@@ -16,44 +16,28 @@ def register(app: typer.Typer) -> None:
 
 @guarded
 def results_command(
-    kind: Optional[str] = typer.Option(None, "--kind", help="build, verify, bench or profile."),
+    kind: Optional[str] = typer.Option(None, "--kind", help="build, run, verify, bench, profile or dump."),
     variant: Optional[str] = typer.Option(None, "--variant"),
     status: Optional[str] = typer.Option(None, "--status", help="PASS, FAIL, CRASH, HANG, UNSUPPORTED, OK, ERROR."),
     mode: Optional[str] = typer.Option(None, "--mode", help="native, emulated or compile-only."),
+    grid: Optional[str] = typer.Option(None, "--grid", help="Only configs of this grid."),
+    since: Optional[str] = typer.Option(None, "--since", help="Rows made at or after this ISO date/time."),
+    until: Optional[str] = typer.Option(None, "--until", help="Rows made before this ISO date/time."),
     session: Optional[str] = typer.Option(None, "--session"),
     limit: int = typer.Option(50, "--limit", help="Newest N rows (0: all)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """List stored results, newest first."""
-    from fmhactl.errors import BadInput
-    from fmhactl.results.store import ResultStore
+    from fmhactl import services
+    from fmhactl.records import summary_text
 
-    if limit < 0:
-        raise BadInput("--limit must be >= 0")
-    with ResultStore() as store:
-        rows = store.query(kind=kind, variant=variant, status=status.upper() if status else None,
-                           mode=mode, session=session, limit=limit or None)
+    rows = services.query_results(services.ResultsFilter(kind=kind, variant=variant, status=status, mode=mode,
+                                                         grid=grid, session=session, since=since, until=until,
+                                                         limit=limit))
     if as_json:
         print_json([r.to_dict() for r in rows])
         return
-    from rich.table import Table
-
-    table = Table(title=f"fmhactl results ({len(rows)} rows)")
-    for col in ("id", "when", "kind", "variant", "arch", "mode", "config", "status", "summary"):
-        table.add_column(col)
-    for r in rows:
-        when = datetime.datetime.fromtimestamp(r.created_at).strftime("%m-%d %H:%M:%S")
-        table.add_row(str(r.id), when, r.kind, r.variant, r.arch, r.mode, r.config_key, r.status, _summary(r))
-    out_console.print(table)
-
-
-def _summary(r) -> str:
-    m = r.metrics
-    if r.kind == "verify" and "max_abs_err" in m:
-        return f"err {m['max_abs_err']:.1e} cos {m['cosine']:.6f}"
-    if r.kind == "bench" and "kernel" in m:
-        return f"{m['kernel']['tflops']:.1f} TFLOP/s"
-    if r.kind == "build" and "kernels" in m:
-        regs = max((k["registers"] for k in m["kernels"]), default=0)
-        return f"{regs} regs{' (cache)' if m.get('cache_hit') else ''}"
-    return str(m.get("reason") or m.get("error") or "")[:60]
+    lines = [[r.id, datetime.datetime.fromtimestamp(r.created_at).strftime("%m-%d %H:%M:%S"), r.kind, r.variant,
+              r.arch, r.mode, r.config_key, r.status, summary_text(r.kind, r.metrics)] for r in rows]
+    table(f"fmhactl results ({len(rows)} rows)",
+          ("id", "when", "kind", "variant", "arch", "mode", "config", "status", "summary"), lines)

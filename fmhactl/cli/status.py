@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import err_console, guarded, out_console, print_json
+from fmhactl.cli.common import guarded, note, print_json, table
 
 
 def register(app: typer.Typer) -> None:
@@ -22,34 +22,29 @@ def status_command(
     out: Optional[Path] = typer.Option(None, "--out", help="Folder for STATUS.md and milestones/ (default: the checkout)."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 on a regression (a config that passed "
                                                       "and now fails, or a mode that was DONE in milestones/status.json "
-                                                      "and is IN PROGRESS now)."),
+                                                      "and is IN PROGRESS now) or when the status files are missing."),
     milestones: Optional[Path] = typer.Option(None, "--milestones", help="Milestones file (default scenarios/milestones.toml)."),
     as_json: bool = typer.Option(False, "--json", help="Print the computed status as JSON on stdout."),
 ) -> None:
     """Compute every milestone per execution mode from the results DB and write STATUS.md (deterministic)."""
-    from fmhactl.errors import ExitCode
+    from fmhactl import services
     from fmhactl.status.compute import MODES
     from fmhactl.status.render import mode_cell
-    from fmhactl.status.service import run_status
 
-    report = run_status(out_dir=out, write=not check, milestones_file=milestones)
+    report = services.status(out_dir=out, check=check, milestones_file=milestones)
     if as_json:
         print_json(report.to_dict())
     else:
-        from rich.table import Table
-
-        table = Table(title=f"fmhactl status ({report.db_rows} results, newest id {report.newest_id})")
-        for col in ("milestone", "overall", *(spec.label for spec in MODES), "why"):
-            table.add_column(col)
+        rows = []
         for s in report.statuses:
-            style = _STYLE.get(s.state, "white")
-            cells = [mode_cell(s.mode(spec.label)) for spec in MODES]
             reason = s.reason if len(s.reason) <= 48 else s.reason[:47] + "…"
-            table.add_row(s.milestone.id, f"[{style}]{s.state}[/{style}]", *cells, reason)
-        out_console.print(table)
+            rows.append([s.milestone.id, s.state, *(mode_cell(s.mode(spec.label)) for spec in MODES), reason])
+        table(f"fmhactl status ({report.db_rows} results, newest id {report.newest_id})",
+              ("milestone", "overall", *(spec.label for spec in MODES), "why"), rows,
+              styles={1: lambda c: _STYLE.get(c, "")})
     for path in report.written:
-        err_console.print(f"wrote {path}", markup=False)
+        note(f"wrote {path}")
     for regression in report.regressions:
-        err_console.print(f"regression: {regression}", markup=False)
-    if check and report.regressions:
-        raise typer.Exit(int(ExitCode.VERIFY_FAILED))
+        note(f"regression: {regression}")
+    if check:
+        services.status_gate(report)

@@ -45,7 +45,8 @@ Producer -> consumer maps and bank conflicts (`mapping`, `banks`)
 
 Bit-packed words (`bitfields`, `fields`): each descriptor declared once as a BitTable; encode,
 decode, structural validation, field views, SVG diagrams and kernels/common/desc_fields.gen.h
-all derive from it. Swizzle arithmetic: `swizzle`.
+all derive from it. Swizzle arithmetic: `swizzle`; what a descriptor means (element -> byte,
+spec §5.2): `canonical`. Imports run one way: swizzle <- canonical <- descriptors <- smem.
 
 Pictures (`render`, `views`, `report`, `report_tma`): plain-text tables (TSV in pipes), grids and
 hand-written SVG; the terminal colouring is fmhactl/cli/output.py. The typed entry points for the

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fmhactl.layout.canonical import desc_offset
 from fmhactl.layout.common import SMEM_LIMIT, LayoutError, Problem, errors_of
 from fmhactl.layout.fields import SMEM_DESC
 from fmhactl.layout.swizzle import SW128_BASE32B, SwizzleMode, parse_major, parse_swizzle, swizzle_from_umma_code
@@ -107,3 +108,13 @@ def advance_smem_desc(value: int, byte_offset: int) -> tuple[int, list[Problem]]
                                 "(LBO corrupted)"))
     return new, problems
 
+
+def element_address(desc: int, major: str, elem_bytes: int, mn: int, k: int) -> int:
+    """Byte address an MMA reads for operand element (mn, k) through descriptor `desc` (spec §10
+    smem_elem_addr); refuses descriptors with errors."""
+    d = decode_smem_desc(desc, major)
+    errs = errors_of(list(d.problems))
+    if errs:
+        raise LayoutError("descriptor is invalid: " + "; ".join(p.message for p in errs))
+    assert d.swizzle is not None
+    return desc_offset(major, d.swizzle, mn, k, elem_bytes, d.lbo, d.sbo, d.start)

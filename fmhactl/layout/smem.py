@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
-from fmhactl.layout.common import SMEM_LIMIT, LayoutError, Problem, canonical_dtype, dtype_bytes, errors_of
-from fmhactl.layout.descriptors import decode_smem_desc, encode_smem_desc
+from fmhactl.layout.common import SMEM_LIMIT, LayoutError, Problem, canonical_dtype, dtype_bytes
+from fmhactl.layout.canonical import CORE_BYTES, _unswizzled, desc_offset
+from fmhactl.layout.descriptors import element_address, encode_smem_desc  # noqa: F401 - re-exported
 from fmhactl.layout.swizzle import (  # noqa: F401 - re-exported: the swizzle arithmetic lives in swizzle.py
     NONE,
     SMEM_BANKS,
@@ -32,52 +33,7 @@ from fmhactl.layout.swizzle import (  # noqa: F401 - re-exported: the swizzle ar
 )
 
 CORE_ROWS = 8
-CORE_BYTES = 16
 MMA_K_BYTES = 32  # every kind::f16/tf32 MMA consumes 256 bits of K
-
-
-def _unswizzled(major: str, swz: SwizzleMode, mn: int, k: int, e: int, lbo: int, sbo: int, start: int) -> int:
-    t = CORE_BYTES // e  # elements per 16-byte core-matrix row
-    if not swz.swizzled:
-        if major == "K":
-            return start + (mn % 8) * 16 + (mn // 8) * sbo + (k % t) * e + (k // t) * lbo
-        return start + (mn % t) * e + (mn // t) * sbo + (k % 8) * 16 + (k // 8) * lbo
-    w = swz.width
-    if major == "K":
-        if swz is SW128_BASE32B:
-            raise LayoutError("128B_base32B is MN-major only (CUTLASS static_assert; PTX Table 54 is ambiguous)")
-        if not 0 <= k < w // e:
-            raise LayoutError(f"K-major {swz.name}: one descriptor covers k < {w // e} elements of "
-                              f"{e} bytes; advance the start address for k = {k}")
-        return start + (mn % 8) * w + (mn // 8) * sbo + k * e
-    if swz is SW128_BASE32B:
-        return start + (mn % (128 // e)) * e + (mn // (128 // e)) * lbo + (k % 4) * 128 + (k // 4) * sbo
-    return start + (mn % (w // e)) * e + (mn // (w // e)) * lbo + (k % 8) * w + (k // 8) * sbo
-
-
-def desc_offset(major: str, swizzle: str | SwizzleMode, mn: int, k: int, elem_bytes: int, lbo: int, sbo: int,
-                start: int = 0) -> int:
-    """Byte address the MMA reads for element (mn, k) of a descriptor (start, LBO, SBO all in bytes).
-
-    For K-major swizzled layouts k must lie inside one swizzle row (k < width / elem_bytes).
-    """
-    if elem_bytes not in (1, 2, 4):
-        raise LayoutError(f"element size must be 1, 2 or 4 bytes; got {elem_bytes}")
-    if mn < 0 or k < 0:
-        raise LayoutError("coordinates must be non-negative")
-    swz = parse_swizzle(swizzle)
-    return swz.apply(_unswizzled(parse_major(major), swz, mn, k, elem_bytes, lbo, sbo, start))
-
-
-def element_address(desc: int, major: str, elem_bytes: int, mn: int, k: int) -> int:
-    """Byte address an MMA reads for operand element (mn, k) through descriptor `desc` (spec §10
-    smem_elem_addr); refuses descriptors with errors."""
-    d = decode_smem_desc(desc, major)
-    errs = errors_of(list(d.problems))
-    if errs:
-        raise LayoutError("descriptor is invalid: " + "; ".join(p.message for p in errs))
-    assert d.swizzle is not None
-    return desc_offset(major, d.swizzle, mn, k, elem_bytes, d.lbo, d.sbo, d.start)
 
 
 def canonical_offset(major: str, swizzle: str | SwizzleMode, row: int, k: int, dtype_bytes: int,

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from fmhactl import paths
 from fmhactl.errors import BadInput
-
-_SAFE = re.compile(r"^[A-Za-z0-9_.]+$")
-
 
 @dataclass(frozen=True)
 class Recipe:
@@ -45,30 +40,18 @@ def available_recipes() -> list[str]:
     return sorted(p.stem for p in recipes_dir().glob("*.toml"))
 
 
-def load_recipe(name_or_path: str) -> Recipe:
-    path = Path(name_or_path)
-    if not path.suffix:
-        path = recipes_dir() / f"{name_or_path}.toml"
-    if not path.is_file():
-        raise BadInput(f"unknown profile recipe {name_or_path!r} (known: {', '.join(available_recipes())})")
+def load_recipe(name: str) -> Recipe:
+    """profiles/<name>.toml, checked against fmhactl.schemas.RecipeFile; names only, no paths."""
+    from fmhactl.schemas import RecipeFile, check_name, read_toml, shown, validate
+
     try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{path}: malformed TOML: {exc}") from None
-    sections = data.get("sections", [])
-    metrics = data.get("metrics", [])
-    extra = data.get("extra_args", [])
-    for label, values in (("sections", sections), ("metrics", metrics), ("extra_args", extra)):
-        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-            raise BadInput(f"{path}: {label} must be a list of strings")
-    for value in (*sections, *metrics):
-        if not _SAFE.match(value):
-            raise BadInput(f"{path}: {value!r} is not a section or metric name")
-    set_name = data.get("set", "")
-    if not isinstance(set_name, str) or (set_name and not _SAFE.match(set_name)):
-        raise BadInput(f"{path}: set must be an ncu set name")
-    if not (sections or metrics or set_name):
-        raise BadInput(f"{path}: a recipe needs sections, metrics or a set")
-    return Recipe(name=data.get("name", path.stem), description=data.get("description", ""),
-                  sections=tuple(sections), metrics=tuple(metrics), set_name=set_name,
-                  extra_args=tuple(extra))
+        check_name(name, "recipe")
+    except BadInput:
+        raise BadInput(f"unknown profile recipe {shown(name)} (a recipe is a name, not a path; known: "
+                       f"{', '.join(available_recipes())})") from None
+    path = recipes_dir() / f"{name}.toml"
+    if not path.is_file():
+        raise BadInput(f"unknown profile recipe {name!r} (known: {', '.join(available_recipes())})")
+    model = validate(RecipeFile, read_toml(path, "recipe"), path)
+    return Recipe(name=model.name or path.stem, description=model.description, sections=tuple(model.sections),
+                  metrics=tuple(model.metrics), set_name=model.set, extra_args=tuple(model.extra_args))

@@ -1,88 +1,42 @@
-"""A roofline picture as a PNG, drawn with a tiny pure-Python writer (zlib + struct, no matplotlib).
+"""The roofline picture (matplotlib, Agg; imported only when a PNG is asked for).
 
-Log-log axes: arithmetic intensity (FLOP per DRAM byte, 10^-1..10^4) against TFLOP/s
-(10^-1..10^4). The roof is min(tensor peak at the measured clock, intensity x DRAM peak); the
-run is the red dot. Decade labels are drawn with a 3x5 bitmap font; the legend is printed by the CLI.
+Log-log axes: arithmetic intensity in FLOP per DRAM byte against TFLOP/s. The compute roof is
+the dense tensor peak at the clock ncu measured, the bandwidth roof is the DRAM peak times the
+intensity, they meet at the ridge point. The kernel's point uses the DRAM bytes ncu counted;
+the baselines (torch SDPA cuDNN / flash, timed in the same `fmhactl profile` run) are placed at
+the compulsory intensity (Q, K, V read and O written once), since ncu did not measure their
+traffic: the legend says so.
 """
 
 from __future__ import annotations
 
-import math
-import struct
-import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
-from fmhactl.errors import FmhactlError, ExitCode
-
-WHITE, BLACK, GREY, BLUE, RED, GREEN = ((255, 255, 255), (0, 0, 0), (215, 215, 215), (30, 90, 200),
-                                        (210, 30, 30), (40, 150, 60))
-
-_FONT = {  # 3x5 glyphs, rows top to bottom, bits left to right
-    "0": ("111", "101", "101", "101", "111"), "1": ("010", "110", "010", "010", "111"),
-    "2": ("111", "001", "111", "100", "111"), "3": ("111", "001", "111", "001", "111"),
-    "4": ("101", "101", "111", "001", "001"), "5": ("111", "100", "111", "001", "111"),
-    "6": ("111", "100", "111", "101", "111"), "7": ("111", "001", "010", "010", "010"),
-    "8": ("111", "101", "111", "101", "111"), "9": ("111", "101", "111", "001", "111"),
-    ".": ("000", "000", "000", "000", "010"), "e": ("000", "111", "111", "100", "111"),
-    "-": ("000", "000", "111", "000", "000"),
-}
+from fmhactl.errors import ExitCode, FmhactlError, MissingEnvironment
 
 
-def png_bytes(width: int, height: int, pixels: list[bytearray]) -> bytes:
-    """An 8-bit RGB PNG; pixels is one bytearray of 3*width per row."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    raw = b"".join(b"\x00" + bytes(row) for row in pixels)
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+@dataclass(frozen=True)
+class RooflinePoint:
+    label: str
+    arith_intensity_flop_per_byte: float
+    tflops: float
+    measured_traffic: bool = True  # False: placed at the compulsory intensity
 
 
-class Canvas:
-    def __init__(self, width: int, height: int) -> None:
-        self.width, self.height = width, height
-        self.rows = [bytearray(WHITE * width) for _ in range(height)]
+def require_matplotlib():
+    try:
+        import matplotlib
 
-    def set(self, x: int, y: int, color: tuple[int, int, int]) -> None:
-        if 0 <= x < self.width and 0 <= y < self.height:
-            self.rows[y][3 * x:3 * x + 3] = bytes(color)
-
-    def line(self, x0: float, y0: float, x1: float, y1: float, color, thick: int = 1) -> None:
-        steps = int(max(abs(x1 - x0), abs(y1 - y0))) + 1
-        for i in range(steps + 1):
-            t = i / steps
-            x, y = round(x0 + (x1 - x0) * t), round(y0 + (y1 - y0) * t)
-            for dx in range(-(thick // 2), thick // 2 + 1):
-                for dy in range(-(thick // 2), thick // 2 + 1):
-                    self.set(x + dx, y + dy, color)
-
-    def disk(self, cx: float, cy: float, r: int, color) -> None:
-        for dy in range(-r, r + 1):
-            for dx in range(-r, r + 1):
-                if dx * dx + dy * dy <= r * r:
-                    self.set(round(cx) + dx, round(cy) + dy, color)
-
-    def text(self, x: int, y: int, s: str, color, scale: int = 2) -> None:
-        for ch in s:
-            glyph = _FONT.get(ch)
-            if glyph:
-                for gy, bits in enumerate(glyph):
-                    for gx, bit in enumerate(bits):
-                        if bit == "1":
-                            for sy in range(scale):
-                                for sx in range(scale):
-                                    self.set(x + gx * scale + sx, y + gy * scale + sy, color)
-            x += 4 * scale
-
-    def png(self) -> bytes:
-        return png_bytes(self.width, self.height, self.rows)
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise MissingEnvironment(f"drawing a PNG needs matplotlib (pip install matplotlib): {exc}") from None
+    return plt
 
 
-def _label(exp: int) -> str:
-    return {-1: "0.1", 0: "1", 1: "10", 2: "100"}.get(exp, f"1e{exp}")
-
-
-def draw_roofline(summary: dict, path: Path, *, width: int = 640, height: int = 480) -> dict:
+def draw_roofline(summary: dict, path: Path, *, baselines: list[RooflinePoint] | tuple = (),
+                  title: str = "", width: int = 960, height: int = 640) -> dict:
     """Write the PNG; returns the numbers drawn. Raises when the report lacks what a roofline needs."""
     peak = summary.get("tensor_peak_tflops")
     bw_gbs = summary.get("dram_peak_gbs")
@@ -91,40 +45,63 @@ def draw_roofline(summary: dict, path: Path, *, width: int = 640, height: int = 
     missing = [n for n, v in (("tensor peak", peak), ("DRAM peak bandwidth", bw_gbs),
                               ("DRAM bytes", ai), ("duration", achieved)) if not v]
     if missing:
-        raise FmhactlError(f"cannot draw a roofline: the report lacks {', '.join(missing)}", ExitCode.VERIFY_FAILED)
-    lo, hi = -1, 4
-    left, right, top, bottom = 60, width - 20, 20, height - 40
-
-    def px(x: float) -> float:
-        return left + (math.log10(x) - lo) / (hi - lo) * (right - left)
-
-    def py(y: float) -> float:
-        return bottom - (math.log10(y) - lo) / (hi - lo) * (bottom - top)
-
-    canvas = Canvas(width, height)
-    for exp in range(lo, hi + 1):
-        canvas.line(px(10.0 ** exp), top, px(10.0 ** exp), bottom, GREY)
-        canvas.line(left, py(10.0 ** exp), right, py(10.0 ** exp), GREY)
-        canvas.text(int(px(10.0 ** exp)) - 6, bottom + 8, _label(exp), BLACK)
-        canvas.text(8, int(py(10.0 ** exp)) - 5, _label(exp), BLACK)
-    canvas.line(left, top, left, bottom, BLACK, 2)
-    canvas.line(left, bottom, right, bottom, BLACK, 2)
+        raise FmhactlError(f"cannot draw a roofline: the report lacks {', '.join(missing)}", ExitCode.CHECK_FAILED)
+    plt = require_matplotlib()
     bw_tbs = bw_gbs / 1e3
     ridge = peak / bw_tbs
-    xs = [10.0 ** (lo + i * (hi - lo) / 400) for i in range(401)]
-    prev = None
-    for x in xs:
-        y = min(peak, x * bw_tbs)
-        y = min(max(y, 10.0 ** lo), 10.0 ** hi)
-        point = (px(x), py(y))
-        if prev:
-            canvas.line(prev[0], prev[1], point[0], point[1], BLUE, 3)
-        prev = point
-    if 10.0 ** lo <= ridge <= 10.0 ** hi:
-        canvas.disk(px(ridge), py(peak), 3, GREEN)
-    clamp = lambda v: min(max(v, 10.0 ** lo), 10.0 ** hi)  # noqa: E731
-    canvas.disk(px(clamp(ai)), py(clamp(achieved)), 6, RED)
-    path.write_bytes(canvas.png())
+    kernel = RooflinePoint(summary.get("kernel") or "kernel", ai, achieved)
+    points = [kernel, *baselines]
+    xs = [p.arith_intensity_flop_per_byte for p in points] + [ridge]
+    lo = 10 ** (int(_floor_log10(min(xs))) - 1)
+    hi = 10 ** (int(_floor_log10(max(xs))) + 2)
+    dpi = 100
+    fig, ax = plt.subplots(figsize=(width / dpi, height / dpi), dpi=dpi)
+    grid = [lo * (hi / lo) ** (i / 400) for i in range(401)]
+    ax.plot(grid, [min(peak, x * bw_tbs) for x in grid], color="#1f4e9c", linewidth=2.5, label="attainable (min of roofs)")
+    ax.axhline(peak, color="#1f4e9c", linestyle=":", linewidth=1,
+               label=f"compute roof: dense tensor peak {peak:.0f} TFLOP/s")
+    ax.plot(grid, [x * bw_tbs for x in grid], color="#6b8fd6", linestyle="--", linewidth=1,
+            label=f"bandwidth roof: DRAM {bw_gbs:.0f} GB/s")
+    ax.scatter([ridge], [peak], marker="D", s=60, color="#2e8b3d", zorder=5,
+               label=f"ridge point: {ridge:.0f} FLOP/B")
+    ax.scatter([kernel.arith_intensity_flop_per_byte], [kernel.tflops], s=110, color="#d21e1e", zorder=6,
+               label=f"{kernel.label}: {kernel.tflops:.1f} TFLOP/s at {ai:.0f} FLOP/B (ncu)")
+    markers = ["s", "^", "v", "P"]
+    colors = ["#e08a00", "#7a3db8", "#00897b", "#555555"]
+    for i, b in enumerate(baselines):
+        how = "ncu traffic" if b.measured_traffic else "compulsory traffic"
+        ax.scatter([b.arith_intensity_flop_per_byte], [b.tflops], s=90, marker=markers[i % 4],
+                   color=colors[i % 4], zorder=6,
+                   label=f"{b.label}: {b.tflops:.1f} TFLOP/s (timed in the same run; {how})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ymin = min([p.tflops for p in points] + [peak]) / 20
+    ax.set_ylim(max(ymin, 1e-3), peak * 3)
+    ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
+    ax.set_ylabel("throughput (TFLOP/s)")
+    ax.set_title(title or f"Roofline: {kernel.label}")
+    ax.grid(True, which="both", color="#dddddd", linewidth=0.6)
+    ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    plt.close(fig)
     return {"png": str(path), "arith_intensity": ai, "tflops": achieved, "tensor_peak_tflops": peak,
             "dram_peak_tbs": bw_tbs, "ridge_flop_per_byte": ridge,
-            "attainable_tflops": min(peak, ai * bw_tbs)}
+            "attainable_tflops": min(peak, ai * bw_tbs),
+            "baselines": [{"label": b.label, "tflops": b.tflops,
+                           "arith_intensity": b.arith_intensity_flop_per_byte} for b in baselines]}
+
+
+def _floor_log10(x: float) -> float:
+    import math
+
+    return math.floor(math.log10(max(x, 1e-9)))
+
+
+def compulsory_bytes(cfg) -> float:
+    """Q, K, V read once and O written once, in the input dtype (2 bytes)."""
+    elem = 2
+    q_o = 2 * cfg.batch * cfg.seq_q * cfg.heads * cfg.head_dim
+    k_v = 2 * cfg.batch * cfg.seq_k * cfg.heads_kv * cfg.head_dim
+    return float(elem * (q_o + k_v))

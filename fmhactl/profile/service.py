@@ -15,6 +15,7 @@ from fmhactl import paths
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment
 from fmhactl.profile.recipes import Recipe
+from fmhactl.progress import CancelToken, ProgressCallback, check_cancel, notify
 from fmhactl.profile.report import Action, find_ncu, parse_report, summarize
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
@@ -90,7 +91,9 @@ def _tail(text: str, lines: int = 1) -> str:
 
 def run_profile(variant: Variant, cfg: AttnConfig, recipe: Recipe, *, store: ResultStore,
                 clock_control: str = "none", warmup: int = 2, seed: int = 0, timeout_s: float = 600.0,
-                ncu: str | None = None) -> ProfileResult:
+                ncu: str | None = None, progress: ProgressCallback | None = None,
+                cancel: CancelToken | None = None) -> ProfileResult:
+    """Profile one launch; one progress event per ncu pass (NVTX filter, then kernel-name fallback)."""
     reason = variant.unsupported_reason(cfg)
     if reason:
         raise BadInput(f"{variant.name} cannot run {cfg.key}: {reason}")
@@ -120,7 +123,9 @@ def run_profile(variant: Variant, cfg: AttnConfig, recipe: Recipe, *, store: Res
     actions: list[Action] = []
     parser, used, command, target = "", "", [], {}
     with log.open("w") as log_file:
-        for label, cmd in attempts:
+        for attempt, (label, cmd) in enumerate(attempts, 1):
+            check_cancel(cancel)
+            notify(progress, "ncu-pass", attempt - 1, len(attempts), f"ncu pass {attempt} ({label} filter)")
             sidecar.unlink(missing_ok=True)
             report.unlink(missing_ok=True)
             log_file.write("$ " + " ".join(cmd) + "\n")

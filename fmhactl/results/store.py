@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fmhactl import paths
+from fmhactl.errors import MissingEnvironment
+from fmhactl.records import RECORD_SCHEMA
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: every row carries the record schema_version it was written with
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -33,7 +35,8 @@ CREATE TABLE IF NOT EXISTS results (
     toolchain    TEXT NOT NULL,
     seed         INTEGER,
     session      TEXT NOT NULL,      -- groups the rows of one command invocation
-    created_at   REAL NOT NULL
+    created_at   REAL NOT NULL,
+    schema_version INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS results_by_variant ON results(variant, kind, mode);
 CREATE INDEX IF NOT EXISTS results_by_session ON results(session);
@@ -59,6 +62,7 @@ class ResultRow:
     session: str = ""
     created_at: float = 0.0
     id: int | None = None
+    schema_version: int = RECORD_SCHEMA
 
     def to_dict(self) -> dict:
         return {
@@ -67,25 +71,104 @@ class ResultRow:
             "config": self.config, "metrics": self.metrics, "source_hash": self.source_hash,
             "gpu": self.gpu, "driver": self.driver, "toolchain": self.toolchain,
             "seed": self.seed, "session": self.session, "created_at": self.created_at,
+            "schema_version": self.schema_version,
         }
+
+    @property
+    def typed_metrics(self):
+        """The metrics as the record type of this row's kind (fmhactl.records)."""
+        from fmhactl.records import metrics_of
+
+        return metrics_of(self.kind, self.metrics)
 
 
 def new_session_id() -> str:
     return time.strftime("%Y%m%dT%H%M%S") + f"-{time.time_ns() % 1_000_000:06d}"
 
 
+_COLUMNS = {"id", "kind", "variant", "arch", "mode", "config_key", "config", "status", "metrics",
+            "source_hash", "gpu", "driver", "toolchain", "seed", "session", "created_at"}
+
+
 class ResultStore:
+    """The SQLite results store. A file that is not an fmhactl store (corrupt, foreign, newer) is
+    refused with MissingEnvironment (exit 3) naming it, and is never written to."""
+
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or paths.results_db_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, timeout=30.0)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MissingEnvironment(f"results store {self.path}: folder cannot be created: {exc}") from None
+        existing = self.path.is_file() and self.path.stat().st_size > 0
+        try:
+            self._conn = sqlite3.connect(self.path, timeout=30.0)
+        except sqlite3.Error as exc:
+            raise MissingEnvironment(f"results store {self.path} cannot be opened: {exc}") from None
         self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.executescript(_SCHEMA)
-        self._conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                           (str(SCHEMA_VERSION),))
-        self._conn.commit()
+        try:
+            if existing:
+                self._check_existing()
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(_SCHEMA)
+            self._conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                               (str(SCHEMA_VERSION),))
+            self._migrate()
+            self._conn.commit()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise MissingEnvironment(f"results store {self.path} is unusable ({exc}); move it aside or set "
+                                     "FMHACTL_HOME to another folder") from None
+        except MissingEnvironment:
+            self._conn.close()
+            raise
+
+    def _check_existing(self) -> None:
+        """Refuse, without writing, a file that is not an fmhactl results store of a known schema."""
+        try:
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise MissingEnvironment(f"results store {self.path} is not an SQLite database ({exc}); "
+                                     "move it aside or set FMHACTL_HOME to another folder") from None
+        foreign = tables - {"results", "meta", "sqlite_sequence"}
+        if foreign:
+            raise MissingEnvironment(f"results store {self.path} is an SQLite file but not an fmhactl results "
+                                     f"store (tables: {', '.join(sorted(tables))}); refusing to write to it")
+        if "results" in tables:
+            columns = {r[1] for r in self._conn.execute("PRAGMA table_info(results)")}
+            if not _COLUMNS <= columns:
+                raise MissingEnvironment(f"results store {self.path}: table results lacks columns "
+                                         f"{', '.join(sorted(_COLUMNS - columns))}; refusing to write to it")
+        if "meta" not in tables:
+            return  # a fresh file another process is creating right now: the schema script completes it
+        row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        try:
+            version = int(row[0]) if row else 0
+        except (TypeError, ValueError):
+            version = -1
+        if row is None:
+            return
+        if not 1 <= version <= SCHEMA_VERSION:
+            raise MissingEnvironment(f"results store {self.path} has schema version {row[0] if row else 'none'}; "
+                                     f"this fmhactl reads 1..{SCHEMA_VERSION}")
+        try:
+            (check,) = self._conn.execute("PRAGMA quick_check").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise MissingEnvironment(f"results store {self.path} is corrupt ({exc})") from None
+        if check != "ok":
+            raise MissingEnvironment(f"results store {self.path} is corrupt (quick_check: {str(check)[:120]})")
+
+    def _migrate(self) -> None:
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(results)")}
+        if "schema_version" not in columns:
+            try:
+                self._conn.execute("ALTER TABLE results ADD COLUMN schema_version INTEGER NOT NULL DEFAULT 1")
+            except sqlite3.OperationalError as exc:  # another process migrated it a moment ago
+                if "duplicate column" not in str(exc):
+                    raise
+        self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version' AND CAST(value AS INTEGER) < ?",
+                           (str(SCHEMA_VERSION), SCHEMA_VERSION))
 
     def close(self) -> None:
         self._conn.close()
@@ -98,29 +181,48 @@ class ResultStore:
 
     def add(self, row: ResultRow) -> int:
         row.created_at = row.created_at or time.time()
+        try:
+            return self._insert(row)
+        except sqlite3.DatabaseError as exc:
+            raise MissingEnvironment(f"results store {self.path}: cannot store a row ({exc})") from None
+
+    def _insert(self, row: ResultRow) -> int:
         with self._conn:
             cur = self._conn.execute(
                 "INSERT INTO results(kind, variant, arch, mode, config_key, config, status, metrics,"
-                " source_hash, gpu, driver, toolchain, seed, session, created_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " source_hash, gpu, driver, toolchain, seed, session, created_at, schema_version)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (row.kind, row.variant, row.arch, row.mode, row.config_key,
                  json.dumps(row.config, sort_keys=True), row.status,
                  json.dumps(row.metrics, sort_keys=True), row.source_hash, row.gpu, row.driver,
-                 row.toolchain, row.seed, row.session, row.created_at))
+                 row.toolchain, row.seed, row.session, row.created_at, row.schema_version))
         row.id = int(cur.lastrowid or 0)
         return row.id
 
     def query(self, *, kind: str | None = None, variant: str | None = None,
               mode: str | None = None, status: str | None = None, arch: str | None = None,
               session: str | None = None, config_key: str | None = None,
-              limit: int | None = None, newest_first: bool = True) -> list[ResultRow]:
-        clauses, args = [], []
+              limit: int | None = None, newest_first: bool = True,
+              config_keys: list[str] | tuple[str, ...] | None = None,
+              since: float | None = None, until: float | None = None) -> list[ResultRow]:
+        """Rows matching every given filter; since/until are Unix times (created_at)."""
+        clauses: list[str] = []
+        args: list[object] = []
         for column, value in (("kind", kind), ("variant", variant), ("mode", mode),
                               ("status", status), ("arch", arch), ("session", session),
                               ("config_key", config_key)):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 args.append(value)
+        if config_keys is not None:
+            clauses.append(f"config_key IN ({','.join('?' * len(config_keys))})" if config_keys else "0")
+            args.extend(config_keys)
+        if since is not None:
+            clauses.append("created_at >= ?")
+            args.append(since)
+        if until is not None:
+            clauses.append("created_at < ?")
+            args.append(until)
         sql = "SELECT * FROM results"
         if clauses:
             sql += " WHERE " + " AND ".join(clauses)
@@ -128,7 +230,10 @@ class ResultStore:
         if limit:
             sql += " LIMIT ?"
             args.append(limit)
-        return [_row_from_sql(r) for r in self._conn.execute(sql, args)]
+        try:
+            return [_row_from_sql(r) for r in self._conn.execute(sql, args)]
+        except (sqlite3.DatabaseError, json.JSONDecodeError) as exc:
+            raise MissingEnvironment(f"results store {self.path}: cannot read rows ({exc})") from None
 
 
 def _row_from_sql(r: sqlite3.Row) -> ResultRow:
@@ -137,4 +242,4 @@ def _row_from_sql(r: sqlite3.Row) -> ResultRow:
         status=r["status"], config_key=r["config_key"], config=json.loads(r["config"]),
         metrics=json.loads(r["metrics"]), source_hash=r["source_hash"], gpu=r["gpu"],
         driver=r["driver"], toolchain=r["toolchain"], seed=r["seed"], session=r["session"],
-        created_at=r["created_at"])
+        created_at=r["created_at"], schema_version=r["schema_version"])

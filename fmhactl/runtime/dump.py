@@ -20,7 +20,8 @@ def checkpoint_variant(variant: Variant) -> Variant:
 
 
 def run_dump(variant: Variant, cfg: AttnConfig, at: str, *, store: ResultStore, timeout_s: float = 60.0,
-             seed: int | None = None) -> ResultRow:
+             seed: int | None = None, out: str | None = None) -> ResultRow:
+    """`out`: also write the whole checkpoint there (fmhactl/runtime/dumpfile.py format)."""
     at = at.upper()
     if at not in CHECKPOINTS:
         raise BadInput(f"unknown checkpoint {at!r} (choose from {', '.join(CHECKPOINTS)})")
@@ -32,4 +33,5 @@ def run_dump(variant: Variant, cfg: AttnConfig, at: str, *, store: ResultStore, 
                        f"runs the d{plan.head_dim} entry with BlockN {plan.block_n}, {plan.d_passes} pass(es) over D (fmhactl layout plan "
                        f"{variant.name} --head-dim {cfg.head_dim})")
     return run_single("dump", variant, cfg, store=store, timeout_s=timeout_s, seed=seed,
-                      built_variant=checkpoint_variant(variant), at=at)
+                      built_variant=checkpoint_variant(variant), at=at,
+                      **({"out": out} if out else {}))

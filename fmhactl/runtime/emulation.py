@@ -557,7 +557,7 @@ class EmulationSessions:
         self._sessions: dict[int, tuple[LoadedModule, EmulationSession]] = {}
 
     def prepare(self, module: LoadedModule, grid: tuple[int, int, int], stream: int = 0,
-                seed: int = 0) -> EmulationSession:
+                seed: int = 0, ctas_per_sm: int = 0) -> EmulationSession:
         ctas = grid[0] * grid[1] * grid[2]
         entry = self._sessions.get(id(module))
         if entry is None or entry[1].ctas < ctas:
@@ -565,11 +565,11 @@ class EmulationSessions:
                 entry[1].close()
             entry = (module, EmulationSession(module, ctas, self.capacity))
             self._sessions[id(module)] = entry
-        entry[1].reset(stream, seed)
+        entry[1].reset(stream, seed, ctas_per_sm)
         return entry[1]
 
     def stats(self, module: LoadedModule) -> dict:
-        """Strict builds: how the per-SM TMEM was shared in the module's last launch ({} otherwise)."""
+        """Strict mode, after finish(): the most CTAs that held TMEM on one SM, allocs that blocked."""
         entry = self._sessions.get(id(module))
         return dict(entry[1].pool_stats) if entry is not None else {}
 

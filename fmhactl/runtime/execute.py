@@ -6,17 +6,19 @@ the parent process never touches the GPU.
 
 from __future__ import annotations
 
-import math
-import statistics
 from pathlib import Path
 
 from fmhactl.config import AttnConfig
 from fmhactl.runtime import driver
+from fmhactl.runtime.device import worker_device_info
 from fmhactl.runtime.launchers import launch_shape
 from fmhactl.runtime.nvtx_ranges import launch_range
 from fmhactl.runtime.params import make_params
-from fmhactl.verify.compare import POISON_16, POISON_32, compare
-from fmhactl.verify.reference import attention as reference_attention
+
+# Bit patterns written before a launch; a kernel never produces them (cvt yields canonical NaNs),
+# so any survivor is an element the kernel did not write.
+POISON_16 = -1  # 0xFFFF as int16
+POISON_32 = -1  # 0xFFFFFFFF as int32
 
 
 def _torch():
@@ -30,16 +32,8 @@ def torch_dtype(name: str):
 
 
 def gpu_info() -> dict:
-    """What the worker reports on start: the GPU, or why there is none."""
-    torch = _torch()
-    if not torch.cuda.is_available():
-        return {"gpu": None, "reason": "no CUDA GPU visible to torch"}
-    props = torch.cuda.get_device_properties(0)
-    torch.cuda.init()
-    torch.zeros(1, device="cuda")  # make torch's primary context current for the driver API
-    return {"gpu": props.name, "cc": [props.major, props.minor], "sms": props.multi_processor_count,
-            "l2_bytes": getattr(props, "L2_cache_size", 0), "driver": driver.driver_version(),
-            "torch": torch.__version__}
+    """The worker's hello (kept for callers of the old name): see runtime.device."""
+    return worker_device_info()
 
 
 class Executor:
@@ -108,11 +102,47 @@ class Executor:
         args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints)]
         if job["launcher"] == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))
+        elif job["launcher"] == "sm90":
+            args.append(self._sm90_maps(job, cfg, q, k, v, o))
         stream = torch.cuda.current_stream().cuda_stream
         if job.get("mode") == "emulated":
-            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0))
+            # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
+            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0),
+                                    shape.ctas_per_sm)
         with launch_range(job["variant"], cfg.key):
             driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
+
+    def prepared_launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse):
+        """A zero-argument callable that only enqueues the kernel: parameters, tensor maps and the
+        SMEM attribute are settled once, so a timed launch carries no host-side preparation (for
+        short kernels that preparation is longer than the kernel and would be timed as idle GPU)."""
+        from cuda.bindings import driver as cu
+
+        torch = _torch()
+        if job.get("mode") == "emulated":
+            return lambda: self.launch(job, cfg, q, k, v, o, lse)
+        fn = self._function(job)
+        shape = launch_shape(job["launcher"], cfg, job["switches"])
+        args = [make_params(cfg, q, k, v, o, lse)]
+        if job["launcher"] == "sm100":
+            args.append(self._tma_maps(job, cfg, q, k, v))
+        elif job["launcher"] == "sm90":
+            args.append(self._sm90_maps(job, cfg, q, k, v, o))
+        if shape.dynamic_smem > 48 * 1024:
+            driver.check(cu.cuFuncSetAttribute(
+                fn, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shape.dynamic_smem),
+                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+        import ctypes
+
+        arg_ptrs = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
+        stream = cu.CUstream(torch.cuda.current_stream().cuda_stream)
+        keep = (args, arg_ptrs)  # the argument buffers must outlive every launch
+
+        def go() -> None:
+            driver.check(cu.cuLaunchKernel(fn, *shape.grid, *shape.block, shape.dynamic_smem, stream,
+                                           ctypes.addressof(keep[1]), 0), "cuLaunchKernel")
+
+        return go
 
     @staticmethod
     def _tma_maps(job: dict, cfg: AttnConfig, q, k, v):
@@ -125,6 +155,26 @@ class Executor:
             return FmhaTmaMaps()
         plan = sm100_plan(cfg, job["switches"])
         return fmha_maps(q, k, v, plan.block_m, plan.block_n)
+
+    def _sm90_maps(self, job: dict, cfg: AttnConfig, q, k, v, o):
+        """The SM90 kernel's second parameter: TMA maps for the Q/K/V loads and the O store.
+
+        Encoding four maps costs far more host time than a small launch takes on the GPU, so
+        maps are cached by everything they encode (addresses, shapes, strides, dtype, boxes);
+        bench rotates over a fixed set of input buffers and hits the cache after one pass.
+        """
+        from fmhactl.runtime.launchers import sm90_plan
+        from fmhactl.runtime.tma_maps import sm90_maps
+
+        plan = sm90_plan(cfg, job["switches"])
+        key = (plan.block_m, plan.block_n, str(q.dtype)) + tuple(
+            (t.data_ptr(), tuple(t.shape), tuple(t.stride())) for t in (q, k, v, o))
+        cache = self.__dict__.setdefault("_sm90_map_cache", {})
+        if key not in cache:
+            if len(cache) > 256:
+                cache.clear()
+            cache[key] = sm90_maps(q, k, v, o, plan.block_m, plan.block_n)
+        return cache[key]
 
     def run(self, job: dict) -> dict:
         """One launch with no reference: did it finish, write every element, produce NaNs?"""
@@ -170,138 +220,20 @@ class Executor:
         report = ckpt.compare(at, got, want, cfg.head_dim)
         if "first_lane" in report:
             report["window"] = ckpt.window(got, want, report["first_lane"], report["first_column"])
+        if job.get("out"):  # `fmhactl dump --out FILE`: the whole checkpoint, for `fmhactl tui`
+            from fmhactl.runtime.dumpfile import write_from_worker
+
+            write_from_worker(job["out"], {**job, "config_key": cfg.key}, at, got, want, report, cfg.head_dim,
+                              cfg.dtype)
+            report["out"] = job["out"]
         return {"status": "PASS" if report["mismatches"] == 0 else "FAIL", "metrics": report}
 
-    def verify(self, job: dict) -> dict:
-        torch = _torch()
-        cfg = AttnConfig.from_dict(job["config"])
-        layout = job.get("layout", "bthd")
-        q, k, v = self.make_inputs(cfg, job["seed"], heads_first=layout == "bhtd")
-        o, lse = self.poisoned_outputs(cfg)
-        self.launch(job, cfg, q, k, v, o, lse)
-        self.synchronize(job)
-        ref32, lse32 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float32)
-        ref_low, _ = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=q.dtype)
-        _, lse64 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float64)
-        if job["launcher"] == "sm100":
-            block_m, warp_rows, quarters = 128, 32, True
-        else:
-            block_m, quarters = int(job["switches"].get("FMHA_BLOCK_M", 0)), False
-            warp_rows = block_m // 4
-        result = compare(o, lse, ref32, ref_low, lse64, lse32, block_m=block_m, warp_rows=warp_rows,
-                         lane_quarters=quarters)
-        return {"status": "PASS" if result.passed else "FAIL",
-                "metrics": {**result.to_dict(), "layout": layout, **self._tmem_sharing(job, cfg)}}
-
-    def _tmem_sharing(self, job: dict, cfg: AttnConfig) -> dict:
-        """Strict emulation: most CTAs that held TMEM on one SM at once, allocs that waited, and how
-        many CTAs the emulated build's occupancy lets co-reside (the residency the emulator saw)."""
+    def tmem_sharing(self, job: dict) -> dict:
+        """Strict emulation: the residency the launch planned beside what the emulator's per-SM TMEM
+        pools saw (most CTAs that held TMEM on one SM at once, allocs that waited)."""
         if job.get("mode") != "emulated":
             return {}
-        stats = self._emulation.stats(self._modules[job["cubin"]])
-        if not stats:
-            return {}
-        from cuda.bindings import driver as cu
-
-        shape = launch_shape(job["launcher"], cfg, job["switches"])
-        threads = shape.block[0] * shape.block[1] * shape.block[2]
-        err, per_sm = cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(self._function(job), threads, shape.dynamic_smem)
-        if err == cu.CUresult.CUDA_SUCCESS:
-            stats["ctas_per_sm_by_occupancy"] = int(per_sm)
-        return {"tmem_sharing": stats}
-
-    def bench(self, job: dict) -> dict:
-        torch = _torch()
         cfg = AttnConfig.from_dict(job["config"])
-        opts = job.get("bench", {})
-        warmup, iters = int(opts.get("warmup", 10)), int(opts.get("iters", 50))
-        sets = self._input_sets(cfg, job["seed"], opts)
-
-        def ours(s):
-            self.launch(job, cfg, *s)
-
-        result = {"kernel": _timed(ours, sets, warmup, iters, cfg.flops)}
-        self.synchronize(job)
-        baselines = {}
-        for name in opts.get("baselines", ["cudnn", "flash"]):
-            baselines[name] = _time_baseline(name, cfg, sets, warmup, iters)
-            if baselines[name].get("available") and result["kernel"]["tflops"]:
-                baselines[name]["ratio"] = result["kernel"]["tflops"] / baselines[name]["tflops"]
-        result["baselines"] = baselines
-        result["input_sets"] = len(sets)
-        return {"status": "OK", "metrics": result}
-
-    def _input_sets(self, cfg: AttnConfig, seed: int, opts: dict) -> list[tuple]:
-        """Enough independent input sets that one pass over them exceeds twice the L2 size."""
-        torch = _torch()
-        l2 = torch.cuda.get_device_properties(0).L2_cache_size or 50 * 2**20
-        elem = 2
-        per_set = elem * cfg.head_dim * (2 * cfg.batch * cfg.seq_q * cfg.heads + 2 * cfg.batch * cfg.seq_k * cfg.heads_kv)
-        count = max(2, min(int(opts.get("max_sets", 64)), math.ceil(2 * l2 / max(per_set, 1))))
-        sets = []
-        for i in range(count):
-            q, k, v = self.make_inputs(cfg, seed + i)
-            o, lse = self.poisoned_outputs(cfg)
-            sets.append((q, k, v, o, lse))
-        return sets
-
-
-def _timed(fn, sets, warmup: int, iters: int, flops: float) -> dict:
-    """Median of per-launch CUDA-event timings, rotating over the input sets."""
-    torch = _torch()
-    for i in range(warmup):
-        fn(sets[i % len(sets)])
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    for i in range(iters):
-        starts[i].record()
-        fn(sets[i % len(sets)])
-        ends[i].record()
-    torch.cuda.synchronize()
-    times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
-    median = statistics.median(times)
-    return {"median_ms": median, "p10_ms": times[len(times) // 10], "p90_ms": times[(9 * len(times)) // 10],
-            "min_ms": times[0], "iters": iters, "tflops": flops / (median * 1e-3) / 1e12 if median > 0 else 0.0}
-
-
-_SDPA_BACKENDS = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION",
-                  "math": "MATH"}
-
-
-def _time_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters: int) -> dict:
-    torch = _torch()
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    from torch.nn.functional import scaled_dot_product_attention as sdpa
-
-    if name not in _SDPA_BACKENDS:
-        return {"available": False, "reason": f"unknown baseline {name!r}"}
-    backend = getattr(SDPBackend, _SDPA_BACKENDS[name])
-    mask = None
-    if cfg.causal and cfg.seq_q != cfg.seq_k:
-        from torch.nn.attention.bias import causal_lower_right
-        mask = causal_lower_right(cfg.seq_q, cfg.seq_k)
-    group = cfg.heads // cfg.heads_kv
-    # Heads-first views; K/V expanded for GQA up front so every backend sees plain MHA.
-    prepared = []
-    for q, k, v, _, _ in sets:
-        kh, vh = k.permute(0, 2, 1, 3), v.permute(0, 2, 1, 3)
-        if group > 1:
-            kh, vh = kh.repeat_interleave(group, dim=1), vh.repeat_interleave(group, dim=1)
-        prepared.append((q.permute(0, 2, 1, 3), kh, vh))
-
-    def run(s):
-        q, k, v = s
-        if mask is not None:
-            return sdpa(q, k, v, attn_mask=mask)
-        return sdpa(q, k, v, is_causal=cfg.causal)
-
-    try:
-        with sdpa_kernel([backend]):
-            run(prepared[0])
-            torch.cuda.synchronize()
-            timing = _timed(run, prepared, warmup, iters, cfg.flops)
-    except RuntimeError as exc:
-        return {"available": False, "reason": str(exc).splitlines()[0][:200]}
-    timing["available"] = True
-    return timing
+        stats = self._emulation.stats(self._modules[job["cubin"]])
+        return {"tmem_pools": {"planned_ctas_per_sm": launch_shape(job["launcher"], cfg, job["switches"]).ctas_per_sm,
+                               **stats}}

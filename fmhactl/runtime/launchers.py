@@ -49,7 +49,50 @@ def sm100_launch(cfg: AttnConfig, switches: dict) -> LaunchShape:
     return LaunchShape((grid_x, cfg.heads, cfg.batch), (192, 1, 1), plan.smem_bytes, plan.ctas_per_sm)
 
 
-LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch}
+@dataclass(frozen=True)
+class Sm90Plan:
+    """Mirror of fmha_sm90::Plan<D> (kernels/sm90/fmha_sm90.cuh); tests/sm90 keep them equal."""
+
+    head_dim: int
+    stages: int
+    block_n: int
+    block_m: int = 128
+    threads: int = 384  # producer warpgroup + 2 consumer warpgroups
+
+    @property
+    def smem_bytes(self) -> int:
+        q = self.block_m * self.head_dim * 2
+        kv = self.block_n * self.head_dim * 2
+        barriers = 8 * (1 + 4 * self.stages)
+        return q + 2 * self.stages * kv + barriers + 1024
+
+    def limit_reason(self) -> str | None:
+        if self.head_dim not in SM90_HEAD_DIMS:
+            return f"head_dim {self.head_dim} not supported (supports {', '.join(map(str, SM90_HEAD_DIMS))})"
+        if self.smem_bytes > MAX_DYNAMIC_SMEM:
+            return (f"SMEM needs {self.smem_bytes} B (Q + {self.stages} K/V stage(s) of {self.block_n} keys) "
+                    f"> {MAX_DYNAMIC_SMEM} B")
+        return None
+
+
+SM90_HEAD_DIMS = (64, 128, 256)
+# KV tile per head dim unless a switch overrides it (FMHA_BN_D<d>), as in the kernel.
+SM90_DEFAULT_BLOCK_N = {64: 128, 128: 128, 256: 64}
+
+
+def sm90_plan(cfg: AttnConfig, switches: dict) -> Sm90Plan:
+    d = cfg.head_dim
+    block_n = int(switches.get(f"FMHA_BN_D{d}", SM90_DEFAULT_BLOCK_N.get(d, 64)))
+    return Sm90Plan(d, int(switches.get("FMHA_STAGES", 2)), block_n)
+
+
+def sm90_launch(cfg: AttnConfig, switches: dict) -> LaunchShape:
+    plan = sm90_plan(cfg, switches)
+    grid = (_ceil_div(cfg.seq_q, plan.block_m), cfg.heads, cfg.batch)
+    return LaunchShape(grid, (plan.threads, 1, 1), plan.smem_bytes)
+
+
+LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch, "sm90": sm90_launch}
 
 
 def launch_shape(launcher: str, cfg: AttnConfig, switches: dict) -> LaunchShape:
@@ -73,6 +116,8 @@ def limit_reason(launcher: str, cfg: AttnConfig, switches: dict) -> str | None:
     """Resource limits a config would break for this launcher (TMEM columns, SMEM bytes)."""
     if launcher == "sm100":
         return sm100_plan(cfg, switches).limit_reason()
+    if launcher == "sm90":
+        return sm90_plan(cfg, switches).limit_reason()
     if launch_shape(launcher, cfg, switches).dynamic_smem > MAX_DYNAMIC_SMEM:
         return f"SMEM needs {launch_shape(launcher, cfg, switches).dynamic_smem} B > {MAX_DYNAMIC_SMEM} B"
     return None

@@ -7,8 +7,13 @@ import os
 from fmhactl.build.compiler import BuildTarget
 from fmhactl.errors import BadInput
 from fmhactl.registry import Variant
+from fmhactl.runtime.device import gpu_arch
 
 NATIVE, EMULATED, COMPILE_ONLY = "native", "emulated", "compile-only"
+MODES = (NATIVE, EMULATED, COMPILE_ONLY)
+
+__all__ = ["NATIVE", "EMULATED", "COMPILE_ONLY", "MODES", "EMULATION_ENV", "EMULATION_MODES", "emulation_mode",
+           "gpu_arch", "plan"]
 
 # --emulation: strict (default) tracks asynchronous tcgen05 work from issue to completion;
 # fast completes everything at issue. The CLI sets the variable so that every service that plans
@@ -22,12 +27,6 @@ def emulation_mode() -> str:
     if mode not in EMULATION_MODES:
         raise BadInput(f"{EMULATION_ENV}={mode!r}: --emulation must be strict or fast")
     return mode
-
-_ARCH_OF_MAJOR = {8: "sm_80", 9: "sm_90a", 10: "sm_100a"}
-
-
-def gpu_arch(cc: list[int] | tuple[int, int]) -> str | None:
-    return _ARCH_OF_MAJOR.get(int(cc[0]))
 
 
 def plan(variant: Variant, cc: list[int] | tuple[int, int]) -> tuple[BuildTarget, str] | str:

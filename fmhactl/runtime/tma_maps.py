@@ -61,3 +61,17 @@ def encode(tensor, box_rows: int) -> TmaMap:
 
 def fmha_maps(q, k, v, block_m: int, block_n: int) -> FmhaTmaMaps:
     return FmhaTmaMaps(encode(q, block_m), encode(k, block_n), encode(v, block_n))
+
+
+class Sm90TmaMaps(ctypes.Structure):
+    """Mirror of Sm90TmaMaps in kernels/sm90/fmha_sm90.cuh: Q, K, V loads and the O store."""
+
+    _fields_ = [("q", TmaMap), ("k", TmaMap), ("v", TmaMap), ("o", TmaMap)]
+
+
+# The O store box: one consumer warpgroup's 64 rows (it stores its half of the query tile).
+SM90_STORE_ROWS = 64
+
+
+def sm90_maps(q, k, v, o, block_m: int, block_n: int) -> Sm90TmaMaps:
+    return Sm90TmaMaps(encode(q, block_m), encode(k, block_n), encode(v, block_n), encode(o, SM90_STORE_ROWS))

@@ -8,6 +8,7 @@ kernel's parent-death signal takes the worker down too, so no orphan keeps the G
 from __future__ import annotations
 
 import ctypes
+import importlib
 import json
 import os
 import signal
@@ -39,9 +40,10 @@ def main() -> None:
         protocol.flush()
 
     try:
-        from fmhactl.runtime.execute import Executor, gpu_info
+        from fmhactl.runtime.device import worker_device_info
+        from fmhactl.runtime.execute import Executor
 
-        info = gpu_info()
+        info = worker_device_info()
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which decides
         reply({"hello": True, "gpu": None, "reason": f"{type(exc).__name__}: {exc}"})
         return
@@ -55,17 +57,32 @@ def main() -> None:
         executor.close()
 
 
+# The job handlers this worker hosts, by op. Checking (verify) and timing (bench) live with their
+# features and are loaded by name, so the runtime layer never imports the layers above it.
+JOB_HANDLERS = {
+    "verify": "fmhactl.verify.job:verify_job",
+    "bench": "fmhactl.bench.job:bench_job",
+}
+
+
+def _handler(executor, op: str):
+    if op in ("run", "dump"):
+        return getattr(executor, op)
+    module, _, name = JOB_HANDLERS[op].partition(":")
+    function = getattr(importlib.import_module(module), name)
+    return lambda job: function(executor, job)
+
+
 def _serve(executor, reply) -> None:
     """Answer jobs until stdin closes, or until a fault has poisoned the CUDA context."""
     from fmhactl.runtime.emulation import EmulationViolations
 
-    handlers = {"verify": executor.verify, "bench": executor.bench, "run": executor.run, "dump": executor.dump}
     for line in sys.stdin:
         if not line.strip():
             continue
         job = json.loads(line)
         try:
-            reply({"id": job.get("id"), **handlers[job["op"]](job)})
+            reply({"id": job.get("id"), **_handler(executor, job["op"])(job)})
         except EmulationViolations as exc:  # the kernel ran to the end but broke tcgen05 rules
             reply({"id": job.get("id"), "status": "FAIL", "error": str(exc).splitlines()[0],
                    "metrics": {"violations": [str(v) for v in exc.violations]}})

@@ -1,6 +1,6 @@
 """Scenario files: scenarios/<name>.toml with a name, a description and [[step]] tables.
 
-Step types and their fields:
+Step types and their fields (fmhactl.schemas declares them; unknown fields are refused):
   build    variants = [...] | all = true, arch = "sm_90a" (optional)                  CPU
   verify   variants = [...], grid = NAME | shapes = [...], timeout_s                     GPU
   bench    variant, shapes = [...], baseline = "cudnn", min_ratio = 0.1, warmup, iters   GPU
@@ -9,16 +9,19 @@ Step types and their fields:
            (runs `python -m fmhactl ARGS`; SKIPPED when requires_command is not a command)
   layout   same as fmhactl with requires_command defaulting to "layout"
 Every step may set name and `gpu = true|false` to override whether it needs a GPU.
+
+Loading checks everything a step names against what exists (variants, grids, recipes, shapes),
+so a broken step is a load error (exit 2), never a SKIPPED step at run time.
 """
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fmhactl import paths
-from fmhactl.errors import BadInput
+from fmhactl.errors import BadInput, FmhactlError
 
 STEP_TYPES = {"build": False, "verify": True, "bench": True, "profile": True, "fmhactl": False, "layout": False}
 RESERVED = {"milestones"}  # scenarios/*.toml files that are not scenarios
@@ -30,6 +33,7 @@ class Step:
     name: str
     needs_gpu: bool
     options: dict = field(default_factory=dict)
+    spec: Any = None  # the validated fmhactl.schemas step model
 
 
 @dataclass(frozen=True)
@@ -48,55 +52,62 @@ def available_scenarios() -> list[str]:
     return [p.stem for p in scenario_files()]
 
 
-def _list_of_str(path: Path, index: int, key: str, value) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise BadInput(f"{path}: step {index}: {key} must be a list of strings")
-    return value
+def scenario_path(name_or_path: str) -> Path:
+    from fmhactl.schemas import check_name, shown
+
+    if name_or_path.endswith(".toml") or "/" in name_or_path or "\\" in name_or_path:
+        path = Path(name_or_path)
+        if not path.is_file():
+            raise BadInput(f"scenario file {shown(name_or_path)} not found")
+        return path
+    try:
+        check_name(name_or_path, "scenario")
+    except BadInput:
+        raise BadInput(f"unknown scenario {shown(name_or_path)} (known: {', '.join(available_scenarios())})") from None
+    path = paths.scenarios_dir() / f"{name_or_path}.toml"
+    if not path.is_file() or path.stem in RESERVED:
+        raise BadInput(f"unknown scenario {name_or_path!r} (known: {', '.join(available_scenarios())})")
+    return path
 
 
-def _check_step(path: Path, index: int, kind: str, table: dict) -> None:
-    need = {"verify": ("variants",), "bench": ("variant", "shapes"), "profile": ("variant", "shape"),
-            "fmhactl": ("args",), "layout": ("args",)}.get(kind, ())
-    for key in need:
-        if key not in table:
-            raise BadInput(f"{path}: step {index} ({kind}) needs {key!r}")
-    if kind == "verify" and bool(table.get("grid")) == bool(table.get("shapes")):
-        raise BadInput(f"{path}: step {index} (verify) needs exactly one of grid or shapes")
-    if kind == "build" and not (table.get("variants") or table.get("all")):
-        raise BadInput(f"{path}: step {index} (build) needs variants or all = true")
-    for key in ("variants", "shapes", "args"):
-        if key in table:
-            _list_of_str(path, index, key, table[key])
-    if "min_ratio" in table and not isinstance(table["min_ratio"], (int, float)):
-        raise BadInput(f"{path}: step {index}: min_ratio must be a number")
-    if "expect_exit" in table and not isinstance(table["expect_exit"], int):
-        raise BadInput(f"{path}: step {index}: expect_exit must be an integer")
+def _check_names(path: Path, index: int, spec) -> None:
+    """Every variant, grid, recipe and shape a step names must exist / parse."""
+    from fmhactl.config import parse_shape
+    from fmhactl.profile.recipes import load_recipe
+    from fmhactl.registry import get_variant, load_registry
+    from fmhactl.verify.grids import load_grid
+
+    where = f"{path}: step[{index}]"
+    try:
+        registry = load_registry()
+        for n in getattr(spec, "variants", None) or []:
+            get_variant(n, registry)
+        if getattr(spec, "variant", None):
+            get_variant(spec.variant, registry)
+        if getattr(spec, "grid", None):
+            load_grid(spec.grid)
+        for text in (getattr(spec, "shapes", None) or []) + ([spec.shape] if getattr(spec, "shape", None) else []):
+            cfg = parse_shape(text)
+            if spec.type in ("bench", "profile"):  # these need every shape to run (verify records UNSUPPORTED)
+                reason = get_variant(spec.variant, registry).unsupported_reason(cfg)
+                if reason:
+                    raise BadInput(f"{spec.variant} cannot run {cfg.key}: {reason}")
+        if spec.type == "profile":
+            load_recipe(spec.recipe)
+    except FmhactlError as exc:
+        raise BadInput(f"{where} ({spec.type}): {exc}") from None
 
 
 def load_scenario(name_or_path: str) -> Scenario:
-    path = Path(name_or_path)
-    if not path.suffix:
-        path = paths.scenarios_dir() / f"{name_or_path}.toml"
-    if not path.is_file() or path.stem in RESERVED:
-        raise BadInput(f"unknown scenario {name_or_path!r} (known: {', '.join(available_scenarios())})")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{path}: malformed TOML: {exc}") from None
-    tables = data.get("step", [])
-    if not isinstance(tables, list) or not tables:
-        raise BadInput(f"{path}: a scenario needs at least one [[step]] table")
+    from fmhactl.schemas import ScenarioFile, read_toml, validate
+
+    path = scenario_path(name_or_path)
+    model = validate(ScenarioFile, read_toml(path, "scenario"), path)
     steps = []
-    for index, table in enumerate(tables, 1):
-        if not isinstance(table, dict):
-            raise BadInput(f"{path}: step {index} is not a table")
-        kind = table.get("type")
-        if kind not in STEP_TYPES:
-            raise BadInput(f"{path}: step {index}: type must be one of {', '.join(STEP_TYPES)}, got {kind!r}")
-        _check_step(path, index, kind, table)
-        options = {k: v for k, v in table.items() if k not in ("type", "name", "gpu")}
-        name = str(table.get("name") or f"{kind} {index}")
-        steps.append(Step(type=kind, name=name, needs_gpu=bool(table.get("gpu", STEP_TYPES[kind])),
-                          options=options))
-    return Scenario(name=str(data.get("name", path.stem)), description=str(data.get("description", "")),
-                    steps=tuple(steps), path=path)
+    for index, spec in enumerate(model.step):
+        _check_names(path, index, spec)
+        options = spec.model_dump(exclude={"type", "name", "gpu"}, exclude_none=True)
+        name = spec.name or f"{spec.type} {index + 1}"
+        needs_gpu = STEP_TYPES[spec.type] if spec.gpu is None else spec.gpu
+        steps.append(Step(type=spec.type, name=name, needs_gpu=needs_gpu, options=options, spec=spec))
+    return Scenario(name=model.name or path.stem, description=model.description, steps=tuple(steps), path=path)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from fmhactl.build.hashing import source_hash
 from fmhactl.errors import FmhactlError
+from fmhactl.records import BenchMetrics, BuildMetrics, ProfileMetrics, VerifyMetrics, metrics_of
 from fmhactl.registry import Variant, load_registry
 from fmhactl.results.store import ResultRow, ResultStore
 from fmhactl.status.milestones import Milestone
@@ -135,23 +136,22 @@ def _verify_mode(spec: ModeSpec, variants: list[Variant], configs: list, store: 
                 continue
             any_row = True
             status.row_ids.append(int(row.id or 0))
-            m = row.metrics
+            m = VerifyMetrics.from_dict(row.metrics)
             if row.status == "PASS":
                 status.passed += 1
-                if isinstance(m.get("max_abs_err"), (int, float)):
-                    status.max_abs_err = max(status.max_abs_err or 0.0, float(m["max_abs_err"]))
-                if isinstance(m.get("cosine"), (int, float)):
-                    status.min_cosine = min(status.min_cosine if status.min_cosine is not None else 1.0,
-                                            float(m["cosine"]))
-                if isinstance(m.get("lse_max_err"), (int, float)):
-                    status.lse_max_err = max(status.lse_max_err or 0.0, float(m["lse_max_err"]))
+                if m.max_abs_err is not None:
+                    status.max_abs_err = max(status.max_abs_err or 0.0, m.max_abs_err)
+                if m.cosine is not None:
+                    status.min_cosine = min(status.min_cosine if status.min_cosine is not None else 1.0, m.cosine)
+                if m.lse_max_err is not None:
+                    status.lse_max_err = max(status.lse_max_err or 0.0, m.lse_max_err)
                 if row.source_hash != hashes[variant.name]:
                     old_hashes.add(row.source_hash)
                 continue
             status.failures.append(Failure(
                 variant=variant.name, config_key=cfg.key, status=row.status, row_id=row.id,
-                max_abs_err=m.get("max_abs_err"), cosine=m.get("cosine"), reasons=list(m.get("reasons") or []),
-                error_map=str(m.get("error_map") or ""), error=str(m.get("error") or m.get("reason") or "")))
+                max_abs_err=m.max_abs_err, cosine=m.cosine, reasons=list(m.reasons),
+                error_map=m.error_map, error=m.error or m.reason))
             if cfg.key in passed_before:
                 status.regressions.append(f"{milestone_id} {spec.label}: {variant.name} {cfg.key} passed before,"
                                           f" now {row.status} (row {row.id})")
@@ -183,12 +183,11 @@ def _bench_rows(store: ResultStore, variant: Variant, spec: ModeSpec) -> list[di
     for row in store.query(kind="bench", variant=variant.name, mode=spec.mode, arch=spec.arch, status="OK"):
         if row.config_key in seen or not _matches(row, spec):
             continue
-        kernel = row.metrics.get("kernel", {})
-        ratios = {name: b.get("ratio") for name, b in sorted(row.metrics.get("baselines", {}).items())
-                  if isinstance(b, dict) and b.get("ratio") is not None}
+        m = BenchMetrics.from_dict(row.metrics)
+        ratios = {b.name: b.ratio for b in sorted(m.baselines, key=lambda b: b.name) if b.ratio is not None}
         seen[row.config_key] = {"variant": variant.name, "config": row.config_key, "row_id": row.id,
-                                "tflops": kernel.get("tflops"), "median_ms": kernel.get("median_ms"),
-                                "ratios": ratios}
+                                "tflops": m.kernel.tflops if m.kernel else None,
+                                "median_ms": m.kernel.median_ms if m.kernel else None, "ratios": ratios}
     return [seen[k] for k in sorted(seen)]
 
 
@@ -197,12 +196,15 @@ def _profile_rows(store: ResultStore, variant: Variant, spec: ModeSpec) -> list[
     for row in store.query(kind="profile", variant=variant.name, mode=spec.mode, arch=spec.arch, status="OK"):
         if row.config_key in seen or not _matches(row, spec):
             continue
-        s = row.metrics.get("summary", {})
+        p = ProfileMetrics.from_dict(row.metrics)
+        s = p.summary
         seen[row.config_key] = {"variant": variant.name, "config": row.config_key, "row_id": row.id,
-                                "recipe": row.metrics.get("recipe"), "report": row.metrics.get("report"),
-                                **{k: s.get(k) for k in ("duration_us", "tflops", "pct_of_tensor_peak", "dram_pct",
-                                                         "registers_per_thread", "occupancy_achieved_pct",
-                                                         "smem_bank_conflicts_ld", "top_stalls")}}
+                                "recipe": p.recipe, "report": p.report_path, "duration_us": s.duration_us,
+                                "tflops": s.tflops, "pct_of_tensor_peak": s.pct_of_tensor_peak, "dram_pct": s.dram_pct,
+                                "registers_per_thread": s.registers_per_thread,
+                                "occupancy_achieved_pct": s.occupancy_achieved_pct,
+                                "smem_bank_conflicts_ld": s.smem_bank_conflicts_ld,
+                                "top_stalls": [list(t) for t in s.top_stalls]}
     return [seen[k] for k in sorted(seen)]
 
 
@@ -221,7 +223,7 @@ def _build_mode(spec: ModeSpec, variants: list[Variant], store: ResultStore, has
             row = rows[0]
             status.row_ids.append(int(row.id or 0))
             if row.status != "OK":
-                error = str(row.metrics.get("error", "")).strip().splitlines()
+                error = BuildMetrics.from_dict(row.metrics).error.strip().splitlines()
                 status.failures.append(Failure(variant.name, arch, row.status, row.id,
                                                error=error[0][:300] if error else ""))
             elif row.source_hash != hashes[variant.name]:
@@ -301,8 +303,8 @@ def _checks_status(milestone: Milestone, store: ResultStore, registry: dict[str,
             backends.add(row.variant)
             status.row_ids.append(int(row.id or 0))
             if row.status not in ("PASS", "OK"):
-                status.failures.append(Failure(row.variant, check, row.status, row.id,
-                                               error=str(row.metrics.get("error", ""))[:300]))
+                error = getattr(metrics_of(row.kind, row.metrics), "error", "")
+                status.failures.append(Failure(row.variant, check, row.status, row.id, error=error[:300]))
                 continue
             status.passed += 1
             variant = registry.get(row.variant)

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from fmhactl import paths
 from fmhactl.errors import BadInput
-
-_ID = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 @dataclass(frozen=True)
@@ -31,40 +27,27 @@ def milestones_path() -> Path:
 
 
 def load_milestones(path: Path | None = None) -> list[Milestone]:
+    """The milestones file, checked against fmhactl.schemas.MilestonesFile (ids, dependencies,
+    cycles) and against what exists: grids and scenarios must be known (exit 2 otherwise).
+    Variants may be missing from the registry: such a milestone is BLOCKED, not an error."""
+    from fmhactl.scenario.model import available_scenarios
+    from fmhactl.schemas import MilestonesFile, read_toml, validate
+    from fmhactl.verify.grids import available_grids
+
     path = path or milestones_path()
     if not path.is_file():
         raise BadInput(f"milestones file not found: {path}")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{path}: malformed TOML: {exc}") from None
+    model = validate(MilestonesFile, read_toml(path, "milestones file"), path)
+    grids, scenarios = set(available_grids()), set(available_scenarios())
     out: list[Milestone] = []
-    seen: set[str] = set()
-    for index, table in enumerate(data.get("milestone", []), 1):
-        if not isinstance(table, dict) or "id" not in table or "title" not in table:
-            raise BadInput(f"{path}: milestone {index} needs id and title")
-        mid = str(table["id"])
-        if not _ID.match(mid) or mid in seen:
-            raise BadInput(f"{path}: milestone id {mid!r} is malformed or repeated")
-        seen.add(mid)
-        lists = {}
-        for key in ("variants", "grids", "depends", "checks"):
-            value = table.get(key, [])
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise BadInput(f"{path}: milestone {mid}: {key} must be a list of strings")
-            lists[key] = tuple(value)
-        if not lists["variants"] and not lists["checks"]:
-            raise BadInput(f"{path}: milestone {mid} names no variants and no checks")
-        malformed = [c for c in lists["checks"] if c.count(":") != 1 or not all(c.split(":"))]
-        if malformed:
-            raise BadInput(f"{path}: milestone {mid}: checks must read kind:name, got {', '.join(malformed)}")
-        out.append(Milestone(id=mid, title=str(table["title"]), variants=lists["variants"], grids=lists["grids"],
-                             scenario=str(table.get("scenario", "")), blocked=str(table.get("blocked", "")),
-                             depends=lists["depends"], what=str(table.get("what", "")), checks=lists["checks"]))
-    if not out:
-        raise BadInput(f"{path}: no [[milestone]] tables")
-    for m in out:
-        unknown = [d for d in m.depends if d not in seen]
+    for index, m in enumerate(model.milestone):
+        unknown = [g for g in m.grids if g not in grids]
         if unknown:
-            raise BadInput(f"{path}: milestone {m.id} depends on unknown {', '.join(unknown)}")
+            raise BadInput(f"{path}: milestone[{index}].grids: unknown grid {unknown[0]!r} "
+                           f"(known: {', '.join(sorted(grids))})")
+        if m.scenario and m.scenario not in scenarios:
+            raise BadInput(f"{path}: milestone[{index}].scenario: unknown scenario {m.scenario!r}")
+        out.append(Milestone(id=m.id, title=m.title, variants=tuple(m.variants), grids=tuple(m.grids),
+                             scenario=m.scenario, blocked=m.blocked, depends=tuple(m.depends), what=m.what,
+                             checks=tuple(m.checks)))
     return out

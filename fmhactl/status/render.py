@@ -60,6 +60,8 @@ def mode_line(mode: ModeStatus, compile_only: bool = False) -> str:
         parts.append(f"LSE err {_e(mode.lse_max_err)}")
     if mode.bench:
         parts.append(f"TFLOP/s {_perf(mode)}")
+    if mode.note:
+        parts.append(mode.note)
     return ", ".join(parts)
 
 
@@ -108,7 +110,8 @@ def render_milestone(status: MilestoneStatus, by_id: dict[str, MilestoneStatus])
     if m.what:
         lines.append(f"What: {m.what}")
     hashes = ", ".join(f"{v} (sources {status.hashes[v][:12]})" if v in status.hashes else v for v in m.variants)
-    lines.append(f"Variants: {hashes}")
+    if m.variants:
+        lines.append(f"Variants: {hashes}")
     proof = " + ".join([f"grid {g}" for g in m.grids] + [f"check {c}" for c in m.checks]) or "none"
     lines.append(f"Proof: {proof}" + (f"; re-run with `fmhactl scenario run {m.scenario}`" if m.scenario else ""))
     if m.depends:

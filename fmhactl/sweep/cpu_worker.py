@@ -2,6 +2,7 @@
 
 It lets the one scheduler (local slots or Ray actors) run work on machines with no GPU:
 - `build`: compile one (variant, target) through NVRTC into the shared, content-addressed cache;
+- `cubin_sha256`: the hash of the cubin a job names (how CI checks cubins shipped to a node);
 - `selftest`: a small attention problem done the way the kernels do it (online softmax over key
   blocks, fp32) checked against the fp64 reference. A `fault` planted in the job makes the
   worker die (crash) or stop answering (hang), exactly as the GPU self-test kernels do, so
@@ -97,7 +98,15 @@ def _online_softmax(q, k, v, causal: bool, visibility_mask, block: int):
     return out.permute(0, 2, 1, 3)
 
 
-HANDLERS = {"build": _build, "selftest": _selftest}
+def _cubin_sha256(job: dict) -> dict:
+    """The hash and place of the cubin a job names, as this worker sees it (proves shipping by content)."""
+    path = job["cubin"]
+    with open(path, "rb") as handle:
+        digest = hashlib.sha256(handle.read()).hexdigest()
+    return {"status": "OK", "metrics": {"sha256": digest, "path": path}}
+
+
+HANDLERS = {"build": _build, "selftest": _selftest, "cubin_sha256": _cubin_sha256}
 
 
 def main() -> None:

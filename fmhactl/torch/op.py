@@ -107,14 +107,11 @@ def config_of(p: Problem, dtype: torch.dtype, causal: bool) -> AttnConfig:
                       head_dim=p.head_dim, dtype=_DTYPES[dtype], causal=bool(causal))
 
 
-_capabilities: dict[int, tuple[int, int]] = {}
-
-
 def _capability(device: torch.device) -> tuple[int, int]:
+    from fmhactl.runtime.device import torch_device_capability  # the one GPU probe, cached per device
+
     index = device.index if device.index is not None else torch.cuda.current_device()
-    if index not in _capabilities:
-        _capabilities[index] = tuple(torch.cuda.get_device_capability(index))  # type: ignore[assignment]
-    return _capabilities[index]
+    return torch_device_capability(index)
 
 
 def backend_for(q: torch.Tensor, k: torch.Tensor | None = None, v: torch.Tensor | None = None, *,

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-# Bit patterns written before a launch; a kernel never produces them (cvt yields canonical NaNs),
-# so any survivor is an element the kernel did not write.
-POISON_16 = -1  # 0xFFFF as int16
-POISON_32 = -1  # 0xFFFFFFFF as int32
+from fmhactl.runtime.execute import POISON_16, POISON_32  # the bit patterns outputs are poisoned with
 
 
 @dataclass

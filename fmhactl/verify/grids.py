@@ -1,19 +1,23 @@
 """Named grids of attention configs, read from scenarios/grids/<name>.toml.
 
 A grid file holds optional [defaults] and one or more [[product]] tables; every field of a
-product is a value or a list of values, and the grid is the union of the cartesian products.
+product is a value or a non-empty list of values, and the grid is the union of the cartesian
+products. The file is checked against fmhactl.schemas.GridFile, and its size is computed before
+a single config is built: more than MAX_GRID_CONFIGS is refused.
 """
 
 from __future__ import annotations
 
 import itertools
-import tomllib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from fmhactl import paths
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput, FmhactlError
+
+MAX_GRID_CONFIGS = 20000
 
 
 @dataclass(frozen=True)
@@ -31,32 +35,48 @@ def available_grids() -> list[str]:
     return sorted(p.stem for p in grid_dir().glob("*.toml"))
 
 
-def load_grid(name_or_path: str) -> Grid:
-    path = Path(name_or_path)
-    if not path.suffix:
-        path = grid_dir() / f"{name_or_path}.toml"
+def grid_path(name_or_path: str) -> Path:
+    """A grid name (scenarios/grids/<name>.toml) or the path of a .toml file; BadInput if neither."""
+    from fmhactl.schemas import check_name, shown
+
+    if name_or_path.endswith(".toml") or "/" in name_or_path or "\\" in name_or_path:
+        path = Path(name_or_path)
+        if not path.is_file():
+            raise BadInput(f"grid file {shown(name_or_path)} not found")
+        return path
+    check_name(name_or_path, "grid")
+    path = grid_dir() / f"{name_or_path}.toml"
     if not path.is_file():
         raise BadInput(f"unknown grid {name_or_path!r} (known: {', '.join(available_grids())})")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{path}: malformed TOML: {exc}") from None
-    defaults = data.get("defaults", {})
-    products = data.get("product", [])
-    if not isinstance(defaults, dict) or not isinstance(products, list) or not products:
-        raise BadInput(f"{path}: a grid needs at least one [[product]] table")
+    return path
+
+
+def load_grid(name_or_path: str) -> Grid:
+    from fmhactl.schemas import GridFile, read_toml, validate
+
+    path = grid_path(name_or_path)
+    model = validate(GridFile, read_toml(path, "grid"), path)
+    defaults = dict(model.defaults)
+    size = 0
+    for product in model.product:
+        fields = {**defaults, **product}
+        size += math.prod(len(v) if isinstance(v, list) else 1 for v in fields.values())
+        if size > MAX_GRID_CONFIGS:
+            raise BadInput(f"{path}: the grid has more than {MAX_GRID_CONFIGS} configs "
+                           f"(at least {size}); split it")
     configs: dict[AttnConfig, None] = {}
-    for index, product in enumerate(products):
-        if not isinstance(product, dict):
-            raise BadInput(f"{path}: product {index} is not a table")
+    for index, product in enumerate(model.product):
         fields = {**defaults, **product}
         names = list(fields)
         axes = [v if isinstance(v, list) else [v] for v in fields.values()]
         for values in itertools.product(*axes):
+            row = dict(zip(names, values))
+            if row.get("heads_kv") == 0:
+                raise BadInput(f"{path}: product[{index}].heads_kv: must be positive (leave it out for 'same as heads')")
             try:
-                configs[AttnConfig.from_dict(dict(zip(names, values)))] = None
+                configs[AttnConfig.from_dict(row)] = None
             except FmhactlError as exc:
-                raise BadInput(f"{path}: product {index}: {exc}") from None
+                raise BadInput(f"{path}: product[{index}]: {exc}") from None
             except TypeError as exc:
-                raise BadInput(f"{path}: product {index}: {exc}") from None
-    return Grid(data.get("name", path.stem), data.get("description", ""), tuple(configs))
+                raise BadInput(f"{path}: product[{index}]: {exc}") from None
+    return Grid(model.name or path.stem, model.description, tuple(configs))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from fmhactl.build.compiler import BuildResult, build
 from fmhactl.config import AttnConfig
+from fmhactl.progress import CancelToken, ProgressCallback, check_cancel, notify
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
 from fmhactl.runtime.jobs import fresh_seed, make_job, row_from_reply
@@ -40,8 +41,11 @@ class SweepSummary:
 
 def run_verify(variants: Sequence[Variant], configs: Sequence[AttnConfig], *, store: ResultStore,
                timeout_s: float = 30.0, seed: int | None = None,
-               on_result: Callable[[ResultRow], None] | None = None) -> SweepSummary:
+               on_result: Callable[[ResultRow], None] | None = None,
+               progress: ProgressCallback | None = None, cancel: CancelToken | None = None) -> SweepSummary:
+    """Every (variant, config) pair, one progress event per config; a cancel stops between configs."""
     session = new_session_id()
+    total = len(variants) * len(configs)
     summary = SweepSummary(session)
     base_seed = fresh_seed(seed)
     with KernelWorker(timeout_s) as worker:
@@ -52,14 +56,17 @@ def run_verify(variants: Sequence[Variant], configs: Sequence[AttnConfig], *, st
             summary.rows.append(row)
             if on_result:
                 on_result(row)
+            notify(progress, "config", len(summary.rows), total, f"{row.status} {row.variant} {row.config_key}", row)
 
         for variant in variants:
             planned = plan(variant, info["cc"])
             built: BuildResult | None = None
             if not isinstance(planned, str):
+                check_cancel(cancel)
                 target, mode = planned
                 built = build(variant, target)
             for index, cfg in enumerate(configs):
+                check_cancel(cancel)
                 cfg_seed = base_seed + index
                 reason = planned if isinstance(planned, str) else variant.unsupported_reason(cfg)
                 if reason or built is None:

@@ -83,8 +83,10 @@ def encoder_program(tmp_path_factory) -> Path:
     head = text[:cut]
     assert "make_smem_desc" in head and "make_idesc" in head
     (work / "tcgen05.cuh").write_text(head)
-    for name in ("tcgen05_errors.h", "desc_fields.gen.h"):
-        shutil.copy(COMMON / name, work / name)
+    # every other header the head includes, as it is (new ones too)
+    for header in [*COMMON.glob("*.h"), *COMMON.glob("*.cuh")]:
+        if header.name != "tcgen05.cuh":
+            shutil.copy(header, work / header.name)
     (work / "check.cpp").write_text(_PROGRAM)
     exe = work / "check"
     proc = subprocess.run([cxx, "-std=c++17", "-D__host__=", "-D__device__=", "-D__forceinline__=inline",

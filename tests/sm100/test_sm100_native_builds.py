@@ -8,7 +8,6 @@ import re
 import pytest
 
 from fmhactl.build.compiler import BuildTarget, build
-from fmhactl.build.sass import sass
 from fmhactl.errors import MissingEnvironment
 from fmhactl.plans.sm100 import ctas_by_registers
 from fmhactl.registry import load_registry
@@ -38,13 +37,10 @@ def test_native_build_has_no_spills_and_keeps_the_planned_residency(variant):
 
 
 def _mix(variant) -> dict[str, dict[str, int]]:
-    """Per entry point: MUFU.EX2 and FFMA counts in the sm_100a SASS."""
-    text = sass(_build(variant).cubin_path)
-    mix = {}
-    for body in re.split(r"\n\s*Function : ", text)[1:]:
-        name = body.split("\n", 1)[0].strip()
-        mix[name] = {"MUFU.EX2": len(re.findall(r"\bMUFU\.EX2\b", body)), "FFMA": len(re.findall(r"\bFFMA\b", body))}
-    return mix
+    """Per entry point: MUFU.EX2 and FFMA counts in the sm_100a SASS (what `build --mix` shows)."""
+    from fmhactl.build.sass import instruction_mix
+
+    return instruction_mix(_build(variant).cubin_path, ("MUFU.EX2", "FFMA"))
 
 
 def test_exp2_polynomial_moves_exponentials_from_mufu_to_ffma():
@@ -80,3 +76,18 @@ def test_exp2_polynomial_is_accurate_below_16_bit_rounding():
     got = np.ldexp(poly.astype(np.float64), fl.astype(np.int32))
     rel = np.abs(got / np.exp2(x.astype(np.float64)) - 1.0)
     assert rel.max() < 1.0e-4  # bf16 P rounds at 2^-9 = 2e-3, f16 at 2^-11 = 4.9e-4
+
+
+def test_build_mix_column_shows_the_counts():
+    from typer.testing import CliRunner
+
+    from fmhactl.cli.app import app
+
+    _build(REGISTRY["sm100_tma_s2_tmem_ex2"])  # cached for the CLI call below
+    result = CliRunner().invoke(app, ["build", "sm100_tma_s2_tmem_ex2", "--arch", "sm_100a", "--mix"],
+                                env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    mix = _mix(REGISTRY["sm100_tma_s2_tmem_ex2"])["fmha_sm100_bf16_d256"]
+    row = next(line for line in result.output.splitlines() if "fmha_sm100_bf16_d256" in line)
+    cells = [c.strip() for c in row.split("│")]
+    assert str(mix["MUFU.EX2"]) in cells and str(mix["FFMA"]) in cells

@@ -96,3 +96,18 @@ def test_launch_grid_doubles_for_two_passes_over_d():
     assert shape.grid == (3 * 2, 3, 2) and shape.ctas_per_sm == 1
     shape = sm100_launch(AttnConfig(batch=2, heads=3, seq_q=300, head_dim=64), variant.switches)
     assert shape.grid == (3, 3, 2) and shape.ctas_per_sm == 2
+
+
+def test_load_warp_returns_before_any_load_for_a_tile_without_keys():
+    """Issue 13 item 1 at the source level (strict emulation proves it on the GPU): in load_warp the
+    n_tiles == 0 return comes before Q's TMA and Q's copy. scripts/device/sm100_issue13.sh removes
+    exactly this block to show strict mode failing without it."""
+    import re
+
+    from fmhactl import paths
+
+    src = (paths.kernels_dir() / "sm100" / "fmha_sm100.cuh").read_text()
+    body = src[src.index("__device__ void load_warp("):src.index("// ---- MMA warp")]
+    fix = re.search(r"\n    // A tile with no key to visit.*?\n    if \(t.n_tiles == 0\) return;", body, re.S)
+    assert fix, "the early return of load_warp is gone (or its comment changed: update the device script)"
+    assert fix.end() < body.index("tma::load_4d") and fix.end() < body.index("copy_tile<D>(smem + P::kQOff")

@@ -104,7 +104,7 @@ def test_a_slot_that_cannot_restart_loses_its_config_to_another_slot(tmp_path):
     script = tmp_path / "flaky.py"
     marker = tmp_path / "gpu1-died"
     script.write_text(textwrap.dedent(f"""
-        import json, os, sys
+        import json, os, sys, time
         pin = os.environ["CUDA_VISIBLE_DEVICES"]
         if pin == "GPU-fake-1" and os.path.exists({str(marker)!r}):
             print(json.dumps({{"hello": True, "gpu": None, "reason": "fell off the bus"}}), flush=True)
@@ -115,11 +115,15 @@ def test_a_slot_that_cannot_restart_loses_its_config_to_another_slot(tmp_path):
             if pin == "GPU-fake-1":
                 open({str(marker)!r}, "w").close()
                 os._exit(1)
+            for _ in range(600):  # GPU 0 answers only once GPU 1 has died: GPU 1 surely takes a config
+                if os.path.exists({str(marker)!r}):
+                    break
+                time.sleep(0.05)
             print(json.dumps({{"id": job["id"], "status": "PASS"}}), flush=True)
     """))
     # The first job on GPU 1 is a CRASH (the worker died); the next restart fails: the slot is lost.
     tasks = kernel_tasks("verify", [get_variant("ref")], list(load_grid("smoke").configs), seed=1, session="s2")
-    backend = LocalBackend(_fake_gpus(2), timeout_s=5.0, command=lambda d: [sys.executable, str(script)])
+    backend = LocalBackend(_fake_gpus(2), timeout_s=60.0, command=lambda d: [sys.executable, str(script)])
     with ResultStore(tmp_path / "r.sqlite") as store:
         run = run_sweep(tasks, backend, store=store)
         assert len(store.query(session="s2")) == len(tasks)
@@ -255,3 +259,35 @@ def test_cli_verify_gpus_all_prints_json_lines_in_order(monkeypatch, fake_worker
     assert summary["closing"] == "7 passed, 0 failed, 1 crashed"
     assert {s["placement"]["uuid"] for s in summary["slots"]} == {"GPU-fake-0", "GPU-fake-1"}
     assert sum(s["configs"] for s in summary["slots"]) == len(rows)
+
+
+def test_scenario_run_with_gpus_spreads_its_verify_step(tmp_path, monkeypatch, fake_worker):
+    from fmhactl.scenario.model import load_scenario
+    from fmhactl.scenario.runner import run_scenario
+    from fmhactl.sweep import devices, local
+    from fmhactl.sweep.service import current_placement
+
+    monkeypatch.setattr(devices, "local_gpus", lambda: _fake_gpus(2))
+    monkeypatch.setattr(local, "default_command", fake_worker)
+    path = tmp_path / "two.toml"
+    path.write_text('name = "two"\ndescription = "d"\n\n[[step]]\nname = "verify ref"\ntype = "verify"\n'
+                    'variants = ["ref"]\ngrid = "smoke"\n')
+    token = current_placement.set(Placement(gpus="all"))
+    try:
+        with ResultStore(tmp_path / "r.sqlite") as store:
+            result = run_scenario(load_scenario(str(path)), store=store, gpu=("sm_90a", ""))
+            rows = store.query(kind="verify")
+    finally:
+        current_placement.reset(token)
+    assert [s.status for s in result.steps] == ["PASS"], result.steps[0].message
+    assert result.steps[0].message == "4 passed, 0 failed"
+    assert {r.metrics["placement"]["uuid"] for r in rows} <= {"GPU-fake-0", "GPU-fake-1"} and len(rows) == 4
+
+
+def test_ray_is_imported_only_on_the_ray_path():
+    import subprocess
+
+    code = ("import sys, fmhactl.cli.app, fmhactl.sweep.service, fmhactl.sweep.local, fmhactl.build.parallel;"
+            "print('ray' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -110,3 +110,25 @@ def test_a_ray_worker_killed_mid_sweep_loses_nothing(cluster):
     assert summary.closing_line() == "7 passed, 0 failed, 1 crashed"
     pids = {r.metrics["placement"]["pid"] for r in summary.rows}
     assert killed[0] in pids and len(pids) >= 2
+
+
+def test_a_gpu_job_cubin_is_shipped_to_the_actor_by_content(cluster, tmp_path, _session_home):
+    """What a GPU job's cubin goes through, on a CPU actor: put once, fetched by hash, checked, rewritten."""
+    from fmhactl.sweep.ray_backend import RayBackend, RaySlot
+
+    cubin = tmp_path / "driver-only" / "k.cubin"
+    cubin.parent.mkdir()
+    cubin.write_bytes(os.urandom(4096))
+    sha = hashlib.sha256(cubin.read_bytes()).hexdigest()
+    backend = RayBackend("local", kind="cpu", count=1, timeout_s=30.0)
+    slot = RaySlot(backend, "t")
+    try:
+        slot.start()
+        first = slot.run({"op": "cubin_sha256", "cubin": str(cubin)})
+        second = slot.run({"op": "cubin_sha256", "cubin": str(cubin)})
+    finally:
+        slot.close()
+        backend.close()
+    assert first["status"] == "OK" and first["metrics"]["sha256"] == sha
+    assert first["metrics"]["path"] == str(Path(_session_home) / "shipped" / f"{sha}.cubin")
+    assert second["metrics"] == first["metrics"] and len(backend._shipped) == 1  # put in the store once

@@ -1,6 +1,6 @@
 """How a multi-device sweep shows itself: JSON lines and the per-device throughput table.
 
-Only rich is imported here (and lazily), so the CLI modules can use it at no start-up cost.
+Rendering belongs to the CLI (the layering test keeps rich inside cli/ and tui/); rich is imported lazily.
 """
 
 from __future__ import annotations
@@ -36,3 +36,32 @@ def print_throughput(console, run: SweepRun) -> None:
     console.print(table)
     if run.retried or run.lost:
         console.print(f"{run.retried} config(s) re-run after a lost worker, {run.lost} reported lost")
+
+
+def slot_counts(progress, task, label: str):
+    """An on_progress callback that keeps the bar's text at 'label gpu0:12 gpu1:11' (results per slot)."""
+    from collections import Counter
+
+    counts: Counter = Counter()
+
+    def update(done: int, total: int, row, slot: str) -> None:
+        counts[slot or "-"] += 1
+        progress.update(task, description=f"{label} " + " ".join(f"{k}:{v}" for k, v in sorted(counts.items())))
+
+    return update
+
+
+def sweep_progress(label: str, total: int, console, disable: bool):
+    """A transient whole-sweep bar on the terminal and its on_progress callback (completion order)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=console, transient=True, disable=disable)
+    task = progress.add_task(label, total=total)
+    per_slot = slot_counts(progress, task, label)
+
+    def update(done: int, total: int, row, slot: str) -> None:
+        progress.update(task, completed=done, total=total)
+        per_slot(done, total, row, slot)
+
+    return progress, update

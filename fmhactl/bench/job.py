@@ -1,0 +1,117 @@
+"""The worker side of `bench`: CUDA-event timings of a kernel and of torch SDPA baselines.
+
+Runs inside the kernel worker (fmhactl.runtime.worker loads it by name for op "bench"): inputs
+rotated over more than twice the L2 size, warm-up, median/p10/p90, baselines in the same process.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+from fmhactl.config import AttnConfig
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def bench_job(executor, job: dict) -> dict:
+    cfg = AttnConfig.from_dict(job["config"])
+    opts = job.get("bench", {})
+    warmup, iters = int(opts.get("warmup", 10)), int(opts.get("iters", 50))
+    sets = input_sets(executor, cfg, job["seed"], opts)
+
+    # only the enqueue is timed: parameters, tensor maps and the SMEM attribute are settled up front
+    prepared = {id(s): executor.prepared_launch(job, cfg, *s) for s in sets}
+
+    def ours(s):
+        prepared[id(s)]()
+
+    result = {"kernel": _timed(ours, sets, warmup, iters, cfg.flops)}
+    executor.synchronize(job)
+    baselines = {}
+    for name in opts.get("baselines", ["cudnn", "flash"]):
+        baselines[name] = _time_baseline(name, cfg, sets, warmup, iters)
+        if baselines[name].get("available") and result["kernel"]["tflops"]:
+            baselines[name]["ratio"] = result["kernel"]["tflops"] / baselines[name]["tflops"]
+    result["baselines"] = baselines
+    result["input_sets"] = len(sets)
+    return {"status": "OK", "metrics": result}
+
+
+def input_sets(executor, cfg: AttnConfig, seed: int, opts: dict) -> list[tuple]:
+    """Enough independent input sets that one pass over them exceeds twice the L2 size."""
+    torch = _torch()
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size or 50 * 2**20
+    elem = 2
+    per_set = elem * cfg.head_dim * (2 * cfg.batch * cfg.seq_q * cfg.heads + 2 * cfg.batch * cfg.seq_k * cfg.heads_kv)
+    count = max(2, min(int(opts.get("max_sets", 64)), math.ceil(2 * l2 / max(per_set, 1))))
+    sets = []
+    for i in range(count):
+        q, k, v = executor.make_inputs(cfg, seed + i)
+        o, lse = executor.poisoned_outputs(cfg)
+        sets.append((q, k, v, o, lse))
+    return sets
+
+
+def _timed(fn, sets, warmup: int, iters: int, flops: float) -> dict:
+    """Median of per-launch CUDA-event timings, rotating over the input sets."""
+    torch = _torch()
+    for i in range(warmup):
+        fn(sets[i % len(sets)])
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for i in range(iters):
+        starts[i].record()
+        fn(sets[i % len(sets)])
+        ends[i].record()
+    torch.cuda.synchronize()
+    times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
+    median = statistics.median(times)
+    return {"median_ms": median, "p10_ms": times[len(times) // 10], "p90_ms": times[(9 * len(times)) // 10],
+            "min_ms": times[0], "iters": iters, "tflops": flops / (median * 1e-3) / 1e12 if median > 0 else 0.0}
+
+
+_SDPA_BACKENDS = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION",
+                  "math": "MATH"}
+
+
+def _time_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters: int) -> dict:
+    torch = _torch()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.functional import scaled_dot_product_attention as sdpa
+
+    if name not in _SDPA_BACKENDS:
+        return {"available": False, "reason": f"unknown baseline {name!r}"}
+    backend = getattr(SDPBackend, _SDPA_BACKENDS[name])
+    mask = None
+    if cfg.causal and cfg.seq_q != cfg.seq_k:
+        from torch.nn.attention.bias import causal_lower_right
+        mask = causal_lower_right(cfg.seq_q, cfg.seq_k)
+    group = cfg.heads // cfg.heads_kv
+    # Heads-first views; K/V expanded for GQA up front so every backend sees plain MHA.
+    prepared = []
+    for q, k, v, _, _ in sets:
+        kh, vh = k.permute(0, 2, 1, 3), v.permute(0, 2, 1, 3)
+        if group > 1:
+            kh, vh = kh.repeat_interleave(group, dim=1), vh.repeat_interleave(group, dim=1)
+        prepared.append((q.permute(0, 2, 1, 3), kh, vh))
+
+    def run(s):
+        q, k, v = s
+        if mask is not None:
+            return sdpa(q, k, v, attn_mask=mask)
+        return sdpa(q, k, v, is_causal=cfg.causal)
+
+    try:
+        with sdpa_kernel([backend]):
+            run(prepared[0])
+            torch.cuda.synchronize()
+            timing = _timed(run, prepared, warmup, iters, cfg.flops)
+    except RuntimeError as exc:
+        return {"available": False, "reason": str(exc).splitlines()[0][:200]}
+    timing["available"] = True
+    return timing

@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""Throw a few hundred malformed inputs of every class at the installed CLI and count what went wrong.
+
+    python scripts/malformed_sweep.py [--fmhactl "python -m fmhactl"] [--timeout 60] [--jobs 2] [--json FILE]
+
+Each case runs `fmhactl ...` in a fresh FMHACTL_HOME copy (so a case cannot spoil the next) and is
+judged by the rules of issue 10: never a traceback, never a hang (past --timeout), never exit 0 on
+bad input, the documented exit code (2 bad input, 3 environment, 1 for the status gate), exactly
+one `fmhactl: error:` line on stderr, and the results store unchanged when the answer is exit 2.
+The summary is printed by class; the exit status is 1 when any case went wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Case:
+    cls: str
+    args: list[str]
+    expect: tuple[int, ...] = (2,)
+    files: dict[str, bytes] = field(default_factory=dict)  # relative to the case folder; {D} in args
+    home: str = "fresh"  # fresh | corrupt-db | foreign-db | newer-db | file | under-file | damaged-cache
+    warning: bool = False  # exit 0 expected, with exactly one warning line (a repaired cache entry)
+
+
+def _cases() -> list[Case]:
+    c: list[Case] = []
+    add = c.append
+
+    # -- numeric options and shapes
+    for t in ["0", "-1", "nan", "inf", "-inf", "1e309", "abc", "", "1e300", "0x10", "٣"]:
+        for cmd in (["verify", "ref", "--shape", "d=64"], ["run", "ref", "--shape", "d=64"],
+                    ["bench", "ref", "--shape", "d=64"], ["dump", "sm100_direct_tmem", "--shape", "d=64", "--at", "S"]):
+            add(Case("numeric options", [*cmd, "--timeout", t]))
+    for shape in ["b=0,d=64", "t=-3,d=64", "d=sixty", "h=6,hkv=4,d=64", "h=4,hkv=0,d=64", "d=64,d=128", "b=1,batch=2,d=64",
+                  "t=2147483648,d=64", "b=65536,h=128,t=4096,s=4096,d=128", "dtype=fp8,d=64", "causal=maybe,d=64",
+                  "warps=4,d=64", "d", "=,=", "d=64," + "x=1," * 200, "d=" + "9" * 30, "d=1e3", "d=+", "t==3,d=64",
+                  "d=64,\u00a0t=3", "d=６４"]:
+        for cmd in ("verify", "run", "bench", "profile"):
+            add(Case("shapes", [cmd, "ref", "--shape", shape]))
+    for opts in (["--iters", "0"], ["--iters", "-5"], ["--warmup", "-1"], ["--iters", "1000001"],
+                 ["--baseline", "fastest"], ["--baseline", "cudnn", "--baseline", "cudnn"], ["--seed", "-1"],
+                 ["--seed", str(2**70)]):
+        add(Case("numeric options", ["bench", "ref", "--shape", "d=64", *opts]))
+    for opts in (["--limit", "-1"], ["--limit", "99999999999"], ["--kind", "lunch"], ["--status", "meh"],
+                 ["--mode", "turbo"], ["--since", "yesterday"], ["--until", "2026-13-45"],
+                 ["--since", "2026-12-01", "--until", "2026-01-01"], ["--grid", "nope"], ["--variant", "a/b"],
+                 ["--session", "x" * 500]):
+        add(Case("filters", ["results", *opts]))
+    for opts in (["--warmup", "-1"], ["--warmup", "100000"], ["--clock-control", "fast"], ["--seed", "-4"],
+                 ["--recipe", "../profiles/default"], ["--recipe", "nope"], ["--recipe", ""]):
+        add(Case("numeric options", ["profile", "ref", "--shape", "d=64", *opts]))
+    for at in ["X", "", "PP", "s1"]:
+        add(Case("numeric options", ["dump", "sm100_direct_tmem", "--shape", "d=64", "--at", at]))
+
+    # -- names and odd text
+    for name in ["../../etc/passwd", "ref/../ref", "/abs/path", "", " ", "ä" * 3000, "\u202egnp.exe", "\x01\x02",
+                 "ref\nref", "\U0001F600", "REF", "ref ", "-", "sm100_direct_tmem;rm -rf /"]:
+        add(Case("names", ["build", name]))
+        add(Case("names", ["verify", name, "--shape", "d=64"]))
+    add(Case("names", ["build", "ref", "ref"]))
+    add(Case("names", ["build", "ref", "--all"]))
+    add(Case("names", ["build"]))
+    add(Case("names", ["build", "ref", "--arch", "sm_75"]))
+    for grid in ["nope", "\U0001F600" * 50, "../grids/smoke", "no/such.toml", "x" * 5000]:
+        add(Case("names", ["verify", "ref", "--grid", grid]))
+    for scen in ["nope", "milestones", "../cpu", "\x01", "y" * 5000]:
+        add(Case("names", ["scenario", "run", scen]))
+    add(Case("usage", ["verify", "ref", "--bogus"]))
+    add(Case("usage", ["verify"]))
+    add(Case("usage", ["no-such-command"]))
+    add(Case("usage", ["scenario", "dance"]))
+    add(Case("usage", ["verify", "ref", "--grid", "smoke", "--shape", "d=64"]))
+
+    # -- scenario files
+    scenario_bodies = {
+        "unknown variant": '[[step]]\ntype = "verify"\nvariants = ["nope"]\ngrid = "smoke"\n',
+        "unknown grid": '[[step]]\ntype = "verify"\nvariants = ["ref"]\ngrid = "nope"\n',
+        "unknown recipe": '[[step]]\ntype = "profile"\nvariant = "ref"\nshape = "d=64"\nrecipe = "nope"\n',
+        "gpu as string": '[[step]]\ntype = "verify"\nvariants = ["ref"]\ngrid = "smoke"\ngpu = "false"\n',
+        "unknown field": '[[step]]\ntype = "build"\nall = true\nspeed = 11\n',
+        "unknown type": '[[step]]\ntype = "dance"\n',
+        "no steps": 'name = "x"\n',
+        "empty": "",
+        "bad shape": '[[step]]\ntype = "bench"\nvariant = "ref"\nshapes = ["d=63"]\n',
+        "zero divisor": '[[step]]\ntype = "bench"\nvariant = "ref"\nshapes = ["h=4,hkv=0,d=64"]\n',
+        "empty shapes": '[[step]]\ntype = "bench"\nvariant = "ref"\nshapes = []\n',
+        "negative timeout": '[[step]]\ntype = "verify"\nvariants = ["ref"]\ngrid = "smoke"\ntimeout_s = -1\n',
+        "inf ratio": '[[step]]\ntype = "bench"\nvariant = "ref"\nshapes = ["d=64"]\nmin_ratio = inf\n',
+        "args not list": '[[step]]\ntype = "fmhactl"\nargs = "list"\n',
+        "exit 300": '[[step]]\ntype = "fmhactl"\nargs = ["list"]\nexpect_exit = 300\n',
+        "both grid and shapes": '[[step]]\ntype = "verify"\nvariants = ["ref"]\ngrid = "smoke"\nshapes = ["d=64"]\n',
+        "syntax": '[[step]\ntype = "build"\n',
+        "step not table": 'step = [1, 2]\n',
+        "variant path": '[[step]]\ntype = "build"\nvariants = ["../ref"]\n',
+        "huge name": '[[step]]\ntype = "build"\nall = true\nname = "' + "n" * 5000 + '"\n',
+    }
+    for label, body in scenario_bodies.items():
+        add(Case("scenario files", ["scenario", "run", "{D}/s.toml"], files={"s.toml": body.encode()}))
+    add(Case("scenario files", ["scenario", "run", "{D}/s.toml"],
+             files={"s.toml": b'name = "\xff\xfe"\n[[step]]\ntype = "build"\nall = true\n'}))
+    add(Case("scenario files", ["scenario", "run", "{D}/s.toml"], files={"s.toml": b"\x00" * 2_000_000}))
+
+    # -- grid files
+    grid_bodies = [
+        "[[product]]\nseq_q = []\n", "[[product]]\nwarps = 4\n", "[[product]]\nheads = 4\nheads_kv = 0\n",
+        "[[product]]\nheads = 4\nheads_kv = 3\n", "[[product]]\nseq_q = 1.5\n", '[[product]]\ncausal = "false"\n',
+        f"[[product]]\nseq_q = {list(range(1, 400))}\nseq_k = {list(range(1, 400))}\n",
+        "name = 'x'\n", "[defaults]\nzz = 1\n[[product]]\nseq_q = 1\n", "[[product]]\nseq_q = -4\n",
+        "[[product]]\nhead_dim = 0\n", "[[product]]\nseq_q = 99999999999\n", "[[product]\n", "product = 3\n",
+        "[[product]]\nseq_q = [[1, 2]]\n", '[[product]]\ndtype = ["bf16", "fp4"]\n', "",
+    ]
+    for body in grid_bodies:
+        add(Case("grid files", ["verify", "ref", "--grid", "{D}/g.toml"], files={"g.toml": body.encode()}))
+    add(Case("grid files", ["verify", "ref", "--grid", "{D}/g.toml"], files={"g.toml": b"[[product]]\nseq_q = 1 # \xff\n"}))
+    add(Case("grid files", ["results", "--grid", "{D}/g.toml"], files={"g.toml": b"[[product]]\nseq_q = []\n"}))
+
+    # -- milestones files
+    milestone_bodies = [
+        '[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\ndepends = ["B"]\n'
+        '[[milestone]]\nid = "B"\ntitle = "b"\nvariants = ["ref"]\ndepends = ["A"]\n',
+        '[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\ndepends = ["A"]\n',
+        '[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\ndepends = ["Z"]\n',
+        '[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\ngrids = ["nope"]\n',
+        '[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\nscenario = "nope"\n',
+        '[[milestone]]\nid = "A"\ntitle = "a"\nvariants = []\n',
+        '[[milestone]]\nid = "a/b"\ntitle = "a"\nvariants = ["ref"]\n',
+        '[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\n[[milestone]]\nid = "A"\ntitle = "b"\nvariants = ["ref"]\n',
+        '[[milestone]]\nid = "A"\nvariants = ["ref"]\n', '[[milestone]]\nid = "A"\ntitle = "a"\nvariants = "ref"\n',
+        '[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\ncolour = 1\n', "", "milestone = 1\n",
+    ]
+    for body in milestone_bodies:
+        add(Case("milestones files", ["status", "--milestones", "{D}/m.toml", "--out", "{D}/out"],
+                 files={"m.toml": body.encode()}))
+    add(Case("milestones files", ["status", "--milestones", "{D}/missing.toml", "--out", "{D}/out"]))
+
+    # -- status.json and the --check gate (status files written first by a good run)
+    for label, body, code in [("missing", None, 1), ("empty", b"", 2), ("garbage", b"{garbage", 2),
+                              ("wrong state", b'{"M0": {"state": "SORT OF"}}', 2), ("list", b"[]", 2),
+                              ("not utf8", b'{"M0": "\xff"}', 2), ("empty object", b"{}", 2),
+                              ("wrong type", b'{"M0": {"state": 3}}', 2)]:
+        files = {"status.json": body} if body is not None else {}
+        add(Case("status --check", ["status", "--check", "--out", "{D}/out"], expect=(code,), files=files))
+
+    # -- output paths (checked before work)
+    for opt_args in (["scenario", "run", "cpu", "--junit"], ["scenario", "run", "cpu", "--json-out"],
+                     ["bench", "ref", "--shape", "d=64", "--plot"], ["profile", "ref", "--shape", "d=64", "--png"]):
+        for bad in ("{D}", "{D}/blocker/x.out", "{D}/blocker"):
+            if bad == "{D}/blocker" and opt_args[0] != "status":
+                continue
+            add(Case("output paths", [*opt_args, bad], files={"blocker": b"x"}))
+    add(Case("output paths", ["status", "--out", "{D}/blocker"], files={"blocker": b"x"}))
+    add(Case("output paths", ["status", "--out", "{D}/blocker/sub"], files={"blocker": b"x"}))
+
+    # -- environment: results store, FMHACTL_HOME, build cache
+    for home in ("corrupt-db", "foreign-db", "newer-db"):
+        for args in (["results"], ["build", "ref", "--arch", "sm_90a"], ["status", "--out", "{D}/out"],
+                     ["verify", "ref", "--shape", "d=64"]):
+            add(Case("results store", args, expect=(3,), home=home))
+    for home in ("file", "under-file"):
+        for args in (["results"], ["build", "ref", "--arch", "sm_90a"]):
+            add(Case("FMHACTL_HOME", args, expect=(3,), home=home))
+    for damage in ("damaged-cache-cubin", "damaged-cache-meta", "damaged-cache-nometa"):
+        add(Case("build cache", ["build", "ref", "--arch", "sm_90a"], expect=(0,), home=damage, warning=True))
+
+    # -- layout / tma (fixed by the layoutsvc work; counted here all the same)
+    layout_cases = [
+        ["layout", "smem", "--rows", "1000000"], ["layout", "smem", "--rows", "-1"], ["layout", "smem", "--cols", "0"],
+        ["layout", "smem", "--swizzle", "17B"], ["layout", "smem", "--major", "Q"], ["layout", "smem", "--dtype", "bf17"],
+        ["layout", "banks", "--repeat", "100000000"], ["layout", "banks", "--vec", "3"], ["layout", "banks", "--rows", "0"],
+        ["layout", "tmem", "--shape", "32x32b", "--num", "999"], ["layout", "tmem", "--shape", "7x7b"],
+        ["layout", "tmem", "--warp", "9"], ["layout", "tmem", "--shape", "32x32b", "--num", "-1"],
+        ["layout", "accum", "--m", "100", "--n", "64"], ["layout", "accum", "--m", "128", "--n", "0"],
+        ["layout", "accum", "--m", "128", "--n", "999999"],
+        ["layout", "idesc", "decode", "zz"], ["layout", "idesc", "decode", "0x" + "f" * 40],
+        ["layout", "desc", "decode", "-1"], ["layout", "desc", "decode", ""],
+        ["layout", "map", "--from", "nonsense", "--to", "smem:K:128B"], ["layout", "map", "--warp", "77"],
+        ["layout", "smem", "--svg", "{D}"], ["layout", "smem", "--svg", "{D}/blocker/x.svg"],
+        ["tma", "check", "--dtype", "bf17"], ["tma", "check", "--rank", "0"], ["tma", "check", "--rank", "99"],
+        ["tma", "check", "--dtype", "bf16", "--rank", "2", "--dims", "a,b"],
+        ["tma", "check", "--dtype", "bf16", "--rank", "2", "--dims", "-1,5", "--strides", "10", "--box", "1,1",
+         "--elem-strides", "1,1"],
+        ["tma", "check", "--dtype", "bf16", "--rank", "2", "--dims", "99999999999999999999,5"],
+        ["tma", "check", "--preset", "nope"], ["tma", "check", "--svg", "{D}"],
+    ]
+    for args in layout_cases:
+        add(Case("layout/tma", args, expect=(2,), files={"blocker": b"x"}))
+    return c
+
+
+def _prepare_home(case: Case, folder: Path, base_home: Path) -> Path | str:
+    home = folder / "home"
+    if case.home == "file":
+        (folder / "homefile").write_text("x")
+        return str(folder / "homefile")
+    if case.home == "under-file":
+        (folder / "homefile").write_text("x")
+        return str(folder / "homefile" / "home")
+    shutil.copytree(base_home, home, dirs_exist_ok=True, ignore=shutil.ignore_patterns("profiles"))
+    db = home / "results.sqlite"
+    for suffix in ("-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    if case.home == "corrupt-db":
+        db.write_bytes(b"not a database at all " * 200)
+    elif case.home == "foreign-db":
+        db.unlink(missing_ok=True)
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE photos (id INTEGER)")
+    elif case.home == "newer-db":
+        with sqlite3.connect(db) as conn:
+            conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    elif case.home.startswith("damaged-cache"):
+        cubin = sorted((home / "cache" / "ref" / "sm_90a").glob("*.cubin"))[-1]
+        meta = cubin.with_suffix(".json")
+        if case.home.endswith("cubin"):
+            data = cubin.read_bytes()
+            cubin.write_bytes(data[: len(data) // 3])
+        elif case.home.endswith("meta"):
+            meta.write_text("{oops")
+        else:
+            meta.unlink()
+    return str(home)
+
+
+def _rows(home: str) -> list | None:
+    db = Path(home) / "results.sqlite"
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            return conn.execute("SELECT * FROM results ORDER BY id").fetchall()
+    except sqlite3.Error:
+        return None
+
+
+def _run(case: Case, fmhactl: list[str], base_home: Path, timeout: float, env_extra: dict) -> dict:
+    with tempfile.TemporaryDirectory(prefix="fmh-sweep-") as tmp:
+        folder = Path(tmp)
+        for name, data in case.files.items():
+            if name == "status.json":
+                continue
+            (folder / name).write_bytes(data)
+        home = _prepare_home(case, folder, base_home)
+        env = dict(os.environ, FMHACTL_HOME=home, **env_extra)
+        if case.cls == "status --check":
+            subprocess.run([*fmhactl, "status", "--out", str(folder / "out")], env=env, capture_output=True,
+                           timeout=timeout)
+            state = folder / "out" / "milestones" / "status.json"
+            if "status.json" in case.files:
+                state.write_bytes(case.files["status.json"])
+            else:
+                state.unlink(missing_ok=True)
+        args = [a.replace("{D}", str(folder)) for a in case.args]
+        before = _rows(home) if isinstance(home, str) and case.home == "fresh" else None
+        start = time.monotonic()
+        try:
+            proc = subprocess.run([*fmhactl, *args], env=env, capture_output=True, timeout=timeout)
+            code, out, err = proc.returncode, proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            return {"class": case.cls, "args": case.args, "problem": "hang", "seconds": timeout}
+        seconds = time.monotonic() - start
+        problems = []
+        if "Traceback" in out + err:
+            problems.append("traceback")
+        if code == 0 and not case.warning:
+            problems.append("exit 0 on bad input")
+        elif code not in case.expect:
+            problems.append(f"exit {code}, expected {'/'.join(map(str, case.expect))}")
+        errors = [ln for ln in err.splitlines() if ln.startswith("fmhactl: error:")]
+        if code != 0 and len([ln for ln in err.splitlines() if ln.strip()]) != 1:
+            problems.append(f"{len(err.splitlines())} stderr lines, expected 1")
+        if case.warning and len([ln for ln in err.splitlines() if ln.startswith("fmhactl: warning:")]) != 1:
+            problems.append("no one-line warning for the repaired cache entry")
+        if code == 2 and before is not None and _rows(home) != before:
+            problems.append("store changed on exit 2")
+        return {"class": case.cls, "args": case.args, "exit": code, "seconds": round(seconds, 2),
+                "problem": "; ".join(problems), "error": (errors or [""])[0][:300]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fmhactl", default=f"{shlex.quote(sys.executable)} -m fmhactl",
+                        help="how to run the CLI (default: this Python's -m fmhactl)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds before a case counts as a hang")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--gpu", action="store_true", help="do not set FMHACTL_ASSUME_NO_GPU")
+    parser.add_argument("--json", type=Path, help="write every case's verdict here")
+    parser.add_argument("--limit", type=int, default=0, help="run only the first N cases (0: all)")
+    opts = parser.parse_args()
+    fmhactl = shlex.split(opts.fmhactl)
+    env_extra = {} if opts.gpu else {"FMHACTL_ASSUME_NO_GPU": "1"}
+    cases = _cases()
+    if opts.limit:
+        cases = cases[: opts.limit]
+    with tempfile.TemporaryDirectory(prefix="fmh-sweep-base-") as base:
+        base_home = Path(base) / "home"
+        env = dict(os.environ, FMHACTL_HOME=str(base_home), **env_extra)
+        setup = subprocess.run([*fmhactl, "build", "ref", "--arch", "sm_90a"], env=env, capture_output=True, text=True)
+        if setup.returncode != 0:
+            print(f"setup failed: {setup.stderr.strip()}", file=sys.stderr)
+            return 3
+        started = time.monotonic()
+        with ThreadPoolExecutor(max(1, opts.jobs)) as pool:
+            verdicts = list(pool.map(lambda c: _run(c, fmhactl, base_home, opts.timeout, env_extra), cases))
+    by_class: dict[str, Counter] = defaultdict(Counter)
+    for v in verdicts:
+        counts = by_class[v["class"]]
+        counts["cases"] += 1
+        problem = v["problem"]
+        counts["tracebacks"] += "traceback" in problem
+        counts["hangs"] += problem == "hang"
+        counts["exit 0 on bad input"] += "exit 0 on bad input" in problem
+        counts["other problems"] += bool(problem) and not any(
+            p in problem for p in ("traceback", "hang", "exit 0 on bad input"))
+    cols = ("cases", "tracebacks", "hangs", "exit 0 on bad input", "other problems")
+    print(f"{'class':<18}" + "".join(f"{c:>21}" for c in cols))
+    total: Counter = Counter()
+    for cls in sorted(by_class):
+        total.update(by_class[cls])
+        print(f"{cls:<18}" + "".join(f"{by_class[cls][c]:>21}" for c in cols))
+    print(f"{'TOTAL':<18}" + "".join(f"{total[c]:>21}" for c in cols))
+    print(f"{len(cases)} cases in {time.monotonic() - started:.0f} s")
+    for v in verdicts:
+        if v["problem"]:
+            print(f"  {v['class']}: {' '.join(v['args'])[:120]} -> {v['problem']} {v.get('error', '')[:160]}")
+    if opts.json:
+        opts.json.write_text(json.dumps(verdicts, indent=1) + "\n")
+    return 1 if any(v["problem"] for v in verdicts) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""Small shapes of every SM90 variant in ONE process, for compute-sanitizer (one tool run covers
+the family instead of one torch start-up per variant under the sanitizer).
+
+Usage: compute-sanitizer --tool racecheck python3 scripts/sm90_sanitize.py
+Prints one line per (variant, shape) and exits 1 if any check fails.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from fmhactl.build.compiler import BuildTarget, build
+from fmhactl.config import parse_shape
+from fmhactl.registry import load_registry
+from fmhactl.runtime.execute import Executor, gpu_info
+from fmhactl.runtime.jobs import make_job
+
+SHAPES = ("b=1,h=2,t=130,s=200,d=64", "b=1,h=2,hkv=1,t=70,s=300,d=128,causal", "b=1,h=1,t=64,s=100,d=256",
+          "b=1,h=1,t=200,s=77,d=128,causal,dtype=f16")
+
+
+def main() -> int:
+    gpu_info()
+    executor = Executor()
+    failed = 0
+    variants = [v for v in load_registry().values() if v.launcher == "sm90"]
+    for variant in variants:
+        built = build(variant, BuildTarget("sm_90a"))
+        for i, text in enumerate(SHAPES):
+            cfg = parse_shape(text)
+            job = make_job("verify", variant, built, cfg, 1000 + i, "native")
+            result = executor.verify(job)
+            ok = result["status"] == "PASS"
+            failed += not ok
+            print(f"{variant.name} {cfg.key}: {result['status']}", flush=True)
+    executor.close()
+    print(f"{len(variants) * len(SHAPES) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

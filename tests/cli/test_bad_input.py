@@ -1,0 +1,294 @@
+"""Issue 10's defect classes, each fed through the real CLI: one stderr line naming the input and
+the rule, the documented exit code, no traceback, and nothing stored on bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fmhactl.cli.app import app
+from fmhactl.results.store import ResultRow, ResultStore
+
+
+def invoke(*args: str, env: dict | None = None):
+    return CliRunner().invoke(app, list(args), env=env)
+
+
+def one_line(result, code: int, *fragments: str) -> str:
+    assert result.exit_code == code, (result.exit_code, result.output)
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("fmhactl: error:"), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+def rows_in(home: Path) -> list[tuple]:
+    db = home / "results.sqlite"
+    if not db.exists():
+        return []
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT id, kind, variant, status FROM results ORDER BY id").fetchall()
+
+
+# ---- cache: content hash checked on every hit -------------------------------------------------
+
+def _cache_entry(home: Path) -> tuple[Path, Path]:
+    cubins = sorted((home / "cache" / "ref" / "sm_90a").glob("*.cubin"))
+    assert cubins, "ref sm_90a was not built"
+    return cubins[-1], cubins[-1].with_suffix(".json")
+
+
+@pytest.mark.parametrize("damage", ["truncate cubin", "flip cubin byte", "garble meta", "delete meta"])
+def test_damaged_cache_entry_is_rebuilt_with_one_warning_never_served(fmhactl_home, damage):
+    assert invoke("build", "ref", "--arch", "sm_90a").exit_code == 0
+    cubin, meta = _cache_entry(fmhactl_home)
+    good = cubin.read_bytes()
+    if damage == "truncate cubin":
+        cubin.write_bytes(good[: len(good) // 2])
+    elif damage == "flip cubin byte":
+        cubin.write_bytes(good[:100] + bytes([good[100] ^ 0xFF]) + good[101:])
+    elif damage == "garble meta":
+        meta.write_text("{not json")
+    else:
+        meta.unlink()
+    result = invoke("build", "ref", "--arch", "sm_90a", "--json")
+    assert result.exit_code == 0, result.output
+    warnings = [ln for ln in result.stderr.splitlines() if ln.startswith("fmhactl: warning:")]
+    assert len(warnings) == 1 and "damaged" in warnings[0] and "rebuilding" in warnings[0]
+    built = json.loads(result.stdout)
+    assert built[0]["cache_hit"] is False
+    assert cubin.read_bytes() == good  # rebuilt from source, identical to the good build
+    again = json.loads(invoke("build", "ref", "--arch", "sm_90a", "--json").stdout)
+    assert again[0]["cache_hit"] is True
+
+
+# ---- results store and FMHACTL_HOME ------------------------------------------------------------
+
+def test_corrupt_results_db_is_exit_3_naming_it_and_left_untouched(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    db = home / "results.sqlite"
+    db.write_bytes(b"this is not a database" * 100)
+    before = db.read_bytes()
+    line = one_line(invoke("results", env={"FMHACTL_HOME": str(home)}), 3, str(db))
+    assert "not an SQLite database" in line or "unusable" in line
+    assert db.read_bytes() == before
+
+
+def test_foreign_sqlite_db_is_exit_3_and_never_written(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    db = home / "results.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE photos (id INTEGER, name TEXT)")
+        conn.execute("INSERT INTO photos VALUES (1, 'cat')")
+    before = db.read_bytes()
+    one_line(invoke("build", "ref", "--arch", "sm_90a", env={"FMHACTL_HOME": str(home)}), 3, str(db),
+             "not an fmhactl results store")
+    assert db.read_bytes() == before
+
+
+def test_newer_store_schema_is_exit_3_and_rows_survive(tmp_path):
+    home = tmp_path / "home"
+    with ResultStore(home / "results.sqlite") as store:
+        store.add(ResultRow(kind="build", variant="ref", arch="sm_90a", mode="compile-only", status="OK"))
+    with sqlite3.connect(home / "results.sqlite") as conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    one_line(invoke("results", env={"FMHACTL_HOME": str(home)}), 3, "schema version 99")
+    assert len(rows_in(home)) == 1
+
+
+@pytest.mark.parametrize("make_home", ["a file", "under a file", "empty string"])
+def test_unusable_fmhactl_home_is_exit_3(tmp_path, make_home):
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("x")
+    home = {"a file": str(blocker), "under a file": str(blocker / "home"), "empty string": " "}[make_home]
+    one_line(invoke("results", env={"FMHACTL_HOME": home}), 3, "FMHACTL_HOME")
+
+
+def test_read_only_fmhactl_home_is_exit_3(tmp_path):
+    home = tmp_path / "ro"
+    home.mkdir()
+    home.chmod(0o555)
+    try:
+        probe = home / "probe"
+        try:
+            probe.write_text("x")
+            probe.unlink()
+            pytest.skip("this user can write into a read-only folder (root)")
+        except OSError:
+            pass
+        one_line(invoke("results", env={"FMHACTL_HOME": str(home)}), 3, "not writable")
+    finally:
+        home.chmod(0o755)
+
+
+# ---- output paths checked before any work ------------------------------------------------------
+
+@pytest.mark.parametrize("args_for", [
+    lambda bad: ["scenario", "run", "cpu", "--junit", bad],
+    lambda bad: ["scenario", "run", "cpu", "--json-out", bad],
+    lambda bad: ["bench", "ref", "--shape", "d=64", "--plot", bad],
+    lambda bad: ["profile", "ref", "--shape", "d=64", "--png", bad],
+    lambda bad: ["status", "--out", bad],
+])
+@pytest.mark.parametrize("kind", ["a folder", "under a file"])
+def test_unwritable_output_paths_fail_before_any_work(fmhactl_home, tmp_path, args_for, kind):
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("x")
+    bad = str(tmp_path) if kind == "a folder" else str(blocker / "out" / "x.png")
+    if args_for("X")[0] == "status" and kind == "a folder":
+        bad = str(blocker)  # --out is a folder option: a file is the wrong thing there
+    before = rows_in(fmhactl_home)
+    result = invoke(*args_for(bad), env={"FMHACTL_ASSUME_NO_GPU": "1"})
+    one_line(result, 2)
+    assert rows_in(fmhactl_home) == before
+
+
+# ---- declared schemas for TOML/JSON inputs -----------------------------------------------------
+
+def _write(tmp_path: Path, name: str, body: str | bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(body if isinstance(body, bytes) else body.encode())
+    return str(path)
+
+
+@pytest.mark.parametrize("body, fragments", [
+    ('[[step]]\ntype = "build"\nvariants = ["nope"]\n', ("step[0]", "unknown variant 'nope'")),
+    ('[[step]]\ntype = "verify"\nvariants = ["ref"]\ngrid = "nope"\n', ("unknown grid 'nope'",)),
+    ('[[step]]\ntype = "profile"\nvariant = "ref"\nshape = "d=64"\nrecipe = "nope"\n', ("unknown profile recipe",)),
+    ('[[step]]\ntype = "verify"\nvariants = ["ref"]\nshapes = ["d=64"]\ngpu = "false"\n', ("step[0].gpu", "boolean")),
+    ('[[step]]\ntype = "build"\nall = true\ncolour = "red"\n', ("step[0].colour", "unknown field")),
+    ('[[step]]\ntype = "bench"\nvariant = "ref"\nshapes = []\n', ("step[0].shapes",)),
+    ('[[step]]\ntype = "bench"\nvariant = "ref"\nshapes = ["d=63"]\n', ("step[0] (bench)", "head_dim 63 not supported")),
+    ('[[step]]\ntype = "verify"\nvariants = ["ref"]\nshapes = ["d=64"]\ntimeout_s = -1\n', ("step[0].timeout_s",)),
+    ('[[step]\n', (":1: malformed TOML",)),
+    (b'name = "\xff\xfe"\n[[step]]\ntype = "build"\nall = true\n', ("not UTF-8",)),
+])
+def test_malformed_scenarios_are_exit_2_with_the_key_path(fmhactl_home, tmp_path, body, fragments):
+    before = rows_in(fmhactl_home)
+    one_line(invoke("scenario", "run", _write(tmp_path, "s.toml", body)), 2, *fragments)
+    assert rows_in(fmhactl_home) == before
+
+
+@pytest.mark.parametrize("body, fragments", [
+    ("[[product]]\nseq_q = []\n", ("product[0].seq_q", "empty axis")),
+    ("[[product]]\nwarps = 4\n", ("product[0].warps", "unknown config field")),
+    ("[[product]]\nheads = 4\nheads_kv = 0\n", ("heads_kv", "positive")),
+    ("[[product]]\nheads = 4\nheads_kv = 3\n", ("multiple of heads_kv",)),
+    ("[[product]]\nseq_q = 1.5\n", ("product[0].seq_q",)),
+    ("[[product]]\ncausal = \"false\"\n", ("causal must be true or false",)),
+    (f"[[product]]\nseq_q = {list(range(1, 201))}\nseq_k = {list(range(1, 201))}\n", ("more than 20000 configs",)),
+    (b"[[product]]\nseq_q = 1 # \xff\n", ("not UTF-8",)),
+    ("name = 'x'\n", ("at least one [[product]]",)),
+])
+def test_malformed_grids_are_exit_2(fmhactl_home, tmp_path, body, fragments):
+    one_line(invoke("verify", "ref", "--grid", _write(tmp_path, "g.toml", body)), 2, *fragments)
+
+
+@pytest.mark.parametrize("body, fragments", [
+    ('[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\ndepends = ["B"]\n'
+     '[[milestone]]\nid = "B"\ntitle = "b"\nvariants = ["ref"]\ndepends = ["A"]\n', ("dependency cycle", "A -> B -> A")),
+    ('[[milestone]]\nid = "A"\ntitle = "a"\nvariants = ["ref"]\ngrids = ["nope"]\n', ("unknown grid 'nope'",)),
+    ('[[milestone]]\nid = "A"\ntitle = "a"\nvariants = []\n', ("milestone[0]", "names no variants and no checks")),
+    ('[[milestone]]\nid = "a/b"\ntitle = "a"\nvariants = ["ref"]\n', ("milestone[0].id",)),
+    ('', ("milestone",)),
+])
+def test_malformed_milestones_are_exit_2(tmp_path, body, fragments):
+    one_line(invoke("status", "--milestones", _write(tmp_path, "m.toml", body), "--out", str(tmp_path / "o")),
+             2, *fragments)
+
+
+# ---- status --check on missing, empty or unparsable status files -------------------------------
+
+@pytest.mark.parametrize("content, code, fragment", [
+    (None, 1, "missing"),
+    ("", 2, "is empty"),
+    ("{garbage", 2, ":1: malformed JSON"),
+    ('{"M0": {"state": "SORT OF"}}', 2, "states.M0.state"),
+    ("[]", 2, "non-empty JSON object"),
+])
+def test_status_check_fails_on_bad_status_files(tmp_path, content, code, fragment):
+    out = tmp_path / "out"
+    assert invoke("status", "--out", str(out)).exit_code == 0
+    state = out / "milestones" / "status.json"
+    if content is None:
+        state.unlink()
+    else:
+        state.write_text(content)
+    one_line(invoke("status", "--check", "--out", str(out)), code, fragment)
+
+
+def test_status_check_fails_on_an_empty_milestone_page(tmp_path):
+    out = tmp_path / "out"
+    assert invoke("status", "--out", str(out)).exit_code == 0
+    (out / "milestones" / "M0.md").write_text("")
+    one_line(invoke("status", "--check", "--out", str(out)), 1, "M0.md: empty")
+
+
+# ---- numeric options range-checked, sizes capped ------------------------------------------------
+
+@pytest.mark.parametrize("args, fragments", [
+    (["verify", "ref", "--shape", "d=64", "--timeout", "0"], ("--timeout", "> 0")),
+    (["verify", "ref", "--shape", "d=64", "--timeout", "nan"], ("--timeout", "finite")),
+    (["verify", "ref", "--shape", "d=64", "--timeout", "inf"], ("--timeout", "finite")),
+    (["verify", "ref", "--shape", "d=64", "--timeout", "-5"], ("--timeout",)),
+    (["run", "ref", "--shape", "d=64", "--timeout", "1e300"], ("--timeout", "at most")),
+    (["verify", "ref", "--shape", "t=3000000000,d=64"], ("int32",)),
+    (["verify", "ref", "--shape", "b=65536,h=128,t=4096,s=4096,d=128"], ("32-bit indexing",)),
+    (["verify", "ref", "--shape", "h=6,hkv=4,d=64"], ("multiple of heads_kv",)),
+    (["verify", "ref", "--shape", "h=6,hkv=0,d=64"], ("heads_kv must be a positive integer",)),
+    (["verify", "ref", "--shape", "d=64,d=128"], ("given twice",)),
+    (["verify", "ref", "--shape", "d=64", "--shape", "d=64"], ("given twice",)),
+    (["verify", "ref", "--shape", "d=64,zz=1"], ("unknown shape field 'zz'",)),
+    (["verify", "ref", "--shape", "d=" + "9" * 500], ("at most 400",)),
+    (["verify", "ref", "--seed", "-1", "--shape", "d=64"], ("--seed",)),
+    (["bench", "ref", "--shape", "d=64", "--iters", "0"], ("--iters",)),
+    (["bench", "ref", "--shape", "d=64", "--warmup", "-1"], ("--warmup",)),
+    (["bench", "ref", "--shape", "d=64", "--baseline", "fastest"], ("unknown baseline 'fastest'",)),
+    (["results", "--limit", "-1"], ("--limit",)),
+    (["results", "--limit", "99999999999"], ("--limit",)),
+    (["results", "--kind", "lunch"], ("--kind must be one of",)),
+    (["results", "--status", "meh"], ("--status must be one of",)),
+    (["results", "--since", "yesterday"], ("--since", "ISO date")),
+    (["results", "--since", "2026-12-01", "--until", "2026-01-01"], ("earlier",)),
+    (["profile", "ref", "--shape", "d=64", "--warmup", "5000"], ("--warmup",)),
+    (["dump", "sm100_direct_tmem", "--shape", "d=64", "--at", "X"], ("--at", "unknown checkpoint")),
+    (["dump", "ref", "--shape", "d=64", "--at", "P"], ("no checkpoints",)),
+    (["verify", "ref", "--timeout", "abc", "--shape", "d=64"], ("--timeout",)),
+])
+def test_numeric_options_and_caps_are_exit_2(fmhactl_home, args, fragments):
+    before = rows_in(fmhactl_home)
+    one_line(invoke(*args), 2, *fragments)
+    assert rows_in(fmhactl_home) == before
+
+
+# ---- names checked against what exists; long and odd unicode -----------------------------------
+
+@pytest.mark.parametrize("args, fragments", [
+    (["verify", "../../etc/passwd", "--shape", "d=64"], ("unknown variant",)),
+    (["build", "ref", "ref"], ("named twice",)),
+    (["build", "ä" * 5000], ("unknown variant",)),
+    (["build", "\u202egnp.exe"], ("unknown variant",)),
+    (["profile", "ref", "--shape", "d=64", "--recipe", "../profiles/default"], ("not a path",)),
+    (["profile", "ref", "--shape", "d=64", "--recipe", "x" * 300], ("unknown profile recipe",)),
+    (["verify", "ref", "--grid", "no/such/grid.toml"], ("grid file",)),
+    (["verify", "ref", "--grid", "\U0001F600" * 100], ("not a valid name",)),
+    (["scenario", "run", "nul\x01name"], ("unknown scenario",)),
+    (["results", "--variant", "a/b"], ("not a valid name",)),
+])
+def test_names_are_checked_and_odd_text_answered_in_one_line(args, fragments):
+    line = one_line(invoke(*args), 2, *fragments)
+    assert len(line) < 700  # a 5000-character name is not echoed back whole
+
+
+def test_usage_errors_are_one_line_too():
+    one_line(invoke("verify", "ref", "--bogus"), 2, "No such option")
+    one_line(invoke("verify"), 2, "Missing argument")

@@ -1,0 +1,146 @@
+"""The layering of fmhactl, enforced over the import graph (every import, including the lazy
+ones inside functions). docs/architecture.md draws the same picture.
+
+    5  cli, tui                      parse, call services, render (the only typer/rich/textual users)
+    4  services (+ unknown new packages)   the single entry; composes the layers below
+    3  verify, bench, profile, status, scenario   features
+    2  runtime                        worker, launch, device probe, emulation host side
+    3  (also sweep: multi-GPU / Ray placement; torch: the PyTorch op)
+    1  registry, layout, plans, results, build, runtime.launchers (pure launch geometry)
+    0  errors, paths, config, records, progress, schemas
+
+A module may import its own rank or lower, never higher.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "fmhactl"
+
+RANKS = {  # most specific prefix wins
+    "fmhactl.cli": 5, "fmhactl.tui": 5,
+    "fmhactl.services": 4,
+    "fmhactl.verify": 3, "fmhactl.bench": 3, "fmhactl.profile": 3, "fmhactl.status": 3, "fmhactl.scenario": 3,
+    "fmhactl.runtime": 2,
+    "fmhactl.runtime.launchers": 1,  # pure launch geometry: the registry asks it why a config cannot run
+    "fmhactl.registry": 1, "fmhactl.layout": 1, "fmhactl.results": 1, "fmhactl.build": 1, "fmhactl.plans": 1,
+    "fmhactl.build.parallel": 4,  # parallel builds: orchestration over the sweep scheduler
+    "fmhactl.sweep": 3,  # multi-GPU / Ray placement of verify and bench work
+    "fmhactl.torch": 3,  # the PyTorch op and transformers backend (explicit import only)
+    "fmhactl.errors": 0, "fmhactl.paths": 0, "fmhactl.config": 0, "fmhactl.records": 0,
+    "fmhactl.progress": 0, "fmhactl.schemas": 0, "fmhactl": 0,
+}
+DEFAULT_RANK = 4  # a package added later sits with the services: it may use everything but the CLI
+UI_LIBRARIES = ("typer", "rich", "textual", "click")
+
+# Known, named exceptions owned by another piece of work; each must still be true (so a fixed one
+# makes this test ask for its removal).
+PENDING_UI_IMPORTS: dict[str, str] = {}
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def rank(module: str) -> int:
+    best, best_len = DEFAULT_RANK, -1
+    for prefix, r in RANKS.items():
+        covers = module == prefix or (prefix != "fmhactl" and module.startswith(prefix + "."))
+        if covers and len(prefix) > best_len:
+            best, best_len = r, len(prefix)
+    return best
+
+
+def imports_of(path: Path) -> list[tuple[int, str]]:
+    """(line, imported module) for every import statement, resolved to absolute names."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    me = module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.append((node.lineno, target))
+            # `from fmhactl.cli import layout` imports the submodule fmhactl.cli.layout
+            out += [(node.lineno, f"{target}.{a.name}") for a in node.names if target.startswith("fmhactl")]
+    return out
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def violations(files: list[Path] | None = None) -> list[str]:
+    found = []
+    for path in files or modules():
+        me = module_name(path)
+        if me == "fmhactl.__main__":
+            continue
+        for line, target in imports_of(path):
+            where = f"{path.relative_to(PACKAGE.parent)}:{line}"
+            root = target.split(".")[0]
+            if root in UI_LIBRARIES and rank(me) < 5 and me not in PENDING_UI_IMPORTS:
+                found.append(f"{where}: {me} imports {target} (only cli/ and tui/ may)")
+            if target.startswith("fmhactl") and rank(target) > rank(me):
+                found.append(f"{where}: {me} (layer {rank(me)}) imports {target} (layer {rank(target)})")
+    return found
+
+
+def test_no_module_imports_a_higher_layer_or_a_ui_library():
+    assert violations() == []
+
+
+def test_pending_exceptions_are_still_needed():
+    for module, why in PENDING_UI_IMPORTS.items():
+        path = PACKAGE.parent / (module.replace(".", "/") + ".py")
+        if not path.is_file():
+            pytest.fail(f"{module} is gone: remove it from PENDING_UI_IMPORTS ({why})")
+        roots = {t.split(".")[0] for _, t in imports_of(path)}
+        assert roots & set(UI_LIBRARIES), f"{module} no longer imports a UI library: remove the exception ({why})"
+
+
+def test_named_rules_of_the_issue():
+    """execute does not import verify; the scenario runner does not import cli; services do not import cli."""
+    def targets(module: str) -> set[str]:
+        path = PACKAGE.parent / (module.replace(".", "/") + ".py")
+        return {t for _, t in imports_of(path)}
+
+    assert not any(t.startswith("fmhactl.verify") for t in targets("fmhactl.runtime.execute"))
+    assert not any(t.startswith("fmhactl.cli") for t in targets("fmhactl.scenario.runner"))
+    for path in (PACKAGE / "services").glob("*.py"):
+        assert not any(t.startswith(("fmhactl.cli", "fmhactl.tui")) for _, t in imports_of(path)), path
+
+
+def test_one_gpu_probe():
+    """Compute capability is asked of the driver or torch in runtime/device.py only."""
+    probes = ("COMPUTE_CAPABILITY_MAJOR", "get_device_capability(")
+    allowed = {"fmhactl.runtime.device", "fmhactl.layout.tensormap_driver"}  # the latter: layoutsvc's TMA check
+    offenders = [module_name(p) for p in modules()
+                 if module_name(p) not in allowed and any(s in p.read_text() for s in probes)]
+    assert offenders == []
+
+
+def test_the_checker_catches_a_forbidden_import(tmp_path):
+    """The contract can fail: a runtime module importing the verify layer and rich is reported."""
+    bad = PACKAGE / "runtime" / "_layering_probe.py"
+    bad.write_text("from fmhactl.verify.compare import compare\nimport rich\n")
+    try:
+        found = violations([bad])
+    finally:
+        bad.unlink()
+    assert any("imports fmhactl.verify.compare" in v for v in found)
+    assert any("imports rich" in v for v in found)
