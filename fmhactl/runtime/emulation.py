@@ -12,8 +12,14 @@ Use per launch::
     synchronize(stream)
     session.raise_if_violations()    # or: violations = session.collect()
 
-Numbers and struct layouts mirror kernels/common/tcgen05_errors.h; tests/tcgen05/test_errors_abi.py
+Numbers and struct layouts mirror kernels/common/tcgen05_errors.h; tests/tcgen05/test_tc5_abi.py
 compiles that header on the host and checks both sides agree.
+
+Strict builds (FMHACTL_TC5_STRICT=1, ``--emulation strict``; the module exports ``tc5_emu_strict``)
+also get per-CTA trackers (``StrictCta``), the per-SM TMEM pools and, on request, a trace buffer.
+After the launch, ``collect`` adds what each CTA left in flight at exit (``in_flight_at_exit``);
+``reset(seed=...)`` picks when deferred MMAs run (seed 0: always as late as legal).
+See docs/emulation-strict.md.
 """
 
 from __future__ import annotations
