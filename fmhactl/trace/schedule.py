@@ -177,10 +177,11 @@ class _Replay:
         last_s_load: dict[int, int] = {}
         issue = cm.value("issue_clk")
         programs = self.cta.programs
-        for w, evs in programs.items():
-            for e in evs:
-                if e.kind == "wait_ld" and any(self._is_s(x) for x in self._loads_before(evs, e)):
-                    last_s_load[w] = e.index
+        waited_cols = {w: self._waited_columns(evs) for w, evs in programs.items()}
+        for w, by_wait in waited_cols.items():
+            for index, cols in by_wait.items():
+                if any(self._is_s(x) for x in cols):
+                    last_s_load[w] = max(last_s_load.get(w, -1), index)
         s_pass = {w: self._s_passes(evs) for w, evs in programs.items()}
         s.role_warps = defaultdict(int)
         for w in programs:
@@ -272,7 +273,7 @@ class _Replay:
             elif e.kind in ("wait_ld", "wait_st"):
                 ready = (pending_ld.pop(w, (0.0, []))[0] if e.kind == "wait_ld" else pending_st.pop(w, 0.0))
                 t = max(t0 + issue, ready)
-                cols = [] if e.kind == "wait_st" else self._cols(programs[w], e)
+                cols = [] if e.kind == "wait_st" else waited_cols[w].get(e.index, [])
                 self.set(key, t, p, "tmem ld/st", track)
                 if t > t0 + issue:
                     self.span(track, f"tcgen05.{e.kind.replace('_', '::')}", t0, t, "tmem")
@@ -294,18 +295,18 @@ class _Replay:
         self._resources()
         return s
 
-    def _loads_before(self, evs: list[Event], wait: Event) -> list[tuple[int, int]]:
-        out: list[tuple[int, int]] = []
+    @staticmethod
+    def _waited_columns(evs: list[Event]) -> dict[int, list[tuple[int, int]]]:
+        """wait_ld event index -> the column ranges of the tcgen05.ld calls it waits for."""
+        out: dict[int, list[tuple[int, int]]] = {}
+        pending: list[tuple[int, int]] = []
         for e in evs:
-            if e.index >= wait.index:
-                break
             if e.kind == "ld":
-                out.append((e.a, e.b))
+                pending.append((e.a, e.b))
             elif e.kind == "wait_ld":
-                out = []
+                out[e.index] = pending
+                pending = []
         return out
-
-    _cols = _loads_before
 
     def _is_s(self, cols: tuple[int, int]) -> bool:
         lo = cols[0] - self.cta.alloc_base
