@@ -56,12 +56,13 @@ done
 
 log "4. verify with tracing off and on (same seed)"
 VSHAPES=(--shape b=1,h=2,t=256,s=1024,d=128 --shape b=1,h=1,t=300,s=777,d=128,causal)
+t0=$(date +%s)
 fm verify "$V1" "$V2" "${VSHAPES[@]}" --seed 11 --timeout 120 --json > /tmp/verify-off.json 2> /tmp/verify-off.err
-off_rc=$?
+off_rc=$?; t1=$(date +%s)
 FMHACTL_TRACE_CAPACITY=1048576 fm verify "$V1" "$V2" "${VSHAPES[@]}" --seed 11 --timeout 120 --json \
   > /tmp/verify-on.json 2> /tmp/verify-on.err
-on_rc=$?
-"$PY" - "$off_rc" "$on_rc" > "$OUT/verify.log" 2>&1 <<'PY'
+on_rc=$?; t2=$(date +%s)
+"$PY" - "$off_rc" "$on_rc" "$(( t1 - t0 ))" "$(( t2 - t1 ))" > "$OUT/verify.log" 2>&1 <<'PY'
 import json, sys
 def rows(path):
     try:
@@ -69,7 +70,8 @@ def rows(path):
     except Exception as exc:  # noqa: BLE001 - report, never crash the script
         return [("unreadable", path, repr(exc)[:200], None)]
 off, on = rows("/tmp/verify-off.json"), rows("/tmp/verify-on.json")
-print(f"verify tracing off rc={sys.argv[1]}, on rc={sys.argv[2]}")
+print(f"verify tracing off rc={sys.argv[1]} wall {sys.argv[3]} s, on rc={sys.argv[2]} wall {sys.argv[4]} s "
+      "(each includes worker start-up)")
 for a, b in zip(off, on):
     print(f"  off {a[2]:<6} on {b[2]:<6} {a[0]} {a[1]} max_abs_err off {a[3]} on {b[3]}")
 print("verdicts identical with tracing on:", off == on and len(off) > 0, f"({len(off)} configs)")
