@@ -51,6 +51,16 @@ def test_check_chrome_catches_broken_traces():
     assert any("no arrive flowing into it" in p for p in check_chrome(broken))
     wait["dur"] = -1.0
     assert any("has dur -1.0" in p for p in check_chrome(doc))
+    wait["dur"] = 1e6  # now it swallows the warp's next slices
+    assert any("overlap" in p for p in check_chrome(doc))
+
+
+def test_overlapping_async_work_goes_to_extra_lanes():
+    """TMA fills overlap while landing; they must sit on separate lanes of the TMA track."""
+    doc = _model(stages=2).chrome
+    names = {e["args"]["name"] for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert any(n.startswith("TMA engine") and " #2" in n for n in names), names
+    assert check_chrome(doc) == []
 
 
 def test_barriers_are_named_from_their_init_line():
