@@ -564,7 +564,9 @@ class EmulationSessions:
         """`trace_capacity` > 0 records trace events (strict builds; fmhactl trace); 0 keeps tracing off."""
         ctas = grid[0] * grid[1] * grid[2]
         entry = self._sessions.get(id(module))
-        if entry is None or entry[1].ctas < ctas or entry[1].trace_capacity != trace_capacity:
+        # A fast (non-strict) module never traces: asking it to is no reason to rebuild its session.
+        stale_trace = entry is not None and entry[1].strict and entry[1].trace_capacity != trace_capacity
+        if entry is None or entry[1].ctas < ctas or stale_trace:
             if entry is not None:
                 entry[1].close()
             entry = (module, EmulationSession(module, ctas, self.capacity, trace_capacity=trace_capacity))
