@@ -9,11 +9,11 @@ from fmhactl.trace.chrome import check_chrome
 @pytest.mark.gpu
 @pytest.mark.parametrize("variant, stages", [("sm100_tma_tmem", 1), ("sm100_tma_s2_tmem", 2)])
 def test_recorded_trace_models_cleanly(variant, stages, tmp_path, monkeypatch):
-    from fmhactl.cli.common import use_emulation
+    from fmhactl.runtime.modes import EMULATION_ENV
     from fmhactl.trace.service import trace_variant
 
     monkeypatch.setenv("FMHACTL_HOME", str(tmp_path / "home"))
-    use_emulation("strict")
+    monkeypatch.setenv(EMULATION_ENV, "strict")
     result = trace_variant(variant, AttnConfig(seq_q=128, seq_k=512, head_dim=128), seed=3)
     assert check_chrome(result.chrome) == []
     summary = result.summaries[0]
