@@ -10,6 +10,7 @@ import typer
 
 from fmhactl import __version__
 from fmhactl.cli import build, dump, kernels, layout, profile, results, scenario, status, tma
+from fmhactl.cli import trace as trace_cli
 from fmhactl.cli import tui as tui_cli
 from fmhactl.cli.errors_group import OneLineErrorGroup
 from fmhactl.errors import EXIT_CODE_HELP
@@ -42,6 +43,7 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 for group in (kernels, build, dump, profile, layout, tma, scenario, status, results):
     group.register(app)
 tui_cli.register(app)
+trace_cli.register(app)
 
 
 def main() -> None:

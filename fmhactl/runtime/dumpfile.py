@@ -92,19 +92,6 @@ def _same(a: float, b: float) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
 
 
-def check_writable(path: str | Path) -> Path:
-    """Refuse an output path that cannot be written, before any work starts."""
-    p = Path(path)
-    if p.is_dir():
-        raise BadInput(f"--out {path}: is a directory")
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise BadInput(f"--out {path}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise BadInput(f"--out {path}: not writable")
-    return p.resolve()
-
-
 def write_dump(path: str | Path, *, variant: str, arch: str, mode: str, config_key: str, config: dict[str, Any],
                checkpoint: str, space: str, got: list[list[float]], want: list[list[float]], threshold: float,
                layout: dict[str, Any] | None = None) -> None:

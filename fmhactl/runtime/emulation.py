@@ -12,8 +12,14 @@ Use per launch::
     synchronize(stream)
     session.raise_if_violations()    # or: violations = session.collect()
 
-Numbers and struct layouts mirror kernels/common/tcgen05_errors.h; tests/tcgen05/test_errors_abi.py
+Numbers and struct layouts mirror kernels/common/tcgen05_errors.h; tests/tcgen05/test_tc5_abi.py
 compiles that header on the host and checks both sides agree.
+
+Strict builds (FMHACTL_TC5_STRICT=1, ``--emulation strict``; the module exports ``tc5_emu_strict``)
+also get per-CTA trackers (``StrictCta``), the per-SM TMEM pools and, on request, a trace buffer.
+After the launch, ``collect`` adds what each CTA left in flight at exit (``in_flight_at_exit``);
+``reset(seed=...)`` picks when deferred MMAs run (seed 0: always as late as legal).
+See docs/emulation-strict.md.
 """
 
 from __future__ import annotations
@@ -125,6 +131,7 @@ DEFAULT_ALLOC_TIMEOUT_S = 5.0
 TRACE_EVENTS: dict[str, int] = {
     "mma_issue": 1, "mma_complete": 2, "commit": 3, "commit_arrive": 4, "tma_issue": 5, "arrive": 6,
     "wait_begin": 7, "wait_end": 8, "ld": 9, "st": 10, "wait_ld": 11, "wait_st": 12, "alloc": 13, "dealloc": 14,
+    "mbar_init": 15,
 }
 
 
@@ -463,6 +470,7 @@ class EmulationSession:
         count = ctypes.c_uint32(0)
         check(driver.cuMemcpyDtoH(ctypes.addressof(count), int(self._count.ptr) + 4, 4), "cuMemcpyDtoH(trace count)")
         n = min(count.value, self.trace_capacity)
+        self.trace_dropped = count.value - n
         events = (TraceEvent * n)()
         if n:
             check(driver.cuMemcpyDtoH(ctypes.addressof(events), self._trace.ptr, ctypes.sizeof(events)),
@@ -486,6 +494,7 @@ class EmulationSession:
         self.close()
 
     dropped: int = 0
+    trace_dropped: int = 0
     pool_stats: dict = {}
 
 
@@ -551,13 +560,16 @@ class EmulationSessions:
         self._sessions: dict[int, tuple[LoadedModule, EmulationSession]] = {}
 
     def prepare(self, module: LoadedModule, grid: tuple[int, int, int], stream: int = 0,
-                seed: int = 0, ctas_per_sm: int = 0) -> EmulationSession:
+                seed: int = 0, ctas_per_sm: int = 0, trace_capacity: int = 0) -> EmulationSession:
+        """`trace_capacity` > 0 records trace events (strict builds; fmhactl trace); 0 keeps tracing off."""
         ctas = grid[0] * grid[1] * grid[2]
         entry = self._sessions.get(id(module))
-        if entry is None or entry[1].ctas < ctas:
+        # A fast (non-strict) module never traces: asking it to is no reason to rebuild its session.
+        stale_trace = entry is not None and entry[1].strict and entry[1].trace_capacity != trace_capacity
+        if entry is None or entry[1].ctas < ctas or stale_trace:
             if entry is not None:
                 entry[1].close()
-            entry = (module, EmulationSession(module, ctas, self.capacity))
+            entry = (module, EmulationSession(module, ctas, self.capacity, trace_capacity=trace_capacity))
             self._sessions[id(module)] = entry
         entry[1].reset(stream, seed, ctas_per_sm)
         return entry[1]
@@ -566,6 +578,14 @@ class EmulationSessions:
         """Strict mode, after finish(): the most CTAs that held TMEM on one SM, allocs that blocked."""
         entry = self._sessions.get(id(module))
         return dict(entry[1].pool_stats) if entry is not None else {}
+
+    def trace_events(self, module: LoadedModule) -> tuple[list[TraceEvent], int]:
+        """The module's last launch's trace events and how many did not fit the buffer."""
+        entry = self._sessions.get(id(module))
+        if entry is None:
+            return [], 0
+        events = entry[1].trace_events()
+        return events, entry[1].trace_dropped
 
     def finish(self, module: LoadedModule, stream: int | None = None) -> None:
         """Raise EmulationViolations if the module's last launch broke a tcgen05 rule."""

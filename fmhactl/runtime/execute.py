@@ -36,6 +36,18 @@ def gpu_info() -> dict:
     return worker_device_info()
 
 
+TRACE_CAPACITY_ENV = "FMHACTL_TRACE_CAPACITY"  # events; > 0 turns emulator tracing on for every launch
+
+
+def trace_capacity(job: dict) -> int:
+    """Trace buffer size for an emulated launch: the job's (fmhactl trace) or the environment's
+    (tracing on under verify, to show it changes no result); 0 (the default) keeps tracing off."""
+    import os
+
+    value = job.get("trace_capacity") or os.environ.get(TRACE_CAPACITY_ENV) or 0
+    return max(0, int(value))
+
+
 class Executor:
     def __init__(self) -> None:
         from fmhactl.runtime.emulation import EmulationSessions
@@ -108,7 +120,7 @@ class Executor:
         if job.get("mode") == "emulated":
             # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
             self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0),
-                                    shape.ctas_per_sm)
+                                    shape.ctas_per_sm, trace_capacity(job))
         with launch_range(job["variant"], cfg.key):
             driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
 
@@ -193,6 +205,12 @@ class Executor:
         metrics = {"elapsed_ms": start.elapsed_time(end), "unwritten": unwritten, "lse_unwritten": lse_unwritten,
                    "nan": int(torch.isnan(values).sum().item()) - unwritten,
                    "out_abs_max": float(values.nan_to_num(0.0).abs().max().item())}
+        if job.get("trace_out") and job.get("mode") == "emulated":
+            from fmhactl.trace.events import write_raw
+
+            events, dropped = self._emulation.trace_events(self._modules[job["cubin"]])
+            write_raw(Path(job["trace_out"]), events)
+            metrics.update(trace_events=len(events), trace_dropped=dropped)
         return {"status": "OK" if unwritten == 0 and lse_unwritten == 0 else "FAIL", "metrics": metrics}
 
     def dump(self, job: dict) -> dict:

@@ -115,7 +115,7 @@ def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence
                        f"{row.status} {row.variant} {row.config_key}", row)
 
             summary, run = sweep_verify(chosen, configs, store=s, placement=placement, timeout_s=timeout_s, seed=seed,
-                                        on_result=each)
+                                        on_result=each, cancel=cancel)
             if on_run is not None:
                 on_run(run)
         else:
@@ -205,7 +205,8 @@ def bench(variant: str, shapes: Sequence[str], *, suite: str | None = None, warm
             from fmhactl.sweep.service import sweep_bench
 
             rows, run = sweep_bench(chosen, configs, store=s, placement=placement, warmup=warmup, iters=iters,
-                                    baselines=baselines, timeout_s=timeout_s, seed=seed, on_result=on_row)
+                                    baselines=baselines, timeout_s=timeout_s, seed=seed, on_result=on_row,
+                                    cancel=cancel)
             if on_run is not None:
                 on_run(run)
         else:

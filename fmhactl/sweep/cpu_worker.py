@@ -32,7 +32,7 @@ def _build(job: dict) -> dict:
         result = build(variant, target, force=bool(job.get("force")))
     except CompileError as exc:
         return {"status": "ERROR", "error": str(exc)}
-    return {"status": "OK", "build": result.to_dict(),
+    return {"status": "OK", "build": result.to_dict(), "strict": target.strict,
             "cubin_sha256": hashlib.sha256(result.cubin_path.read_bytes()).hexdigest()}
 
 

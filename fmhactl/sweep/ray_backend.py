@@ -249,7 +249,8 @@ class RayBackend(Backend):
         if hashlib.sha256(files["cubin"]).hexdigest() != reply.get("cubin_sha256"):
             return {"status": "ERROR", "error": f"{build['variant']}: the built cubin arrived corrupted"}
         cubin_path, meta_path = _cache_paths(get_variant(build["variant"]),
-                                             BuildTarget(build["arch"], emulated=bool(build["emulated"]), strict=bool(build.get("strict"))),
+                                             BuildTarget(build["arch"], emulated=bool(build["emulated"]),
+                                                         strict=bool(build.get("strict", reply.get("strict")))),
                                              build["cache_key"])
         if not (cubin_path.is_file() and hashlib.sha256(cubin_path.read_bytes()).hexdigest() == reply["cubin_sha256"]):
             _atomic_write(cubin_path, files["cubin"])

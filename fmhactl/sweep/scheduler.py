@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from fmhactl.errors import MissingEnvironment
+from fmhactl.errors import Cancelled, MissingEnvironment
 from fmhactl.results.store import ResultRow, ResultStore
 
 DEFAULT_ATTEMPTS = 3
@@ -109,7 +109,7 @@ class SweepRun:
     def throughput(self) -> list[dict]:
         """Per slot: configs done, busy seconds and configs per second of wall time."""
         out = []
-        for s in self.slots:
+        for s in sorted(self.slots, key=lambda s: (len(s.label), s.label)):  # gpu2 before gpu10
             rate = s.configs / self.wall_s if self.wall_s > 0 else 0.0
             out.append({**s.to_dict(), "configs_per_s": round(rate, 3)})
         return out
@@ -132,8 +132,11 @@ class _Abort(Exception):
 def run_sweep(tasks: Sequence[SweepTask], backend: Backend, *, store: ResultStore | None,
               on_result: Callable[[ResultRow], None] | None = None,
               on_progress: Callable[[int, int, ResultRow, str], None] | None = None,
-              max_attempts: int = DEFAULT_ATTEMPTS) -> SweepRun:
-    """Run every task on the backend's slots; rows are stored here, as they land, by this thread."""
+              max_attempts: int = DEFAULT_ATTEMPTS, cancel=None) -> SweepRun:
+    """Run every task on the backend's slots; rows are stored here, as they land, by this thread.
+
+    cancel (anything with a `cancelled` property, e.g. fmhactl.progress.CancelToken): once set, no
+    further config is handed out; those running finish and are stored, then Cancelled is raised."""
     started = time.perf_counter()
     run = SweepRun(backend.name)
     total = len(tasks)
@@ -149,7 +152,7 @@ def run_sweep(tasks: Sequence[SweepTask], backend: Backend, *, store: ResultStor
         with cond:
             while not pending and state["outstanding"] > 0 and not state["stop"]:
                 cond.wait(0.25)
-            if state["stop"] or not pending:
+            if state["stop"] or not pending or (cancel is not None and cancel.cancelled):
                 return None
             return pending.popleft()
 
@@ -270,6 +273,12 @@ def run_sweep(tasks: Sequence[SweepTask], backend: Backend, *, store: ResultStor
                     state["live"] -= 1
                 elif kind == "error":
                     raise event[1]
+            if cancel is not None and cancel.cancelled:
+                with cond:
+                    running = state["outstanding"] - len(pending)
+                if running <= 0 or state["live"] <= 0:
+                    raise Cancelled(f"cancelled after {finished} of {total} configs (all of them stored)")
+                continue
             if state["live"] <= 0 and finished < total:
                 if not stats and start_failures:  # nothing ever started: the environment is missing
                     raise MissingEnvironment(f"no worker could start: {start_failures[0]}")

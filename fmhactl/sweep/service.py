@@ -98,14 +98,14 @@ def sweep_verify(variants: Sequence[Variant], configs: Sequence[AttnConfig], *, 
                  placement: Placement, timeout_s: float = 30.0, seed: int | None = None,
                  on_result: Callable[[ResultRow], None] | None = None,
                  on_progress: Callable[[int, int, ResultRow, str], None] | None = None,
-                 backend: Backend | None = None):
+                 backend: Backend | None = None, cancel=None):
     """Verify on every selected device; returns (SweepSummary, SweepRun)."""
     from fmhactl.verify.sweep import SweepSummary
 
     session = new_session_id()
     tasks = kernel_tasks("verify", variants, configs, seed=fresh_seed(seed), session=session)
     backend = backend or gpu_backend(placement, timeout_s)
-    run = run_sweep(tasks, backend, store=store, on_result=on_result, on_progress=on_progress)
+    run = run_sweep(tasks, backend, store=store, on_result=on_result, on_progress=on_progress, cancel=cancel)
     return SweepSummary(session, list(run.rows)), run
 
 
@@ -114,7 +114,7 @@ def sweep_bench(variant: Variant, configs: Sequence[AttnConfig], *, store: Resul
                 timeout_s: float = 120.0, seed: int | None = None,
                 on_result: Callable[[ResultRow], None] | None = None,
                 on_progress: Callable[[int, int, ResultRow, str], None] | None = None,
-                backend: Backend | None = None) -> tuple[list[ResultRow], SweepRun]:
+                backend: Backend | None = None, cancel=None) -> tuple[list[ResultRow], SweepRun]:
     """Bench configs across devices; each device's one worker times one kernel at a time."""
     if warmup < 0 or iters < 1:
         raise BadInput("--warmup must be >= 0 and --iters >= 1")
@@ -123,7 +123,7 @@ def sweep_bench(variant: Variant, configs: Sequence[AttnConfig], *, store: Resul
     extra = {"bench": {"warmup": warmup, "iters": iters, "baselines": list(baselines)}}
     tasks = kernel_tasks("bench", [variant], configs, seed=fresh_seed(seed), session=session, extra=extra)
     backend = backend or gpu_backend(placement, timeout_s)
-    run = run_sweep(tasks, backend, store=store, on_result=on_result, on_progress=on_progress)
+    run = run_sweep(tasks, backend, store=store, on_result=on_result, on_progress=on_progress, cancel=cancel)
     return list(run.rows), run
 
 
@@ -131,7 +131,7 @@ def sweep_selftest(names: Sequence[str], configs: Sequence[AttnConfig], *, store
                    placement: Placement, timeout_s: float = 30.0, seed: int | None = None, delay_s: float = 0.0,
                    on_result: Callable[[ResultRow], None] | None = None,
                    on_progress: Callable[[int, int, ResultRow, str], None] | None = None,
-                   backend: Backend | None = None, max_attempts: int = 3):
+                   backend: Backend | None = None, max_attempts: int = 3, cancel=None):
     """The CPU self-test through the same scheduler (CI's stand-in for GPU work)."""
     from fmhactl.verify.sweep import SweepSummary
 
@@ -144,5 +144,5 @@ def sweep_selftest(names: Sequence[str], configs: Sequence[AttnConfig], *, store
              for i, name in enumerate(names) for j, cfg in enumerate(configs)]
     backend = backend or cpu_backend(placement, timeout_s)
     run = run_sweep(tasks, backend, store=store, on_result=on_result, on_progress=on_progress,
-                    max_attempts=max_attempts)
+                    max_attempts=max_attempts, cancel=cancel)
     return SweepSummary(session, list(run.rows)), run

@@ -107,6 +107,7 @@ class BuildTask(SweepTask):
     def finish(self, reply: dict, hello: dict) -> ResultRow:
         if reply.get("status") == "OK":
             self.result = build_result_from_dict(reply["build"])
+            self.result.target = self.target  # the full target (to_dict leaves out the emulator flavour)
             return ResultRow(kind="build", variant=self.variant.name, arch=self.target.arch, mode=COMPILE_ONLY,
                              status="OK", metrics=self.result.to_dict(), source_hash=self.result.source_hash,
                              toolchain=self.result.toolchain, session=self.session)

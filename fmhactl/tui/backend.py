@@ -671,7 +671,7 @@ def load_dump_view(path: str | Path) -> DumpView:
 # --------------------------------------------------------------------------------------------
 
 RESULT_COLUMNS = ("id", "date", "kind", "variant", "status", "mode", "arch", "config", "summary")
-FILTER_KEYS = ("kind", "variant", "status", "mode", "arch", "grid", "config", "date")
+FILTER_KEYS = ("kind", "variant", "status", "mode", "grid", "since", "until", "config")
 
 
 @dataclass(frozen=True)
@@ -684,7 +684,7 @@ class ResultLine:
 
 
 def parse_filter(text: str) -> dict[str, str]:
-    """`kind=verify status=fail ref` -> {"kind": "verify", "status": "FAIL", "text": "ref"}."""
+    """`kind=verify status=fail since=2026-11-23 ref` -> {"kind": "verify", "status": "fail", ..., "text": "ref"}."""
     out: dict[str, str] = {}
     words = []
     for part in text.split():
@@ -693,6 +693,8 @@ def parse_filter(text: str) -> dict[str, str]:
             key = key.strip().lower()
             if key not in FILTER_KEYS:
                 raise BadInput(f"unknown filter {key!r} (one of {', '.join(FILTER_KEYS)}, or free text)")
+            if not value.strip():
+                raise BadInput(f"filter {key}= needs a value")
             out[key] = value.strip()
         else:
             words.append(part)
@@ -703,8 +705,9 @@ def parse_filter(text: str) -> dict[str, str]:
 
 def _summary(r: Any) -> str:
     m = r.metrics
-    if r.kind == "verify" and "max_abs_err" in m:
-        return f"err {m['max_abs_err']:.1e} cos {m.get('cosine', float('nan')):.6f}"
+    if r.kind == "verify" and isinstance(m.get("max_abs_err"), (int, float)):
+        cos = m.get("cosine")
+        return f"err {m['max_abs_err']:.1e}" + (f" cos {cos:.6f}" if isinstance(cos, (int, float)) else "")
     if r.kind == "bench" and isinstance(m.get("kernel"), dict) and "tflops" in m["kernel"]:
         return f"{m['kernel']['tflops']:.1f} TFLOP/s"
     return str(m.get("reason") or m.get("error") or "")[:60]
@@ -723,9 +726,13 @@ def _details(r: Any) -> tuple[str, ...]:
     kernel = m.get("kernel")
     if isinstance(kernel, dict) and "tflops" in kernel:
         out.append(f"kernel: {kernel['tflops']:.2f} TFLOP/s, median {kernel.get('median_ms', 0):.4f} ms")
-    for name, b in (m.get("baselines") or {}).items() if isinstance(m.get("baselines"), dict) else []:
-        if isinstance(b, dict) and "tflops" in b:
-            out.append(f"baseline {name}: {b['tflops']:.2f} TFLOP/s")
+    baselines = m.get("baselines")
+    items = baselines.items() if isinstance(baselines, dict) else (
+        ((b.get("name", "?"), b) for b in baselines if isinstance(b, dict)) if isinstance(baselines, list) else ())
+    for name, b in items:
+        timing = b.get("timing") if isinstance(b.get("timing"), dict) else b
+        if isinstance(timing, dict) and "tflops" in timing:
+            out.append(f"baseline {name}: {timing['tflops']:.2f} TFLOP/s")
     if isinstance(m.get("error_map"), str) and m["error_map"]:
         out.append("error map:")
         out.extend(m["error_map"].splitlines())
@@ -736,45 +743,31 @@ def _details(r: Any) -> tuple[str, ...]:
 
 
 def query_results(filter_text: str = "", limit: int = 500, db: Path | None = None) -> list[ResultLine]:
-    """Rows of the results store matching the filter, newest first."""
+    """Rows of the results store matching the filter, newest first (services.results.query)."""
     import datetime
 
     from fmhactl.results.store import ResultStore
+    from fmhactl.services import results as svc
 
     flt = parse_filter(filter_text)
-    _range(limit, 1, 100000, "limit")
-    try:
-        store = ResultStore(db)
-    except Exception as exc:  # a corrupt/unreadable store is the environment's problem
-        raise MissingEnvironment(f"results store unreadable: {exc}") from None
-    with store:
-        try:
-            rows = store.query(kind=flt.get("kind"), variant=flt.get("variant"),
-                               status=flt["status"].upper() if "status" in flt else None, mode=flt.get("mode"),
-                               arch=flt.get("arch"), limit=limit)
-        except Exception as exc:
-            raise MissingEnvironment(f"results store unreadable: {exc}") from None
-    grid_keys = _grid_keys(flt["grid"]) if "grid" in flt else None
+    query = svc.ResultsFilter(kind=flt.get("kind"), variant=flt.get("variant"), status=flt.get("status"),
+                              mode=flt.get("mode"), grid=flt.get("grid"), since=flt.get("since"),
+                              until=flt.get("until"), limit=limit)
+    if db is None:
+        rows = svc.query(query)
+    else:
+        with ResultStore(Path(db)) as store:
+            rows = svc.query(query, store=store)
     out = []
     for r in rows:
         date = datetime.datetime.fromtimestamp(r.created_at).strftime("%m-%d %H:%M")
         cells = (str(r.id), date, r.kind, r.variant, r.status, r.mode, r.arch, r.config_key, _summary(r))
-        if grid_keys is not None and r.config_key not in grid_keys:
-            continue
         if "config" in flt and flt["config"] not in r.config_key:
-            continue
-        if "date" in flt and not date.startswith(flt["date"]) and flt["date"] not in date:
             continue
         if "text" in flt and flt["text"].lower() not in " ".join(cells).lower():
             continue
         out.append(ResultLine(int(r.id or 0), cells, r.variant, r.config_key, _details(r)))
     return out
-
-
-def _grid_keys(name: str) -> set[str]:
-    from fmhactl.verify.grids import load_grid
-
-    return {c.key for c in load_grid(name).configs}
 
 
 def grid_names() -> list[str]:
@@ -793,16 +786,19 @@ class MilestoneLine:
 
 
 def milestone_lines(db: Path | None = None) -> list[MilestoneLine]:
-    """Each milestone with its state and, per mode, what is stale."""
+    """Each milestone with its state and, per mode, what is stale (the status service, nothing written)."""
     from fmhactl.results.store import ResultStore
-    from fmhactl.status.compute import compute_status
-    from fmhactl.status.milestones import load_milestones
+    from fmhactl.status.service import run_status
 
-    milestones = load_milestones()
-    with ResultStore(db) as store:
-        statuses = compute_status(milestones, store)
+    if db is None:
+        from fmhactl import services
+
+        report = services.status(check=True)
+    else:
+        with ResultStore(Path(db)) as store:
+            report = run_status(write=False, store=store)
     out = []
-    for s in statuses:
+    for s in report.statuses:
         modes = "; ".join(f"{m.mode}: {m.state} {m.passed}/{m.required}" for m in s.modes if m.required)
         stale = [x for m in s.modes for x in m.stale]
         detail = s.reason or modes or "no results yet"
@@ -822,32 +818,13 @@ _GPU: GpuStatus | None = None
 
 
 def gpu_status() -> GpuStatus:
-    """Is there a GPU to run verify/bench on? Cached; FMHACTL_ASSUME_NO_GPU=1 answers no."""
+    """Is there a GPU to run verify/bench on (the one probe; FMHACTL_ASSUME_NO_GPU=1 answers no)?"""
     global _GPU
-    if _GPU is not None:
-        return _GPU
-    if os.environ.get("FMHACTL_ASSUME_NO_GPU"):
-        _GPU = GpuStatus(False, "no GPU: FMHACTL_ASSUME_NO_GPU is set")
-        return _GPU
-    try:
-        from fmhactl.runtime.device import probe  # the service layer's one probe, once it exists
+    if _GPU is None:
+        from fmhactl.services.device import gpu_status as probe
 
         st = probe()
         _GPU = GpuStatus(bool(st.available), "" if st.available else f"no GPU: {st.reason}")
-        return _GPU
-    except ImportError:
-        pass
-    try:
-        from cuda.bindings import driver
-
-        (err,) = driver.cuInit(0)
-        if int(err) != 0:
-            _GPU = GpuStatus(False, f"no GPU: cuInit answered {getattr(err, 'name', err)}")
-        else:
-            err, count = driver.cuDeviceGetCount()
-            _GPU = GpuStatus(int(err) == 0 and count > 0, "" if count else "no GPU: no CUDA device")
-    except Exception as exc:  # noqa: BLE001 - no driver library at all means no GPU
-        _GPU = GpuStatus(False, f"no GPU: CUDA driver not usable ({type(exc).__name__})")
     return _GPU
 
 
@@ -858,53 +835,44 @@ class ProgressEvent:
     message: str
 
 
+def _shape_text(cfg: Any) -> str:
+    return (f"b={cfg.batch},h={cfg.heads},hkv={cfg.heads_kv},t={cfg.seq_q},s={cfg.seq_k},d={cfg.head_dim},"
+            f"dtype={cfg.dtype}" + (",causal" if cfg.causal else ""))
+
+
 def run_job(kind: str, variant: str, grid: str, *, progress: Callable[[ProgressEvent], None],
             cancelled: Callable[[], bool]) -> str:
-    """Verify or bench `variant` over `grid`, one progress event per config; stops at the next
-    config once `cancelled()` is true. Returns the closing line."""
-    from fmhactl.registry import get_variant
-    from fmhactl.results.store import ResultStore
+    """Verify or bench `variant` over `grid` through the services, one progress event per config;
+    stops after the current config once `cancelled()` is true. Returns the closing line."""
+    from fmhactl import services
+    from fmhactl.errors import Cancelled
+    from fmhactl.progress import CancelToken
     from fmhactl.verify.grids import load_grid
 
     if kind not in ("verify", "bench"):
         raise BadInput(f"unknown job {kind!r} (verify or bench)")
-    st = gpu_status()
-    if not st.available:
-        raise MissingEnvironment(st.reason)
-    v = get_variant(variant)
     configs = list(load_grid(grid).configs)
-    total = len(configs)
-    progress(ProgressEvent(0, total, f"{kind} {variant} over grid {grid}: {total} config(s)"))
-
-    class _Stop(Exception):
-        pass
-
+    token = CancelToken()
+    progress(ProgressEvent(0, len(configs), f"{kind} {variant} over grid {grid}: {len(configs)} config(s)"))
     done = 0
-    with ResultStore() as store:
+
+    def relay(event: Any) -> None:
+        nonlocal done
+        done = event.done
+        row = event.record
+        line = f"{row.status} {row.config_key} {_summary(row)}" if row is not None and hasattr(row, "status") \
+            else event.message
+        progress(ProgressEvent(event.done, event.total or len(configs), line))
+        if cancelled():
+            token.cancel()
+
+    try:
         if kind == "verify":
-            from fmhactl.verify.sweep import run_verify
-
-            def on_result(row: Any) -> None:
-                nonlocal done
-                done += 1
-                progress(ProgressEvent(done, total, f"{row.status} {row.config_key} {_summary(row)}"))
-                if cancelled():
-                    raise _Stop()
-
-            try:
-                summary = run_verify([v], configs, store=store, on_result=on_result)
-            except _Stop:
-                return f"cancelled after {done} of {total} config(s); finished ones are stored"
-            return summary.closing_line()
-        from fmhactl.bench.service import run_bench
-
-        for cfg in configs:
-            if cancelled():
-                return f"cancelled after {done} of {total} config(s); finished ones are stored"
-            rows = run_bench(v, [cfg], store=store)
-            done += 1
-            progress(ProgressEvent(done, total, f"{rows[0].status} {cfg.key} {_summary(rows[0])}"))
-        return f"{done} config(s) benchmarked"
+            return services.verify([variant], grid=grid, progress=relay, cancel=token).closing_line()
+        outcome = services.bench(variant, [_shape_text(c) for c in configs], progress=relay, cancel=token)
+        return f"{len(outcome.rows)} config(s) benchmarked"
+    except Cancelled:
+        return f"cancelled after {done} of {len(configs)} config(s); finished ones are stored"
 
 
 def json_dumps(data: Any) -> str:

@@ -674,8 +674,9 @@ __device__ void poll(u32 bar, u32) {
 using tc5::emu::strict::leader_of;
 using tc5::emu::strict::vload;
 
-__device__ void tc5_strict_mbar_init(unsigned bar, unsigned, unsigned) {
+__device__ void tc5_strict_mbar_init(unsigned bar, unsigned count, unsigned site) {
     Tc5StrictCta* s = tc5::emu::strict::state();
+    tc5::emu::strict::trace(TC5_EV_MBAR_INIT, site, bar, count);
     for (unsigned i = 0; i < TC5_STRICT_BARS; ++i) {
         if (atomicCAS(&s->bars[i].addr, 0u, bar) == 0u || vload(&s->bars[i].addr) == bar) return;
     }

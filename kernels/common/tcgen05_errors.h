@@ -218,6 +218,7 @@ struct Tc5SmPool {
 #define TC5_EV_WAIT_ST      12
 #define TC5_EV_ALLOC        13
 #define TC5_EV_DEALLOC      14
+#define TC5_EV_MBAR_INIT    15  // a: mbarrier, b: expected arrivals (fmhactl trace groups arrives into phases)
 
 struct Tc5TraceEvent {
     unsigned long long time_ns;   // %globaltimer

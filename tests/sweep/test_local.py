@@ -263,7 +263,7 @@ def test_cli_verify_gpus_all_prints_json_lines_in_order(monkeypatch, fake_worker
 
 def test_scenario_run_with_gpus_spreads_its_verify_step(tmp_path, monkeypatch, fake_worker):
     from fmhactl.scenario.model import load_scenario
-    from fmhactl.scenario.runner import run_scenario
+    from fmhactl.services.scenario import run_scenario
     from fmhactl.sweep import devices, local
     from fmhactl.sweep.service import current_placement
 
@@ -291,3 +291,18 @@ def test_ray_is_imported_only_on_the_ray_path():
             "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_cancelled_sweep_stops_handing_out_work_and_keeps_what_finished(tmp_path):
+    from fmhactl.errors import Cancelled
+    from fmhactl.progress import CancelToken
+
+    token = CancelToken()
+    configs = list(load_grid("smoke").configs)
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        with pytest.raises(Cancelled, match="all of them stored"):
+            sweep_selftest(["cpu_selftest", "cpu_selftest_fault"], configs, store=store, placement=Placement(jobs=2),
+                           timeout_s=10.0, seed=3, delay_s=0.3, on_progress=lambda *a: token.cancel(), cancel=token)
+        stored = store.query(kind="selftest")
+    assert 1 <= len(stored) <= 3  # the first result, plus at most what the two slots were running
+    assert all(r.status in ("PASS", "CRASH") for r in stored)

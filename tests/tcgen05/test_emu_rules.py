@@ -67,9 +67,6 @@ def test_rules_kernel_builds_strict():
     assert {k.kernel for k in result.kernels} >= {"rule", "hog"}
 
 
-gpu = [pytest.mark.gpu, pytest.mark.skipif(not tc5_harness.cuda_available(), reason="needs a CUDA GPU (torch.cuda)")]
-
-
 @pytest.fixture(scope="module")
 def rules_module():
     import torch

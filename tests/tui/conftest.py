@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-os.environ["FMHACTL_ASSUME_NO_GPU"] = "1"
-os.environ["TZ"] = "UTC"
-time.tzset()
 
 pytest.importorskip("textual")
 
@@ -22,11 +17,24 @@ FIXED_TIME = 1_790_000_000.0  # 2026-09-21 14:13:20 UTC: rows get a fixed date s
 
 
 @pytest.fixture(autouse=True)
-def _no_gpu(monkeypatch):
+def _no_gpu_utc(monkeypatch):
+    """Only for the TUI tests: no GPU (even on a GPU machine) and UTC dates, so screens are stable."""
+    from fmhactl.runtime import device
     from fmhactl.tui import backend
 
     monkeypatch.setenv("FMHACTL_ASSUME_NO_GPU", "1")
     monkeypatch.setattr(backend, "_GPU", None)
+    for cached in (getattr(device, "probe", None), getattr(device, "_probe_driver", None)):
+        if hasattr(cached, "cache_clear"):
+            cached.cache_clear()
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+    for cached in (getattr(device, "probe", None), getattr(device, "_probe_driver", None)):
+        if hasattr(cached, "cache_clear"):
+            cached.cache_clear()
 
 
 def drive(app: Any, script: Callable[[Any], Awaitable[None]], size: tuple[int, int] = SIZE) -> None:

@@ -438,3 +438,16 @@ def test_command_palette_goes_to_a_screen():
         assert app.query_one("ContentSwitcher").current == "checkpoints"
 
     drive(app, script)
+
+
+def test_real_job_without_gpu_is_refused_by_the_service():
+    """backend.run_job goes through services.verify, which refuses to start without a GPU (exit-3 class)."""
+    import pytest
+
+    from fmhactl.errors import MissingEnvironment
+    from fmhactl.tui import backend
+
+    events = []
+    with pytest.raises(MissingEnvironment):
+        backend.run_job("verify", "ref", "smoke", progress=events.append, cancelled=lambda: False)
+    assert events and "verify ref over grid smoke" in events[0].message

@@ -50,7 +50,7 @@ class ResultsPage(Page):
 
     def compose(self) -> ComposeResult:
         yield Input(self.options["filter"], id="results-filter",
-                    placeholder="filter: kind=verify status=FAIL variant=ref mode=emulated grid=smoke date=11-23 text")
+                    placeholder="filter: kind=verify status=FAIL variant=ref mode=emulated grid=smoke since=2026-11-23 text")
         yield DataTable(id="results-table", cursor_type="row", zebra_stripes=True)
         with TabbedContent(id="results-tabs"):
             with TabPane("details", id="results-tab-details"):

@@ -22,6 +22,7 @@ CURSOR = Style.parse("bold black on #ffd700")
 GROUP = Style.parse("bold white on #1f4fbf")
 MARKED = Style.parse("bold underline")
 FLAG = Style.parse("bold #ff2020")
+FLAG_ON_HEAT = Style.parse("bold white on #c00000")  # a mismatch stands out on any heat colour
 EMPTY = Style.parse("#5f5f5f")
 HEADER = Style.parse("bold")
 
@@ -213,7 +214,7 @@ class CellGrid(Widget, can_focus=True):
                 else:
                     style = Style.parse(f"black on {backend.key_colour(cell.key, m.n_keys)}")
                 if cell is not None and cell.flag and (r, c) != cur:
-                    style = style + FLAG
+                    style = style + (FLAG_ON_HEAT if cell.heat is not None else FLAG)
                 if (r, c) in m.marked and (r, c) != cur:
                     style = style + MARKED
                 label = cell.label if cell is not None else "·"

@@ -1,0 +1,138 @@
+"""`fmhactl trace`: record an emulated launch's events (GPU) and model them as a B200 timeline (CPU).
+
+record_trace() runs one strict-emulated launch in the isolated worker with tracing on and returns
+the raw event bytes; model_trace() is pure CPU (it is what the tests exercise with hand-built
+event arrays) and turns raw events into schedules, a Chrome trace and summaries.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from fmhactl.config import AttnConfig
+from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment
+from fmhactl.trace import cost_model as cm
+from fmhactl.trace.chrome import to_chrome
+from fmhactl.trace.events import decode, events_from_bytes, warp_roles
+from fmhactl.trace.schedule import Geometry, replay
+from fmhactl.trace.summary import anchor_check, render, summarize
+
+KERNEL_SOURCE = "sm100/fmha_sm100.cuh"  # the file whose __builtin_LINE() sites the events carry
+MAX_CTAS = 32           # traced CTAs: every one is modeled and drawn
+MAX_SEQ_K = 65536
+TRACE_CAPACITY = 1 << 20  # events (32 MiB of device memory)
+
+
+@dataclass
+class TraceResult:
+    variant: str
+    config: AttnConfig
+    chrome: dict
+    summaries: list[dict]
+    raw_events: int
+
+    def to_dict(self) -> dict:
+        return {"label": cm.MODEL_LABEL, "variant": self.variant, "config": self.config.key,
+                "raw_events": self.raw_events, "ctas": len(self.summaries),
+                "summary": self.summaries[0] if self.summaries else None, "per_cta": self.summaries,
+                "cost_model": cm.table_rows()}
+
+    def lines(self) -> list[str]:
+        return render(self.summaries[0], self.variant) if self.summaries else [f"{self.variant}: no CTA traced"]
+
+
+def kernel_source_text() -> str:
+    from fmhactl.paths import kernels_dir
+
+    path = kernels_dir() / KERNEL_SOURCE
+    if not path.is_file():
+        raise MissingEnvironment(f"kernel source {path} not found: cannot name barriers and warp roles")
+    return path.read_text()
+
+
+def geometry_for(variant_name: str, cfg: AttnConfig) -> Geometry:
+    from fmhactl.plans.sm100 import entry_head_dim, plan_from_switches
+    from fmhactl.registry import get_variant
+
+    variant = get_variant(variant_name)
+    if variant.launcher != "sm100":
+        raise BadInput(f"variant {variant_name}: fmhactl trace models SM100 variants only (launcher "
+                       f"{variant.launcher!r}, want 'sm100')")
+    plan = plan_from_switches(cfg.head_dim, variant.switches)
+    poly = int(variant.switches.get("FMHA_EXP2_POLY", 0))
+    return Geometry(plan.block_m, plan.block_n, plan.d_part, plan.col_s, plan.col_o, entry_head_dim(cfg.head_dim),
+                    exp2_poly_fraction=poly / 4.0, ctas_per_sm=plan.ctas_per_sm)
+
+
+def check_shape(cfg: AttnConfig) -> None:
+    from fmhactl.plans.sm100 import BLOCK_M
+
+    ctas = cfg.batch * cfg.heads * math.ceil(cfg.seq_q / BLOCK_M)
+    if ctas > MAX_CTAS:
+        raise BadInput(f"--shape {cfg.key}: {ctas} CTAs; fmhactl trace models at most {MAX_CTAS} "
+                       "(use small b, h and t: the timeline is per CTA)")
+    if cfg.seq_k > MAX_SEQ_K:
+        raise BadInput(f"--shape {cfg.key}: s={cfg.seq_k} > {MAX_SEQ_K} keys is too long to trace")
+
+
+def model_trace(variant: str, cfg: AttnConfig, raw: bytes, geo: Geometry, source_text: str) -> TraceResult:
+    """Raw Tc5TraceEvent bytes -> schedules, Chrome JSON and summaries (CPU only)."""
+    events = events_from_bytes(raw)
+    if not events:
+        raise FmhactlError(f"{variant} {cfg.key}: the launch recorded no trace events (was it a strict "
+                           "emulated build?)", ExitCode.MISSING_ENV)
+    roles = warp_roles(source_text)
+    ctas = decode(events, source_text.splitlines())
+    schedules, summaries = [], []
+    fallback_tiles = math.ceil(cfg.seq_k / geo.block_n)
+    for cta in ctas:
+        sched = replay(cta, geo, roles)
+        tiles = len(sched.tile_marks) or fallback_tiles
+        summary = summarize(sched, geo, tiles)
+        summary["anchor"] = anchor_check(geo.head_dim, cfg.causal, summary["projection"]["tflops"])
+        schedules.append(sched)
+        summaries.append(summary)
+    chrome = to_chrome(schedules, {"variant": variant, "shape": cfg.key, "clock_ghz": cm.value("clock_ghz")})
+    return TraceResult(variant, cfg, chrome, summaries, len(events))
+
+
+def record_trace(variant_name: str, cfg: AttnConfig, *, timeout_s: float, seed: int | None) -> bytes:
+    """One strict-emulated launch with tracing on; the raw events (GPU, in the worker)."""
+    from fmhactl.registry import get_variant
+    from fmhactl.results.store import ResultStore
+    from fmhactl.runtime.single import run_single
+
+    check_shape(cfg)
+    variant = get_variant(variant_name)
+    with tempfile.TemporaryDirectory(prefix="fmhactl-trace-") as tmp:
+        out = Path(tmp) / "events.bin"
+        with ResultStore() as store:
+            row = run_single("run", variant, cfg, store=store, timeout_s=timeout_s, seed=seed,
+                             trace_out=str(out), trace_capacity=TRACE_CAPACITY)
+        if row.mode != "emulated" or row.metrics.get("emulation") != "strict":
+            raise MissingEnvironment(f"{variant_name}: tracing needs the strict emulator (ran {row.mode} "
+                                     f"{row.metrics.get('emulation', '')}); an sm_90 GPU runs SM100 variants emulated")
+        if row.status not in ("OK", "PASS"):
+            raise FmhactlError(f"{variant_name} {cfg.key}: the traced launch failed ({row.status}): "
+                               f"{row.metrics.get('error', '')}", ExitCode.VERIFY_FAILED)
+        dropped = int(row.metrics.get("trace_dropped", 0))
+        if dropped:
+            raise BadInput(f"{variant_name} {cfg.key}: {dropped} trace events did not fit the {TRACE_CAPACITY}-event "
+                           "buffer; trace a smaller shape")
+        if not out.is_file():
+            raise MissingEnvironment(f"{variant_name}: the worker wrote no trace file")
+        return out.read_bytes()
+
+
+def trace_variant(variant_name: str, cfg: AttnConfig, *, timeout_s: float = 120.0,
+                  seed: int | None = None, raw_out: Path | None = None) -> TraceResult:
+    geo = geometry_for(variant_name, cfg)
+    check_shape(cfg)
+    source = kernel_source_text()
+    raw = record_trace(variant_name, cfg, timeout_s=timeout_s, seed=seed)
+    if raw_out is not None:
+        raw_out.write_bytes(raw)
+    return model_trace(variant_name, cfg, raw, geo, source)
