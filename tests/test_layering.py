@@ -5,7 +5,7 @@ ones inside functions). docs/architecture.md draws the same picture.
     4  services (+ unknown new packages)   the single entry; composes the layers below
     3  verify, bench, profile, status, scenario   features
     2  runtime                        worker, launch, device probe, emulation host side
-    3  (also sweep: multi-GPU / Ray placement; torch: the PyTorch op)
+    3  (also sweep: multi-GPU / Ray placement; torch: the PyTorch op; trace: emulation traces)
     1  registry, layout, plans, results, build, runtime.launchers (pure launch geometry)
     0  errors, paths, config, records, progress, schemas
 
@@ -31,6 +31,8 @@ RANKS = {  # most specific prefix wins
     "fmhactl.build.parallel": 4,  # parallel builds: orchestration over the sweep scheduler
     "fmhactl.sweep": 3,  # multi-GPU / Ray placement of verify and bench work
     "fmhactl.torch": 3,  # the PyTorch op and transformers backend (explicit import only)
+    "fmhactl.trace": 3,  # emulation traces: schedule, cost model, Chrome trace
+    "fmhactl.trace.events": 2,  # the raw event format the emulation writes (runtime side)
     "fmhactl.errors": 0, "fmhactl.paths": 0, "fmhactl.config": 0, "fmhactl.records": 0,
     "fmhactl.progress": 0, "fmhactl.schemas": 0, "fmhactl": 0,
 }
