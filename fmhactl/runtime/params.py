@@ -1,4 +1,4 @@
-"""ctypes twin of kernels/common/fmha_params.h (tests/test_params_abi.py keeps them equal)."""
+"""ctypes twin of kernels/common/fmha_params.h (tests/runtime/test_params_abi.py keeps them equal)."""
 
 from __future__ import annotations
 

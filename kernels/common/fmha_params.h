@@ -1,5 +1,5 @@
 // The launch parameter block shared by every FMHA kernel and the host runtime.
-// fmhactl/runtime/params.py mirrors this struct with ctypes; tests/test_params_abi.py compiles
+// fmhactl/runtime/params.py mirrors this struct with ctypes; tests/runtime/test_params_abi.py compiles
 // this header on the host and checks that every offset and the size agree, so a field added
 // here without its Python twin fails CI instead of silently shifting the others.
 #pragma once
