@@ -270,10 +270,13 @@ class MilestoneEntry(_Strict):
     depends: list[MilestoneId] = []
     what: Annotated[str, Field(max_length=4000)] = ""
     # "kind:name" result rows that must pass (integration checks, not grids)
-    checks: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+:[^:\s][^:]*$", max_length=200)]] = []
+    checks: list[Annotated[str, Field(max_length=200)]] = []
 
     @model_validator(mode="after")
     def _proves_something(self) -> "MilestoneEntry":
+        malformed = [c for c in self.checks if not re.fullmatch(r"[A-Za-z0-9_.-]+:[^:\s][^:]*", c)]
+        if malformed:
+            raise ValueError(f"milestone {self.id}: checks must read kind:name, got {', '.join(map(shown, malformed))}")
         if not self.variants and not self.checks:
             raise ValueError(f"milestone {self.id} names no variants and no checks")
         return self
