@@ -260,6 +260,9 @@ class GridFile(_Strict):
 MilestoneId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
 
 
+_CHECK_NAME = re.compile(r"^[A-Za-z0-9_.-]+:[^:\s][^:]*$")
+
+
 class MilestoneEntry(_Strict):
     id: MilestoneId
     title: NonEmptyStr
@@ -270,10 +273,13 @@ class MilestoneEntry(_Strict):
     depends: list[MilestoneId] = []
     what: Annotated[str, Field(max_length=4000)] = ""
     # "kind:name" result rows that must pass (integration checks, not grids)
-    checks: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+:[^:\s][^:]*$", max_length=200)]] = []
+    checks: list[Annotated[str, Field(max_length=200)]] = []
 
     @model_validator(mode="after")
     def _proves_something(self) -> "MilestoneEntry":
+        for check in self.checks:
+            if not _CHECK_NAME.match(check):
+                raise ValueError(f"checks must read kind:name (a result kind, a colon, a name); got {check!r}")
         if not self.variants and not self.checks:
             raise ValueError(f"milestone {self.id} names no variants and no checks")
         return self
