@@ -260,6 +260,9 @@ class GridFile(_Strict):
 MilestoneId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
 
 
+_CHECK_NAME = re.compile(r"^[A-Za-z0-9_.-]+:[^:\s][^:]*$")
+
+
 class MilestoneEntry(_Strict):
     id: MilestoneId
     title: NonEmptyStr
@@ -274,9 +277,9 @@ class MilestoneEntry(_Strict):
 
     @model_validator(mode="after")
     def _proves_something(self) -> "MilestoneEntry":
-        malformed = [c for c in self.checks if not re.fullmatch(r"[A-Za-z0-9_.-]+:[^:\s][^:]*", c)]
-        if malformed:
-            raise ValueError(f"milestone {self.id}: checks must read kind:name, got {', '.join(map(shown, malformed))}")
+        for check in self.checks:
+            if not _CHECK_NAME.match(check):
+                raise ValueError(f"checks must read kind:name (a result kind, a colon, a name); got {check!r}")
         if not self.variants and not self.checks:
             raise ValueError(f"milestone {self.id} names no variants and no checks")
         return self

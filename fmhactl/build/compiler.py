@@ -104,7 +104,29 @@ def _options(variant: Variant, target: BuildTarget) -> list[str]:
         opts.append(f"-D{EMULATE_DEFINE}=1")
         if target.strict:
             opts.append(f"-D{STRICT_DEFINE}=1")
+        level = emulated_ptxas_level()
+        if level is not None:  # part of the options, so part of the cache key
+            opts.append(f"--ptxas-options=-O{level}")
     return opts
+
+
+EMU_PTXAS_ENV = "FMHACTL_EMU_PTXAS_O"
+
+
+def emulated_ptxas_level() -> int | None:
+    """ptxas optimisation level for emulated builds (FMHACTL_EMU_PTXAS_O=0..3; unset: ptxas default).
+
+    An emulated SM100 kernel inlines the emulator at every tcgen05 call, and ptxas spends minutes
+    optimising code whose speed means nothing; -O0 cuts a strict build several-fold. Native builds
+    never take it: their SASS is what the resource report and the SASS tests are about."""
+    import os
+
+    text = os.environ.get(EMU_PTXAS_ENV)
+    if text is None or text == "":
+        return None
+    if text not in ("0", "1", "2", "3"):
+        raise BadInput(f"{EMU_PTXAS_ENV}={text[:20]!r}: the ptxas level must be 0, 1, 2 or 3")
+    return int(text)
 
 
 def _cache_key(variant: Variant, target: BuildTarget, src_hash: str, toolchain: str) -> str:

@@ -70,3 +70,20 @@ def test_cli_build_all_twice_is_all_cache_hits():
     archs = {(r["variant"], r["arch"]) for r in second}
     assert ("ref", "sm_90a") in archs and ("ref", "sm_100a") in archs
     assert all(r["cache_hit"] for r in second)
+
+
+def test_emulated_ptxas_level_is_an_option_of_emulated_builds_only(monkeypatch):
+    from fmhactl.build.compiler import BuildTarget, _options
+    from fmhactl.errors import BadInput
+    from fmhactl.registry import load_registry
+
+    variant = load_registry()["sm100_tma_s2_tmem"]
+    emulated, native = BuildTarget("sm_90a", emulated=True, strict=True), BuildTarget("sm_100a")
+    monkeypatch.delenv("FMHACTL_EMU_PTXAS_O", raising=False)
+    assert not any("-O" in o for o in _options(variant, emulated))
+    monkeypatch.setenv("FMHACTL_EMU_PTXAS_O", "0")
+    assert "--ptxas-options=-O0" in _options(variant, emulated)
+    assert not any("-O" in o for o in _options(variant, native))
+    monkeypatch.setenv("FMHACTL_EMU_PTXAS_O", "fast")
+    with pytest.raises(BadInput, match="FMHACTL_EMU_PTXAS_O"):
+        _options(variant, emulated)

@@ -89,5 +89,6 @@ def test_build_mix_column_shows_the_counts():
     assert result.exit_code == 0, result.output
     mix = _mix(REGISTRY["sm100_tma_s2_tmem_ex2"])["fmha_sm100_bf16_d256"]
     row = next(line for line in result.output.splitlines() if "fmha_sm100_bf16_d256" in line)
-    cells = [c.strip() for c in row.replace("│", "\t").split("\t")]  # TSV when stdout is not a terminal
+    # a terminal draws a table with │ between cells; a pipe (CliRunner) gets TSV
+    cells = [c.strip() for c in row.replace("│", "\t").split("\t")]
     assert str(mix["MUFU.EX2"]) in cells and str(mix["FFMA"]) in cells
