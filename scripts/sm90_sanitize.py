@@ -14,6 +14,7 @@ from fmhactl.config import parse_shape
 from fmhactl.registry import load_registry
 from fmhactl.runtime.execute import Executor, gpu_info
 from fmhactl.runtime.jobs import make_job
+from fmhactl.verify.job import verify_job
 
 SHAPES = ("b=1,h=2,t=130,s=200,d=64", "b=1,h=2,hkv=1,t=70,s=300,d=128,causal", "b=1,h=1,t=64,s=100,d=256",
           "b=1,h=1,t=200,s=77,d=128,causal,dtype=f16")
@@ -29,7 +30,7 @@ def main() -> int:
         for i, text in enumerate(SHAPES):
             cfg = parse_shape(text)
             job = make_job("verify", variant, built, cfg, 1000 + i, "native")
-            result = executor.verify(job)
+            result = verify_job(executor, job)
             ok = result["status"] == "PASS"
             failed += not ok
             print(f"{variant.name} {cfg.key}: {result['status']}", flush=True)

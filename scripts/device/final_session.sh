@@ -20,7 +20,6 @@ DEADLINE_S=${DEADLINE_S:-380}
 start=$(date +%s)
 left() { echo $(( DEADLINE_S - ($(date +%s) - start) )); }
 log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$OUT/summary.txt"; }
-fm() { python3 -m fmhactl "$@"; }
 : > "$OUT/summary.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee -a "$OUT/summary.txt"
 
@@ -53,18 +52,18 @@ build_one /tmp/unfixed sm100_tma_s2_tmem 1 /tmp/fmhactl-unfixed & B3=$!
 build_one "$PWD" sm100_tma_s2_tmem 0 "$FMHACTL_HOME" & B4=$!
 
 log "gpu-1 memcheck of the sm90 family"
-timeout 110 compute-sanitizer --tool memcheck --error-exitcode 9 python3 scripts/sm90_sanitize.py > "$L/memcheck.log" 2>&1
+timeout 110 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python3 scripts/sm90_sanitize.py > "$L/memcheck.log" 2>&1
 log "  memcheck rc=$?: $(grep -E 'ERROR SUMMARY' "$L/memcheck.log" | tr '\n' ' ')"
 grep -E '^========= (Invalid|Program hit|Error|    at|Host Frame|  *at )' "$L/memcheck.log" \
   | sed 's/0x[0-9a-f]*/0x./g' | sort | uniq -c | sort -rn | head -n 12 >> "$OUT/summary.txt"
 
 log "gpu-2 bench sm90_pingpong --plot"
-timeout 120 fm bench sm90_pingpong --shape b=8,h=16,t=4096,s=4096,d=128 --shape b=8,h=16,t=4096,s=4096,d=128,causal \
+timeout 120 python3 -m fmhactl bench sm90_pingpong --shape b=8,h=16,t=4096,s=4096,d=128 --shape b=8,h=16,t=4096,s=4096,d=128,causal \
   --shape b=8,h=8,t=4096,s=4096,d=256 --plot "$OUT/bench-sm90_pingpong.png" > "$L/bench.log" 2>&1
 log "  bench rc=$?"; grep -E "sm90|cudnn|flash|TFLOP|ratio" "$L/bench.log" | head -n 12 >> "$OUT/summary.txt"
 
 log "gpu-3 profile sm90_pingpong --png"
-timeout 150 fm profile sm90_pingpong --shape b=8,h=16,t=4096,s=4096,d=128 --png "$OUT/roofline-sm90_pingpong.png" \
+timeout 150 python3 -m fmhactl profile sm90_pingpong --shape b=8,h=16,t=4096,s=4096,d=128 --png "$OUT/roofline-sm90_pingpong.png" \
   > "$L/profile.log" 2>&1
 log "  profile rc=$?"; tail -n 6 "$L/profile.log" >> "$OUT/summary.txt"
 
@@ -94,7 +93,7 @@ if [ "$(left)" -gt 60 ]; then
   log "emu-2 seeds72 strict, then fast"
   for mode in strict fast; do
     t0=$(date +%s)
-    timeout "$(( $(left) - 30 ))" fm verify sm100_tma_s2_tmem --grid seeds72 --emulation $mode --seed 72 --timeout 60 \
+    timeout "$(( $(left) - 30 ))" python3 -m fmhactl verify sm100_tma_s2_tmem --grid seeds72 --emulation $mode --seed 72 --timeout 60 \
       > "$L/seeds72.$mode.log" 2>&1
     log "  seeds72 $mode rc=$? wall $(( $(date +%s) - t0 ))s: $(tail -n 1 "$L/seeds72.$mode.log")"
     grep -E "violation|tcgen05 " "$L/seeds72.$mode.log" | head -n 5 | cut -c1-300 >> "$OUT/summary.txt"
