@@ -30,14 +30,22 @@ def _is_fatal_cuda_error(exc: BaseException) -> bool:
     return isinstance(exc, CudaError) or (isinstance(exc, RuntimeError) and "CUDA error" in str(exc))
 
 
-def main() -> None:
-    _die_with_parent()
+def protocol_channel():
+    """The worker's reply function: one JSON line per message on the real stdout, which is kept
+    for the protocol alone (stdout is pointed at stderr, so stray prints cannot corrupt it)."""
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the protocol
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
 
     def reply(message: dict) -> None:
         protocol.write(json.dumps(message) + "\n")
         protocol.flush()
+
+    return reply
+
+
+def main() -> None:
+    _die_with_parent()
+    reply = protocol_channel()
 
     try:
         from fmhactl.runtime.device import worker_device_info

@@ -110,15 +110,10 @@ HANDLERS = {"build": _build, "selftest": _selftest, "cubin_sha256": _cubin_sha25
 
 
 def main() -> None:
-    from fmhactl.runtime.worker import _die_with_parent
+    from fmhactl.runtime.worker import _die_with_parent, protocol_channel
 
     _die_with_parent()
-    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints must not corrupt the protocol
-
-    def reply(message: dict) -> None:
-        protocol.write(json.dumps(message) + "\n")
-        protocol.flush()
+    reply = protocol_channel()
 
     import torch  # noqa: F401 - loaded before the hello, so no job's watchdog pays for it
 
