@@ -255,6 +255,13 @@ class GridFile(_Strict):
         return data
 
 
+class SuiteFile(_Strict):
+    """scenarios/bench/<name>.toml: the --shape strings a named bench suite runs."""
+    name: Annotated[str, Field(max_length=200)] | None = None
+    description: Annotated[str, Field(max_length=2000)] = ""
+    shapes: Annotated[list[Annotated[str, Field(min_length=1, max_length=400)]], Field(min_length=1, max_length=1000)]
+
+
 # ---- milestones ------------------------------------------------------------------------------
 
 MilestoneId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
