@@ -298,11 +298,16 @@ def test_a_cancelled_sweep_stops_handing_out_work_and_keeps_what_finished(tmp_pa
     from fmhactl.progress import CancelToken
 
     token = CancelToken()
-    configs = list(load_grid("smoke").configs)
+    # Many configs, so that "stopped handing out work" cannot be mistaken for "ran out of work".
+    # The cancel is set from the first progress event, which the main thread sees a little after the
+    # slot that produced it has taken its next config: how many finish in that gap depends on the
+    # machine's load, so the bound is "far fewer than all", not an exact count.
+    configs = list(load_grid("awkward").configs)
+    total = 2 * len(configs)
     with ResultStore(tmp_path / "r.sqlite") as store:
         with pytest.raises(Cancelled, match="all of them stored"):
             sweep_selftest(["cpu_selftest", "cpu_selftest_fault"], configs, store=store, placement=Placement(jobs=2),
                            timeout_s=10.0, seed=3, delay_s=0.3, on_progress=lambda *a: token.cancel(), cancel=token)
         stored = store.query(kind="selftest")
-    assert 1 <= len(stored) <= 3  # the first result, plus at most what the two slots were running
+    assert 1 <= len(stored) <= total // 4
     assert all(r.status in ("PASS", "CRASH") for r in stored)
