@@ -15,7 +15,7 @@ from pathlib import Path
 
 from fmhactl import paths
 from fmhactl.build.hashing import include_dirs, source_hash
-from fmhactl.build.resources import KernelResources, parse_ptxas_log
+from fmhactl.build.resources import KernelResources, parse_ptxas_log, resources_from_cubin
 from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment, warn
 from fmhactl.registry import Variant
 
@@ -198,6 +198,8 @@ def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> Buil
         kernels = parse_ptxas_log(log)
         warnings = [line for line in log.splitlines() if "warning" in line.lower()]
         _atomic_write(cubin_path, cubin)
+        if not kernels:
+            kernels = _resources_without_ptxas_report(cubin_path, warnings)
         meta = {"kernels": [k.to_dict() for k in kernels], "compile_seconds": elapsed,
                 "cubin_sha256": hashlib.sha256(cubin).hexdigest(), "cache_schema": CACHE_SCHEMA,
                 "warnings": warnings, "log": log, "variant": variant.name, "arch": target.arch,
@@ -205,6 +207,17 @@ def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> Buil
         _atomic_write(meta_path, json.dumps(meta, indent=1).encode())
     return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key,
                        toolchain, warnings)
+
+
+def _resources_without_ptxas_report(cubin_path: Path, warnings: list[str]) -> list[KernelResources]:
+    try:
+        kernels = resources_from_cubin(cubin_path)
+    except MissingEnvironment as exc:
+        warnings.append(f"NVRTC's log has no ptxas report and the cubin cannot be read back ({exc}): resources unknown")
+        return []
+    warnings.append("NVRTC's log has no ptxas report (a program NVRTC did not run ptxas for): resources read from "
+                    "the cubin, spills as STL/LDL bytes in the SASS")
+    return kernels
 
 
 def _cached_result(variant: Variant, target: BuildTarget, cubin_path: Path, meta_path: Path, src_hash: str,

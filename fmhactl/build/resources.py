@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '([^']+)'")
 _FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
@@ -45,3 +47,43 @@ def parse_ptxas_log(log: str) -> list[KernelResources]:
             if c := _CMEM.search(line):
                 current.param_cmem = int(c.group(1))
     return kernels
+
+
+_RESOURCE_FN = re.compile(r"^\s*Function (\S+):\s*$")
+_RESOURCE_VALUES = re.compile(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)")
+_SASS_FN = re.compile(r"^\s+Function : (\S+)\s*$")
+_LOCAL_ACCESS = re.compile(r"\b(STL|LDL)(?:\.(64|128|U8|S8|U16|S16))?\b")
+_ACCESS_BYTES = {None: 4, "64": 8, "128": 16, "U8": 1, "S8": 1, "U16": 2, "S16": 2}
+
+
+def resources_from_cubin(cubin: Path) -> list[KernelResources]:
+    """Per-entry resources read back from the cubin, for a compile whose log has no ptxas report.
+
+    NVRTC can hand back a program without running ptxas again (seen on the lent H100: a 0.1 s
+    compile whose log held only front-end warnings), which leaves nothing to parse. Registers,
+    stack and static SMEM come from `cuobjdump --dump-resource-usage`; spill bytes from the SASS
+    (STL/LDL widths per entry), an upper bound: a local array the code indexes counts too."""
+    from fmhactl.build.sass import cuobjdump, sass
+
+    proc = subprocess.run([str(cuobjdump()), "--dump-resource-usage", str(cubin)], capture_output=True, text=True)
+    kernels: dict[str, KernelResources] = {}
+    name = None
+    for line in proc.stdout.splitlines():
+        if m := _RESOURCE_FN.match(line):
+            name = m.group(1)
+        elif name and (m := _RESOURCE_VALUES.search(line)):
+            kernels[name] = KernelResources(kernel=name, registers=int(m.group(1)), stack_bytes=int(m.group(2)),
+                                            static_smem=int(m.group(3)))
+            name = None
+    current = None
+    for line in sass(cubin).splitlines():
+        if m := _SASS_FN.match(line):
+            current = kernels.get(m.group(1))
+        elif current is not None:
+            for op, width in _LOCAL_ACCESS.findall(line):
+                size = _ACCESS_BYTES.get(width or None, 4)
+                if op == "STL":
+                    current.spill_stores += size
+                else:
+                    current.spill_loads += size
+    return [k for k in kernels.values() if not k.kernel.startswith("_")]

@@ -265,7 +265,8 @@ def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
     if name == "mma-uncommitted":
         return "MMA issued but never committed: nothing tells anyone it completed"
     if name == "partial-warp":
-        return f".sync.aligned tcgen05 op executed by lanes 0x{d0:08x} only (all 32 must)"
+        return (f".sync.aligned tcgen05 op executed by lanes 0x{d0:08x} only (all 32 must; if every lane does "
+                "reach it, the warp was not reconverged after a branch: __syncwarp() before the op)")
     if name == "non-uniform":
         return f".sync.aligned tcgen05 op with operands that differ across the warp (0x{d0:x} vs 0x{d1:x})"
     if name == "tma-in-flight-at-exit":

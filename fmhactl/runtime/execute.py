@@ -71,6 +71,15 @@ class Executor:
         if job.get("mode") == "emulated":
             self._emulation.finish(self._modules[job["cubin"]], stream)
 
+    def _sm_count(self) -> int:
+        """SMs of the current device: the grid of a persistent kernel (one CTA per SM)."""
+        torch = _torch()
+        index = torch.cuda.current_device()
+        counts = self.__dict__.setdefault("_sm_counts", {})
+        if index not in counts:
+            counts[index] = int(torch.cuda.get_device_properties(index).multi_processor_count)
+        return counts[index]
+
     def _function(self, job: dict):
         cubin = job["cubin"]
         if cubin not in self._modules:
@@ -110,7 +119,7 @@ class Executor:
                scale: float | None = None) -> None:
         torch = _torch()
         fn = self._function(job)
-        shape = launch_shape(job["launcher"], cfg, job["switches"])
+        shape = launch_shape(job["launcher"], cfg, job["switches"], self._sm_count())
         args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints)]
         if job["launcher"] == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))
@@ -134,7 +143,7 @@ class Executor:
         if job.get("mode") == "emulated":
             return lambda: self.launch(job, cfg, q, k, v, o, lse)
         fn = self._function(job)
-        shape = launch_shape(job["launcher"], cfg, job["switches"])
+        shape = launch_shape(job["launcher"], cfg, job["switches"], self._sm_count())
         args = [make_params(cfg, q, k, v, o, lse)]
         if job["launcher"] == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))

@@ -58,13 +58,22 @@ class Sm90Plan:
     block_n: int
     block_m: int = 128
     threads: int = 384  # producer warpgroup + 2 consumer warpgroups
+    persistent: bool = False  # FMHA_PERSISTENT: one CTA per SM walks the tiles
+
+    @property
+    def separate_o(self) -> bool:
+        """A persistent CTA stages O in its own tile where that fits (D <= 128); else in Q's."""
+        return self.persistent and self.head_dim <= 128
 
     @property
     def smem_bytes(self) -> int:
         q = self.block_m * self.head_dim * 2
         kv = self.block_n * self.head_dim * 2
-        barriers = 8 * (1 + 4 * self.stages)
-        return q + 2 * self.stages * kv + barriers + 1024
+        barriers = 8 * (2 + 4 * self.stages)  # q_full, q_empty, k/v full and empty per stage
+        return q * (2 if self.separate_o else 1) + 2 * self.stages * kv + barriers + 1024
+
+    def tiles(self, cfg: AttnConfig) -> int:
+        return _ceil_div(cfg.seq_q, self.block_m) * cfg.heads * cfg.batch
 
     def limit_reason(self) -> str | None:
         if self.head_dim not in SM90_HEAD_DIMS:
@@ -83,23 +92,32 @@ SM90_DEFAULT_BLOCK_N = {64: 128, 128: 128, 256: 64}
 def sm90_plan(cfg: AttnConfig, switches: dict) -> Sm90Plan:
     d = cfg.head_dim
     block_n = int(switches.get(f"FMHA_BN_D{d}", SM90_DEFAULT_BLOCK_N.get(d, 64)))
-    return Sm90Plan(d, int(switches.get("FMHA_STAGES", 2)), block_n)
+    return Sm90Plan(d, int(switches.get("FMHA_STAGES", 2)), block_n,
+                    persistent=bool(int(switches.get("FMHA_PERSISTENT", 0))))
 
 
-def sm90_launch(cfg: AttnConfig, switches: dict) -> LaunchShape:
+def sm90_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
+    """One CTA per (query tile, head, batch); persistent: one per SM (sm_count, when the caller
+    knows it) over a 1-D grid, each walking tiles blockIdx.x, blockIdx.x + gridDim.x, ..."""
     plan = sm90_plan(cfg, switches)
-    grid = (_ceil_div(cfg.seq_q, plan.block_m), cfg.heads, cfg.batch)
+    if plan.persistent:
+        tiles = plan.tiles(cfg)
+        grid = (max(1, min(tiles, sm_count) if sm_count else tiles), 1, 1)
+    else:
+        grid = (_ceil_div(cfg.seq_q, plan.block_m), cfg.heads, cfg.batch)
     return LaunchShape(grid, (plan.threads, 1, 1), plan.smem_bytes)
 
 
 LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch, "sm90": sm90_launch}
 
 
-def launch_shape(launcher: str, cfg: AttnConfig, switches: dict) -> LaunchShape:
-    try:
-        return LAUNCHERS[launcher](cfg, switches)
-    except KeyError:
-        raise BadInput(f"unknown launcher {launcher!r} (known: {', '.join(LAUNCHERS)})") from None
+def launch_shape(launcher: str, cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
+    """sm_count: the GPU's SM count, for persistent kernels' grids (None: one CTA per tile)."""
+    if launcher not in LAUNCHERS:
+        raise BadInput(f"unknown launcher {launcher!r} (known: {', '.join(LAUNCHERS)})")
+    if launcher == "sm90":
+        return sm90_launch(cfg, switches, sm_count)
+    return LAUNCHERS[launcher](cfg, switches)
 
 
 def entry_plan(launcher: str, kernel: str, switches: dict) -> Sm100Plan | None:

@@ -18,6 +18,11 @@
 //   FMHA_RESCALE_THRESHOLD  log2 units: O and l are rescaled only when a row max grows by more
 //                  than this; otherwise the stale max stays the reference (P <= 2^threshold)
 //   FMHA_BN_D64 / FMHA_BN_D128 / FMHA_BN_D256   KV tile (wgmma N of QK^T) per head dim
+//   FMHA_PERSISTENT 1: one CTA per SM walks the tiles (heaviest first, stride gridDim.x); the producer
+//                  loads the next tile's K and Q while the consumers finish this one, so the per-tile
+//                  prologue (launch, Q and first K latency) leaves the critical path. Where SMEM
+//                  allows (D <= 128) O gets its own buffer and Q is released after the last QK^T;
+//                  at D = 256 O reuses the Q tile and Q is released once the O store has read it.
 #pragma once
 
 #include "common/dtypes.cuh"
@@ -48,6 +53,9 @@
 #endif
 #ifndef FMHA_BN_D256
 #define FMHA_BN_D256 64
+#endif
+#ifndef FMHA_PERSISTENT
+#define FMHA_PERSISTENT 0
 #endif
 #if FMHA_PINGPONG && !FMHA_OVERLAP
 #error "FMHA_PINGPONG needs FMHA_OVERLAP"
@@ -80,13 +88,19 @@ struct Plan {
     static constexpr int kStages = FMHA_STAGES;
     static constexpr unsigned kQBytes = kBlockM * D * 2;
     static constexpr unsigned kKVBytes = kBlockN * D * 2;
+    // A separate O staging tile only where it fits beside Q and the ring (persistent, D <= 128).
+    static constexpr bool kSeparateO = FMHA_PERSISTENT && D <= 128;
     static constexpr unsigned kQOff = 0;
     static constexpr unsigned kKOff = kQOff + kQBytes;
     static constexpr unsigned kVOff = kKOff + kStages * kKVBytes;
-    static constexpr unsigned kBarOff = kVOff + kStages * kKVBytes;
-    // q_full, k_full[], v_full[], k_empty[], v_empty[]: K and V are released separately, so the
-    // next K tile can land while this tile's PV still reads V.
-    static constexpr unsigned kBarCount = 1 + 4 * kStages;
+    static constexpr unsigned kOOff = kSeparateO ? kVOff + kStages * kKVBytes : kQOff;
+    static constexpr unsigned kBarOff = kVOff + kStages * kKVBytes + (kSeparateO ? kQBytes : 0);
+    // q_full, q_empty, k_full[], v_full[], k_empty[], v_empty[]: K and V are released separately,
+    // so the next K tile can land while this tile's PV still reads V.
+    static constexpr unsigned kBarCount = 2 + 4 * kStages;
+    // q_empty: lane 0 of every consumer warp after its last QK^T (separate O), or the storing
+    // thread of each consumer WG once the O store no longer reads the Q tile.
+    static constexpr unsigned kQEmptyArrivals = kSeparateO ? kEmptyArrivals : 2;
     // +1024: the dynamic window is re-aligned to the 1024-B swizzle repeat inside the kernel.
     static constexpr unsigned kSmemBytes = kBarOff + 8 * kBarCount + 1024;
     static constexpr int kSRegs = kBlockN / 2;  // S accumulator per thread
@@ -113,11 +127,19 @@ __device__ __forceinline__ unsigned pack2(float lo, float hi) {
 
 struct Barriers {
     unsigned long long* q_full;
+    unsigned long long* q_empty;
     unsigned long long* k_full;
     unsigned long long* v_full;
     unsigned long long* k_empty;
     unsigned long long* v_empty;
 };
+
+template <int D>
+__device__ __forceinline__ Barriers barriers_at(unsigned char* smem) {
+    auto* base = reinterpret_cast<unsigned long long*>(smem + Plan<D>::kBarOff);
+    constexpr int S = Plan<D>::kStages;
+    return {base, base + 1, base + 2, base + 2 + S, base + 2 + 2 * S, base + 2 + 3 * S};
+}
 
 // Per-thread softmax state for its two rows (r and r + 8 of its warp's 16).
 struct RowState {
@@ -129,6 +151,38 @@ struct RowState {
 struct Tiles {
     int n_blocks;      // KV tiles this CTA visits (tiles n_blocks-1 down to 0)
     int offset;        // seq_k - seq_q: bottom-right causal alignment
+};
+
+struct TileCoord {
+    int m_block, head, batch;
+};
+
+// Which output tiles this CTA computes. Non-persistent: the one its block index names. Persistent:
+// tile indices blockIdx.x, blockIdx.x + gridDim.x, ... with the query tile varying fastest, last
+// (heaviest under causal masking) first: the CTAs running at one time share few (batch, head)
+// pairs, so their K/V stays in L2 (ordering by query tile across all heads first streamed K/V
+// of 132 heads at once and ran at 0.6x), and each CTA's strided walk mixes heavy and light tiles.
+struct TileScheduler {
+    int idx;
+    __device__ explicit TileScheduler(const FmhaParams&) : idx(FMHA_PERSISTENT ? blockIdx.x : 0) {}
+    __device__ bool valid(const FmhaParams& p) const {
+        return FMHA_PERSISTENT ? idx < m_blocks(p) * p.heads * p.batch : idx == 0;
+    }
+    __device__ void advance() { idx += FMHA_PERSISTENT ? gridDim.x : 1; }
+    __device__ TileCoord coord(const FmhaParams& p) const {
+        if (!FMHA_PERSISTENT) return {static_cast<int>(gridDim.x - 1 - blockIdx.x), static_cast<int>(blockIdx.y),
+                                      static_cast<int>(blockIdx.z)};
+        const int n_m = m_blocks(p);
+        const int bh = idx / n_m;
+        return {n_m - 1 - idx % n_m, bh % p.heads, bh / p.heads};
+    }
+    static __device__ int m_blocks(const FmhaParams& p) { return (p.seq_q + kBlockM - 1) / kBlockM; }
+};
+
+// Running positions in the pipelines, carried from tile to tile by a persistent CTA.
+struct PipeState {
+    int kv = 0;     // K/V ring iterations so far: stage = kv % stages, phase = (kv / stages) & 1
+    int q = 0;      // Q tiles loaded so far: q_full / q_empty parity
 };
 
 template <int D>
@@ -233,45 +287,82 @@ __device__ __forceinline__ bool tile_needs_mask(const FmhaParams& p, int n, int 
     return last_key >= p.seq_k || (p.causal && last_key > wg_first_row + offset);
 }
 
+// One tile's loads: K first (its stage may already be free), then Q once the consumers have
+// released the previous Q, then V; then the rest of the ring.
 template <int D>
-__device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem,
-                                         const Barriers& bars, int m_block, int head, int batch, int kv_head,
-                                         int n_blocks) {
+__device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned char* smem, const Barriers& bars,
+                                              const TileCoord& c, int kv_head, int n_blocks, PipeState& ps) {
     using P = Plan<D>;
     constexpr int BN = P::kBlockN;
-    mbar::arrive_expect_tx(bars.q_full, P::kQBytes);
-#pragma unroll
-    for (int a = 0; a < D / 64; ++a)
-        tma::load_4d(smem + P::kQOff + a * kBlockM * 128, &maps.q, bars.q_full, a * 64, m_block * kBlockM, head, batch);
     for (int i = 0; i < n_blocks; ++i) {
         const int n = n_blocks - 1 - i;
-        const int stage = i % P::kStages;
-        const unsigned phase = (i / P::kStages) & 1;
+        const int it = ps.kv + i;
+        const int stage = it % P::kStages;
+        const unsigned phase = (it / P::kStages) & 1;
         unsigned char* k_tile = smem + P::kKOff + stage * P::kKVBytes;
         unsigned char* v_tile = smem + P::kVOff + stage * P::kKVBytes;
         mbar::wait_parity(&bars.k_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.k_full[stage], P::kKVBytes);
 #pragma unroll
         for (int a = 0; a < D / 64; ++a)
-            tma::load_4d(k_tile + a * BN * 128, &maps.k, &bars.k_full[stage], a * 64, n * BN, kv_head, batch);
+            tma::load_4d(k_tile + a * BN * 128, &maps.k, &bars.k_full[stage], a * 64, n * BN, kv_head, c.batch);
+        if (i == 0) {
+            mbar::wait_parity(bars.q_empty, (ps.q & 1) ^ 1);
+            mbar::arrive_expect_tx(bars.q_full, P::kQBytes);
+#pragma unroll
+            for (int a = 0; a < D / 64; ++a)
+                tma::load_4d(smem + P::kQOff + a * kBlockM * 128, &maps.q, bars.q_full, a * 64, c.m_block * kBlockM,
+                             c.head, c.batch);
+        }
         mbar::wait_parity(&bars.v_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.v_full[stage], P::kKVBytes);
 #pragma unroll
         for (int a = 0; a < D / 64; ++a)
-            tma::load_4d(v_tile + a * BN * 128, &maps.v, &bars.v_full[stage], a * 64, n * BN, kv_head, batch);
+            tma::load_4d(v_tile + a * BN * 128, &maps.v, &bars.v_full[stage], a * 64, n * BN, kv_head, c.batch);
+    }
+    ps.kv += n_blocks;
+    ps.q += 1;
+}
+
+template <int D>
+__device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem,
+                                         const Barriers& bars) {
+    PipeState ps;
+    for (TileScheduler sched(p); sched.valid(p); sched.advance()) {
+        const TileCoord c = sched.coord(p);
+        const int n_blocks = tiles_for<D>(p, c.m_block).n_blocks;
+        if (n_blocks > 0) producer_tile<D>(maps, smem, bars, c, c.head / (p.heads / p.heads_kv), n_blocks, ps);
+    }
+}
+
+// Q is no longer read by this warp's GEMMs (separate O tile: after the last QK^T has completed).
+template <int D>
+__device__ __forceinline__ void release_q_after_last_qk(const Barriers& bars, int lane) {
+    if (Plan<D>::kSeparateO && lane == 0) mbar::arrive(bars.q_empty);
+}
+
+// Rows that see no key (causal, T > s_k): O = 0 straight to global memory. Nothing goes through
+// SMEM, so a persistent CTA never writes the Q tile while the producer may be loading the next Q.
+template <int D>
+__device__ __forceinline__ void store_zero_rows(const FmhaParams& p, const TileCoord& c, int wg_first_row, int t) {
+    auto* o = static_cast<unsigned short*>(p.o);
+    for (int e = t; e < 64 * D; e += 128) {
+        const int row = wg_first_row + e / D;
+        if (row < p.seq_q)
+            o[c.batch * p.o_batch_stride + static_cast<fmha_i64>(row) * p.o_seq_stride + c.head * p.o_head_stride + e % D] = 0;
     }
 }
 
 template <int D, bool F16>
-__device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem,
-                                         const Barriers& bars, int cw, int m_block, int head, int batch,
-                                         const Tiles& tiles) {
+__device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem,
+                                              const Barriers& bars, int cw, const TileCoord& c, const Tiles& tiles,
+                                              PipeState& ps) {
     using P = Plan<D>;
     const int t = threadIdx.x - 128 * (cw + 1);
     const int warp = t / 32;
     const int lane = t % 32;
     const int wg_row0 = cw * 64;  // within the CTA tile
-    const int wg_first_row = m_block * kBlockM + wg_row0;
+    const int wg_first_row = c.m_block * kBlockM + wg_row0;
     const int row0 = wg_first_row + warp * 16 + lane / 4;  // this thread's rows: row0, row0 + 8
     const unsigned char* q_tile = smem + P::kQOff;
 
@@ -280,9 +371,10 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
     for (int i = 0; i < P::kORegs; ++i) o[i] = 0.0f;
     RowState st = {{-FMHA_INF, -FMHA_INF}, {0.0f, 0.0f}};
     const int n_blocks = tiles.n_blocks;
+    const int kv0 = ps.kv;
 
     if (n_blocks > 0) {
-        mbar::wait_parity(bars.q_full, 0);
+        mbar::wait_parity(bars.q_full, ps.q & 1);
         float s[P::kSRegs];
         unsigned pf[P::kPRegs][4];
         float alpha[2];
@@ -291,15 +383,17 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
         if (FMHA_PINGPONG && cw == 1) wg::bar_arrive(kBarSchedBase + 0, kConsumerThreads);
         {
             const int n = n_blocks - 1;
-            mbar::wait_parity(&bars.k_full[0], 0);
+            const int stage = kv0 % P::kStages;
+            mbar::wait_parity(&bars.k_full[stage], (kv0 / P::kStages) & 1);
             if (FMHA_PINGPONG) wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::fence();
-            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff);
+            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + stage * P::kKVBytes);
             wg::commit();
             if (FMHA_PINGPONG && !(cw == 1 && n_blocks == 1)) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<0>();
             wg::fence_regs(s);
-            if (lane == 0) mbar::arrive(&bars.k_empty[0]);
+            if (lane == 0) mbar::arrive(&bars.k_empty[stage]);
+            if (n_blocks == 1) release_q_after_last_qk<D>(bars, lane);
             if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
                 softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
             else
@@ -308,10 +402,10 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
         }
         for (int i = 1; i < n_blocks; ++i) {
             const int n = n_blocks - 1 - i;
-            const int stage = i % P::kStages;
-            const unsigned phase = (i / P::kStages) & 1;
-            const int prev = (i - 1) % P::kStages;
-            const unsigned prev_phase = ((i - 1) / P::kStages) & 1;
+            const int stage = (kv0 + i) % P::kStages;
+            const unsigned phase = ((kv0 + i) / P::kStages) & 1;
+            const int prev = (kv0 + i - 1) % P::kStages;
+            const unsigned prev_phase = ((kv0 + i - 1) / P::kStages) & 1;
             mbar::wait_parity(&bars.k_full[stage], phase);
             if (FMHA_PINGPONG) wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::fence();
@@ -325,6 +419,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
             wg::wait<1>();
             wg::fence_regs(s);
             if (lane == 0) mbar::arrive(&bars.k_empty[stage]);
+            if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, lane);
             if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
                 softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
             else
@@ -337,7 +432,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
             convert_p<D, F16>(s, pf);
         }
         {
-            const int last = n_blocks - 1;
+            const int last = kv0 + n_blocks - 1;
             const int stage = last % P::kStages;
             mbar::wait_parity(&bars.v_full[stage], (last / P::kStages) & 1);
             wg::fence();
@@ -350,8 +445,8 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
 #else
         for (int i = 0; i < n_blocks; ++i) {
             const int n = n_blocks - 1 - i;
-            const int stage = i % P::kStages;
-            const unsigned phase = (i / P::kStages) & 1;
+            const int stage = (kv0 + i) % P::kStages;
+            const unsigned phase = ((kv0 + i) / P::kStages) & 1;
             mbar::wait_parity(&bars.k_full[stage], phase);
             wg::fence();
             issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + stage * P::kKVBytes);
@@ -359,6 +454,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
             wg::wait<0>();
             wg::fence_regs(s);
             if (lane == 0) mbar::arrive(&bars.k_empty[stage]);
+            if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, lane);
             if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
                 softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
             else
@@ -374,6 +470,8 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
             if (lane == 0) mbar::arrive(&bars.v_empty[stage]);
         }
 #endif
+        ps.kv += n_blocks;
+        ps.q += 1;
     }
 
     // Epilogue: finish the row sums across the quad, normalise, LSE, O through SMEM and TMA.
@@ -388,10 +486,17 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
         if (p.lse != nullptr && lane % 4 == 0 && row < p.seq_q) {
             constexpr float kLn2 = 0.6931471805599453f;
             const float lse = l > 0.0f ? (st.m[h] + __log2f(l)) * kLn2 : -FMHA_INF;
-            p.lse[(static_cast<fmha_i64>(batch) * p.heads + head) * p.seq_q + row] = lse;
+            p.lse[(static_cast<fmha_i64>(c.batch) * p.heads + c.head) * p.seq_q + row] = lse;
         }
     }
-    unsigned char* o_tile = smem + P::kQOff;  // this WG's half of the Q tile: its QK^T is done
+    if (n_blocks == 0) {
+        store_zero_rows<D>(p, c, wg_first_row, t);
+        return;
+    }
+    // O tile: its own buffer, or this WG's half of the Q tile (its QK^T is done). A persistent CTA
+    // first waits for the storing thread, whose previous store must have finished reading it.
+    unsigned char* o_tile = smem + P::kOOff;
+    if (FMHA_PERSISTENT) wg::bar_sync(kBarEpilogueBase + cw, 128);
     const int tile_row = wg_row0 + warp * 16 + lane / 4;
 #pragma unroll
     for (int i = 0; i < P::kORegs; i += 2) {
@@ -405,9 +510,23 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
     if (t == 0 && wg_first_row < p.seq_q) {
 #pragma unroll
         for (int a = 0; a < D / 64; ++a)
-            tma::store_4d(&maps.o, o_tile + a * kBlockM * 128 + wg_row0 * 128, a * 64, wg_first_row, head, batch);
+            tma::store_4d(&maps.o, o_tile + a * kBlockM * 128 + wg_row0 * 128, a * 64, wg_first_row, c.head, c.batch);
         tma::store_commit();
         tma::store_wait_read();
+    }
+    if (!P::kSeparateO && t == 0) mbar::arrive(bars.q_empty);  // the store no longer reads the Q tile
+}
+
+template <int D, bool F16>
+__device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem, int cw) {
+    PipeState ps;
+    for (TileScheduler sched(p); sched.valid(p); sched.advance()) {
+        const TileCoord c = sched.coord(p);
+        // An opaque copy of the SMEM base per tile: otherwise ptxas hoists every wgmma descriptor
+        // (Q's for each K step, K/V's per stage) out of the tile loop and spills them.
+        unsigned char* tile_smem;
+        asm volatile("mov.b64 %0, %1;" : "=l"(tile_smem) : "l"(smem));
+        consumer_tile<D, F16>(p, maps, tile_smem, barriers_at<D>(tile_smem), cw, c, tiles_for<D>(p, c.m_block), ps);
     }
 }
 
@@ -417,18 +536,10 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const Sm90TmaMaps
     extern __shared__ unsigned char smem_raw[];
     unsigned char* smem = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~static_cast<unsigned long long>(1023));
-    // Heaviest query tiles first: under causal masking the last tiles see the most keys.
-    const int m_block = gridDim.x - 1 - blockIdx.x;
-    const int head = blockIdx.y;
-    const int batch = blockIdx.z;
-    const int kv_head = head / (p.heads / p.heads_kv);
-    const Tiles tiles = tiles_for<D>(p, m_block);
-
-    auto* bar_base = reinterpret_cast<unsigned long long*>(smem + P::kBarOff);
-    const Barriers bars = {bar_base, bar_base + 1, bar_base + 1 + P::kStages, bar_base + 1 + 2 * P::kStages,
-                           bar_base + 1 + 3 * P::kStages};
+    const Barriers bars = barriers_at<D>(smem);
     if (threadIdx.x == 0) {
         mbar::init(bars.q_full, 1);
+        mbar::init(bars.q_empty, P::kQEmptyArrivals);
         for (int s = 0; s < P::kStages; ++s) {
             mbar::init(&bars.k_full[s], 1);
             mbar::init(&bars.v_full[s], 1);
@@ -444,11 +555,10 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const Sm90TmaMaps
     const int warpgroup = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
     if (warpgroup == 0) {
         wg::setmaxnreg_dec<kProducerRegs>();
-        if (threadIdx.x == 0 && tiles.n_blocks > 0)
-            producer<D>(p, maps, smem, bars, m_block, head, batch, kv_head, tiles.n_blocks);
+        if (threadIdx.x == 0) producer<D>(p, maps, smem, bars);
     } else {
         wg::setmaxnreg_inc<kConsumerRegs>();
-        consumer<D, F16>(p, maps, smem, bars, warpgroup - 1, m_block, head, batch, tiles);
+        consumer<D, F16>(p, maps, smem, warpgroup - 1);
     }
 }
 

@@ -45,11 +45,21 @@ def test_bench_cli_needs_a_shape_or_suite():
 @pytest.mark.parametrize("d", [64, 128, 256])
 def test_every_sm90_plan_fits(variant, d):
     cfg = AttnConfig(batch=2, heads=4, seq_q=300, seq_k=500, head_dim=d)
+    if d not in variant.head_dims:
+        assert "head_dim" in variant.unsupported_reason(cfg)
+        return
     plan = sm90_plan(cfg, variant.switches)
     assert plan.smem_bytes <= MAX_DYNAMIC_SMEM
     assert variant.unsupported_reason(cfg) is None
     shape = sm90_launch(cfg, variant.switches)
-    assert shape.grid == (3, 4, 2) and shape.block == (384, 1, 1)
+    assert shape.block == (384, 1, 1)
+    if plan.persistent:  # one CTA per SM over a 1-D grid; 3 x 4 x 2 = 24 tiles
+        assert shape.grid == (24, 1, 1)
+        assert sm90_launch(cfg, variant.switches, sm_count=132).grid == (24, 1, 1)
+        assert sm90_launch(cfg, variant.switches, sm_count=10).grid == (10, 1, 1)
+    else:
+        assert shape.grid == (3, 4, 2)
+        assert sm90_launch(cfg, variant.switches, sm_count=10).grid == (3, 4, 2)
 
 
 def test_sm90_rejects_other_head_dims():

@@ -48,6 +48,9 @@ extern "C" __global__ void __launch_bounds__(128) rule(const RuleParams p, const
         mbar::fence_init();
     }
     const u32 ncols = p.which == TC5_ERR_ALLOC_TIMEOUT ? 512 : 64;
+    // Independent thread scheduling does not promise the warp reconverges after thread 0's branch
+    // (at ptxas -O0 it does not); the .sync.aligned alloc below needs all 32 lanes together.
+    __syncwarp();
     if (warp == 0) tc5::alloc(slot, ncols);
     cta_sync();
     const u32 base = *slot;
@@ -119,6 +122,7 @@ extern "C" __global__ void __launch_bounds__(128) rule(const RuleParams p, const
                 scratch[threadIdx.x] = d[7];
                 tc5::fence_before_thread_sync();
                 mbar::arrive(signal);
+                __syncwarp();  // the strict report above is made by one lane; reconverge before wait::ld
                 tc5::wait_ld();
             }
             break;
