@@ -48,7 +48,8 @@ def draw_bench(points: Sequence[Any], path: Path, *, title: str, subtitle: str =
     ax.set_title(title + (f"\n{subtitle}" if subtitle else ""))
     ax.grid(True, axis="y", color="#dddddd", linewidth=0.6)
     ax.set_axisbelow(True)
-    ax.legend(loc="upper left", fontsize=9)
+    # Outside the axes, to the right: inside it covered the first bars' value labels.
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, borderaxespad=0.0)
     fig.tight_layout()
     fig.savefig(path, format="png")
     plt.close(fig)
