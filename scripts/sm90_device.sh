@@ -25,17 +25,7 @@ case " $STEPS " in *" bench "*)
   for v in ${SM90_BENCH_VARIANTS:-$VARIANTS}; do
     fm bench --suite sm90 "$v" --json > "$OUT/bench-$v.json" 2> "$OUT/bench-$v.err"
     echo "bench $v rc=$?" >> "$SUMMARY"
-    python3 - "$OUT/bench-$v.json" >> "$SUMMARY" <<'PY'
-import json, sys
-try:
-    rows = json.load(open(sys.argv[1]))
-except Exception as exc:  # noqa: BLE001
-    print("  no JSON:", exc); sys.exit(0)
-for r in rows:
-    m = r.get("metrics", {}); k = m.get("kernel", {}); b = m.get("baselines", {})
-    c = b.get("cudnn", {}); f = b.get("flash", {})
-    print(f"  {r.get('config_key', r.get('config'))}: {k.get('tflops', 0):.0f} TF/s  cudnn {c.get('tflops', 0):.0f} x{c.get('ratio', 0):.2f}  flash {f.get('tflops', 0):.0f} x{f.get('ratio', 0):.2f}")
-PY
+    python3 scripts/bench_summary.py "$OUT/bench-$v.json" >> "$SUMMARY"
   done;;
 esac
 case " $STEPS " in *" accuracy "*)

@@ -56,27 +56,10 @@ timeout "$(left)" compute-sanitizer --tool memcheck --report-api-errors no --err
   > "$LOGS/memcheck.txt" 2>&1
 say "sm90 memcheck rc=$?: $(grep -E 'ERROR SUMMARY|passed' "$LOGS/memcheck.txt" | tr '\n' ' ')"
 for v in $SM90_BENCH; do
-  # The suite's shapes this variant supports (bench refuses a list with an unsupported shape).
-  shapes=$(python3 -c "
-import sys, tomllib
-from fmhactl.config import parse_shape
-from fmhactl.registry import get_variant
-v = get_variant('$v')
-for s in tomllib.load(open('scenarios/bench/sm90.toml', 'rb'))['shapes']:
-    if v.unsupported_reason(parse_shape(s)) is None: print('--shape', s)")
+  shapes=$(python3 scripts/suite_shapes.py "$v" sm90)  # bench refuses a list with a shape the variant cannot run
   timeout "$(left)" python3 -m fmhactl bench "$v" $shapes --json --plot "$OUT/bench-$v.png" > "$LOGS/bench-$v.json" 2> "$LOGS/bench-$v.err"
   say "bench $v rc=$?"
-  python3 - "$LOGS/bench-$v.json" <<'PY' | tee -a "$SUM"
-import json, sys
-try:
-    rows = json.load(open(sys.argv[1]))
-except Exception as exc:  # noqa: BLE001
-    print("  no JSON:", exc); sys.exit(0)
-for r in rows:
-    m = r.get("metrics", {}); k = m.get("kernel", {}); b = m.get("baselines", {})
-    c = b.get("cudnn", {}); f = b.get("flash", {})
-    print(f"  {str(r.get('config_key', r.get('config'))):34} {r.get('status', ''):11} {k.get('tflops', 0):5.0f} TF/s  cudnn {c.get('tflops', 0):5.0f} x{c.get('ratio', 0):.3f}  flash {f.get('tflops', 0):5.0f} x{f.get('ratio', 0):.2f}")
-PY
+  python3 scripts/bench_summary.py "$LOGS/bench-$v.json" | tee -a "$SUM"
 done
 
 wait $BUILDS; say "strict builds: $(tr '\n' ';' < "$LOGS/builds.txt")"
@@ -97,12 +80,7 @@ for v in $STRICT_VARIANTS; do
 done
 v=${STRICT_VARIANTS%% *}
 if [ -n "$v" ] && [ "$(left)" -gt 30 ]; then
-  for mode in fast strict; do
-    s=$(date +%s.%N)
-    timeout "$(left)" python3 -m fmhactl verify "$v" --grid seeds72 --seed 7 --timeout 120 --emulation $mode > "$LOGS/overhead.$mode.txt" 2>&1
-    rc=$?; e=$(date +%s.%N)
-    say "overhead $v seeds72 $mode rc=$rc wall $(python3 -c "print(f'{$e - $s:.1f}')") s (builds cached): $(grep passed "$LOGS/overhead.$mode.txt" | tail -n 1)"
-  done
+  bash scripts/device/strict_overhead.sh "$v" "$LOGS" "$(left)" | while read -r line; do say "$line"; done
 fi
 say "total"
 tar -czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$LOGS"

@@ -102,18 +102,12 @@ for v in variants:
         for b in bad:
             print("      " + b)
 PY
-  grep -ho 'tcgen05 [a-z-]*:' "$LOGS"/*.txt 2>/dev/null | sort | uniq -c | sed 's/^/  rule seen: /' | tee -a "$SUM"
+  grep -ho 'tcgen05 [a-z-]*:' "$LOGS"/sm100_*.txt 2>/dev/null | sort | uniq -c | sed 's/^/  rule seen: /' | tee -a "$SUM"
   grep -h "TMEM pool\|ctas/SM\|co-resid" "$LOGS"/sm100_*.txt 2>/dev/null | sort | uniq -c | head -n 5 | tee -a "$SUM"
 fi
 
 if has overhead && [ "$(left)" -gt 40 ]; then
-  v=${VARIANTS%% *}
-  for mode in fast strict; do
-    s=$(date +%s.%N)
-    timeout "$(left)" python3 -m fmhactl verify "$v" --grid seeds72 --seed 7 --timeout 120 --emulation $mode > "$LOGS/overhead.$mode.txt" 2>&1
-    rc=$?; e=$(date +%s.%N)
-    say "overhead $v seeds72 $mode rc=$rc wall $(python3 -c "print(f'{$e - $s:.1f}')") s (builds cached): $(grep passed "$LOGS/overhead.$mode.txt" | tail -n 1)"
-  done
+  bash scripts/device/strict_overhead.sh "${VARIANTS%% *}" "$LOGS" "$(left)" | while read -r line; do say "$line"; done
 fi
 
 if has memcheck && [ "$(left)" -gt 20 ]; then

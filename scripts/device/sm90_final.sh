@@ -52,26 +52,10 @@ for level in default 0; do
   grep -E "^(FAILED|ERROR)" "$LOGS/rules-$level.txt" | head -n 5 | cut -c1-200 | tee -a "$SUM"
 done
 for v in $SM90_BENCH; do
-  shapes=$(python3 -c "
-import tomllib
-from fmhactl.config import parse_shape
-from fmhactl.registry import get_variant
-v = get_variant('$v')
-for s in tomllib.load(open('scenarios/bench/sm90.toml', 'rb'))['shapes']:
-    if v.unsupported_reason(parse_shape(s)) is None: print('--shape', s)")
+  shapes=$(python3 scripts/suite_shapes.py "$v" sm90)  # bench refuses a list with a shape the variant cannot run
   timeout "$(left)" python3 -m fmhactl bench "$v" $shapes --json --plot "$OUT/bench-$v.png" > "$LOGS/bench-$v.json" 2> "$LOGS/bench-$v.err"
   say "bench $v rc=$? $(tail -n 1 "$LOGS/bench-$v.err")"
-  python3 - "$LOGS/bench-$v.json" <<'PY' | tee -a "$SUM"
-import json, sys
-try:
-    rows = json.load(open(sys.argv[1]))
-except Exception as exc:  # noqa: BLE001
-    print("  no JSON:", exc); sys.exit(0)
-for r in rows:
-    m = r.get("metrics", {}); k = m.get("kernel", {}); b = m.get("baselines", {})
-    c = b.get("cudnn", {}); f = b.get("flash", {})
-    print(f"  {str(r.get('config_key', r.get('config'))):34} {k.get('tflops', 0):5.0f} TF/s  cudnn {c.get('tflops', 0):5.0f} x{c.get('ratio', 0):.3f}  flash {f.get('tflops', 0):5.0f} x{f.get('ratio', 0):.2f}")
-PY
+  python3 scripts/bench_summary.py "$LOGS/bench-$v.json" | tee -a "$SUM"
 done
 unset FMHACTL_EMU_PTXAS_O
 say "total"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
-EXPECTED = ("bench-sm90_pingpong-h100.png", "roofline-sm90_pingpong-h100.png")
+EXPECTED = ("bench-sm90_pingpong-h100.png", "roofline-sm90_pingpong-h100.png", "bench-sm90_persistent-h100.png")
 
 
 @pytest.mark.parametrize("name", EXPECTED)
