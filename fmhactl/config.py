@@ -65,6 +65,11 @@ class AttnConfig:
         return (f"b{self.batch}h{self.heads}{kv}-t{self.seq_q}s{self.seq_k}"
                 f"-d{self.head_dim}-{self.dtype}{mask}")
 
+    def shape_text(self) -> str:
+        """The --shape text that parse_shape turns back into this config."""
+        return (f"b={self.batch},h={self.heads},hkv={self.heads_kv},t={self.seq_q},s={self.seq_k},"
+                f"d={self.head_dim},dtype={self.dtype}" + (",causal" if self.causal else ""))
+
     @property
     def flops(self) -> float:
         """4·B·H·T·S·D, causal counted over the unmasked part as FlashAttention counts it."""

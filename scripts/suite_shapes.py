@@ -7,20 +7,16 @@ Usage: fmhactl bench VARIANT $(python3 scripts/suite_shapes.py VARIANT sm90)
 from __future__ import annotations
 
 import sys
-import tomllib
 
-from fmhactl.config import parse_shape
-from fmhactl.paths import project_root
+from fmhactl.bench.suites import load_suite
 from fmhactl.registry import get_variant
 
 
 def main(variant_name: str, suite: str) -> int:
     variant = get_variant(variant_name)
-    with open(project_root() / "scenarios" / "bench" / f"{suite}.toml", "rb") as handle:
-        shapes = tomllib.load(handle)["shapes"]
-    for shape in shapes:
-        if variant.unsupported_reason(parse_shape(shape)) is None:
-            print("--shape", shape)
+    for cfg in load_suite(suite).configs:
+        if variant.unsupported_reason(cfg) is None:
+            print("--shape", cfg.shape_text())
     return 0
 
 

@@ -38,3 +38,10 @@ def test_flops_dense_and_bottom_right_causal():
     # T=2, S=5, bottom-right: row 0 sees 4 keys, row 1 sees 5.
     rect = AttnConfig(seq_q=2, seq_k=5, head_dim=8, causal=True)
     assert rect.flops == pytest.approx(4 * 1 * 1 * 2 * 5 * 8 * 9 / 10)
+
+
+def test_shape_text_parses_back_to_the_same_config():
+    for text in ("b=2,h=8,hkv=2,t=100,s=300,d=96,dtype=f16,causal", "b=1,h=4,t=1,s=4224,d=512"):
+        cfg = parse_shape(text)
+        assert parse_shape(cfg.shape_text()) == cfg
+        assert parse_shape(cfg.shape_text()).key == cfg.key

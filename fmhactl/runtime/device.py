@@ -91,6 +91,14 @@ def worker_device_info() -> dict:
 
 
 @functools.cache
+def sm_count(index: int) -> int:
+    """Multiprocessors of CUDA device `index` (the grid of a persistent kernel: one CTA per SM)."""
+    import torch
+
+    return int(torch.cuda.get_device_properties(index).multi_processor_count)
+
+
+@functools.cache
 def torch_device_capability(index: int) -> tuple[int, int]:
     """Compute capability of CUDA device `index` as torch sees it (in-process callers: fmhactl.torch)."""
     import torch

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fmhactl.config import AttnConfig
 from fmhactl.runtime import driver
-from fmhactl.runtime.device import worker_device_info
+from fmhactl.runtime.device import sm_count, worker_device_info
 from fmhactl.runtime.launchers import launch_shape
 from fmhactl.runtime.nvtx_ranges import launch_range
 from fmhactl.runtime.params import make_params
@@ -71,14 +71,9 @@ class Executor:
         if job.get("mode") == "emulated":
             self._emulation.finish(self._modules[job["cubin"]], stream)
 
-    def _sm_count(self) -> int:
-        """SMs of the current device: the grid of a persistent kernel (one CTA per SM)."""
-        torch = _torch()
-        index = torch.cuda.current_device()
-        counts = self.__dict__.setdefault("_sm_counts", {})
-        if index not in counts:
-            counts[index] = int(torch.cuda.get_device_properties(index).multi_processor_count)
-        return counts[index]
+    @staticmethod
+    def _sm_count() -> int:
+        return sm_count(_torch().cuda.current_device())
 
     def _function(self, job: dict):
         cubin = job["cubin"]

@@ -29,7 +29,7 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def ref_launch(cfg: AttnConfig, switches: dict) -> LaunchShape:
+def ref_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
     block_m = int(switches.get("FMHA_BLOCK_M", 16))
     block_n = int(switches.get("FMHA_BLOCK_N", 32))
     d = cfg.head_dim
@@ -42,7 +42,7 @@ def sm100_plan(cfg: AttnConfig, switches: dict) -> Sm100Plan:
     return plan_from_switches(cfg.head_dim, switches)
 
 
-def sm100_launch(cfg: AttnConfig, switches: dict) -> LaunchShape:
+def sm100_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
     """One CTA per 128 query rows (x 2 when O is split over two passes of D), per head, per batch."""
     plan = sm100_plan(cfg, switches)
     grid_x = _ceil_div(cfg.seq_q, plan.block_m) * plan.d_passes
@@ -112,12 +112,13 @@ LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch, "sm90": sm90_launch}
 
 
 def launch_shape(launcher: str, cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
-    """sm_count: the GPU's SM count, for persistent kernels' grids (None: one CTA per tile)."""
-    if launcher not in LAUNCHERS:
-        raise BadInput(f"unknown launcher {launcher!r} (known: {', '.join(LAUNCHERS)})")
-    if launcher == "sm90":
-        return sm90_launch(cfg, switches, sm_count)
-    return LAUNCHERS[launcher](cfg, switches)
+    """sm_count: the GPU's SM count, which persistent kernels size their grid by (None: one CTA
+    per tile); every launcher takes it, those with a fixed grid ignore it."""
+    try:
+        launch = LAUNCHERS[launcher]
+    except KeyError:
+        raise BadInput(f"unknown launcher {launcher!r} (known: {', '.join(LAUNCHERS)})") from None
+    return launch(cfg, switches, sm_count)
 
 
 def entry_plan(launcher: str, kernel: str, switches: dict) -> Sm100Plan | None:

@@ -835,11 +835,6 @@ class ProgressEvent:
     message: str
 
 
-def _shape_text(cfg: Any) -> str:
-    return (f"b={cfg.batch},h={cfg.heads},hkv={cfg.heads_kv},t={cfg.seq_q},s={cfg.seq_k},d={cfg.head_dim},"
-            f"dtype={cfg.dtype}" + (",causal" if cfg.causal else ""))
-
-
 def run_job(kind: str, variant: str, grid: str, *, progress: Callable[[ProgressEvent], None],
             cancelled: Callable[[], bool]) -> str:
     """Verify or bench `variant` over `grid` through the services, one progress event per config;
@@ -869,7 +864,7 @@ def run_job(kind: str, variant: str, grid: str, *, progress: Callable[[ProgressE
     try:
         if kind == "verify":
             return services.verify([variant], grid=grid, progress=relay, cancel=token).closing_line()
-        outcome = services.bench(variant, [_shape_text(c) for c in configs], progress=relay, cancel=token)
+        outcome = services.bench(variant, [c.shape_text() for c in configs], progress=relay, cancel=token)
         return f"{len(outcome.rows)} config(s) benchmarked"
     except Cancelled:
         return f"cancelled after {done} of {len(configs)} config(s); finished ones are stored"

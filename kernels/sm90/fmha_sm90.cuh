@@ -289,6 +289,40 @@ __device__ __forceinline__ bool tile_needs_mask(const FmhaParams& p, int n, int 
 
 // One tile's loads: K first (its stage may already be free), then Q once the consumers have
 // released the previous Q, then V; then the rest of the ring.
+// Position `it` of the K/V ring: its stage and the parity of that stage's current phase.
+template <int D>
+struct RingSlot {
+    int stage;
+    unsigned phase;
+    __device__ explicit RingSlot(int it) : stage(it % Plan<D>::kStages), phase((it / Plan<D>::kStages) & 1) {}
+};
+
+// The softmax of KV tile n, masked only where the tile crosses s_k or the causal diagonal.
+template <int D>
+__device__ __forceinline__ void softmax_step(float (&s)[Plan<D>::kSRegs], RowState& st, float (&alpha)[2],
+                                             const FmhaParams& p, int n, int wg_first_row, int row0,
+                                             const Tiles& tiles, int lane) {
+    if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
+        softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
+    else
+        softmax_tile<D, false>(s, st, alpha, p, n, row0, tiles.offset, lane);
+}
+
+// O += P V for ring position `it`, waited to completion; then V's stage goes back to the producer.
+template <int D, bool F16>
+__device__ __forceinline__ void pv_step(float (&o)[Plan<D>::kORegs], const unsigned (&pf)[Plan<D>::kPRegs][4],
+                                        const unsigned char* smem, const Barriers& bars, int it, int lane) {
+    using P = Plan<D>;
+    const RingSlot<D> v(it);
+    mbar::wait_parity(&bars.v_full[v.stage], v.phase);
+    wg::fence();
+    issue_pv<D, F16>(o, pf, smem + P::kVOff + v.stage * P::kKVBytes);
+    wg::commit();
+    wg::wait<0>();
+    wg::fence_regs(o);
+    if (lane == 0) mbar::arrive(&bars.v_empty[v.stage]);
+}
+
 template <int D>
 __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned char* smem, const Barriers& bars,
                                               const TileCoord& c, int kv_head, int n_blocks, PipeState& ps) {
@@ -296,9 +330,9 @@ __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned 
     constexpr int BN = P::kBlockN;
     for (int i = 0; i < n_blocks; ++i) {
         const int n = n_blocks - 1 - i;
-        const int it = ps.kv + i;
-        const int stage = it % P::kStages;
-        const unsigned phase = (it / P::kStages) & 1;
+        const RingSlot<D> slot(ps.kv + i);
+        const int stage = slot.stage;
+        const unsigned phase = slot.phase;
         unsigned char* k_tile = smem + P::kKOff + stage * P::kKVBytes;
         unsigned char* v_tile = smem + P::kVOff + stage * P::kKVBytes;
         mbar::wait_parity(&bars.k_empty[stage], phase ^ 1);
@@ -382,92 +416,61 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
         // First tile: S, softmax, P; its PV is issued together with the next tile's QK^T.
         if (FMHA_PINGPONG && cw == 1) wg::bar_arrive(kBarSchedBase + 0, kConsumerThreads);
         {
-            const int n = n_blocks - 1;
-            const int stage = kv0 % P::kStages;
-            mbar::wait_parity(&bars.k_full[stage], (kv0 / P::kStages) & 1);
+            const RingSlot<D> k(kv0);
+            mbar::wait_parity(&bars.k_full[k.stage], k.phase);
             if (FMHA_PINGPONG) wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::fence();
-            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + stage * P::kKVBytes);
+            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
             wg::commit();
             if (FMHA_PINGPONG && !(cw == 1 && n_blocks == 1)) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<0>();
             wg::fence_regs(s);
-            if (lane == 0) mbar::arrive(&bars.k_empty[stage]);
+            if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
             if (n_blocks == 1) release_q_after_last_qk<D>(bars, lane);
-            if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
-                softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
-            else
-                softmax_tile<D, false>(s, st, alpha, p, n, row0, tiles.offset, lane);
+            softmax_step<D>(s, st, alpha, p, n_blocks - 1, wg_first_row, row0, tiles, lane);
             convert_p<D, F16>(s, pf);
         }
         for (int i = 1; i < n_blocks; ++i) {
-            const int n = n_blocks - 1 - i;
-            const int stage = (kv0 + i) % P::kStages;
-            const unsigned phase = ((kv0 + i) / P::kStages) & 1;
-            const int prev = (kv0 + i - 1) % P::kStages;
-            const unsigned prev_phase = ((kv0 + i - 1) / P::kStages) & 1;
-            mbar::wait_parity(&bars.k_full[stage], phase);
+            const RingSlot<D> k(kv0 + i);
+            const RingSlot<D> v(kv0 + i - 1);  // PV of the previous tile runs under this softmax
+            mbar::wait_parity(&bars.k_full[k.stage], k.phase);
             if (FMHA_PINGPONG) wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::fence();
-            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + stage * P::kKVBytes);
+            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
             wg::commit();
-            mbar::wait_parity(&bars.v_full[prev], prev_phase);
-            issue_pv<D, F16>(o, pf, smem + P::kVOff + prev * P::kKVBytes);
+            mbar::wait_parity(&bars.v_full[v.stage], v.phase);
+            issue_pv<D, F16>(o, pf, smem + P::kVOff + v.stage * P::kKVBytes);
             wg::commit();
             if (FMHA_PINGPONG && !(cw == 1 && i == n_blocks - 1))
                 wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<1>();
             wg::fence_regs(s);
-            if (lane == 0) mbar::arrive(&bars.k_empty[stage]);
+            if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, lane);
-            if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
-                softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
-            else
-                softmax_tile<D, false>(s, st, alpha, p, n, row0, tiles.offset, lane);
+            softmax_step<D>(s, st, alpha, p, n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             wg::wait<0>();
             wg::fence_regs(o);
             wg::fence_regs(pf[0]);
-            if (lane == 0) mbar::arrive(&bars.v_empty[prev]);
+            if (lane == 0) mbar::arrive(&bars.v_empty[v.stage]);
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
         }
-        {
-            const int last = kv0 + n_blocks - 1;
-            const int stage = last % P::kStages;
-            mbar::wait_parity(&bars.v_full[stage], (last / P::kStages) & 1);
-            wg::fence();
-            issue_pv<D, F16>(o, pf, smem + P::kVOff + stage * P::kKVBytes);
-            wg::commit();
-            wg::wait<0>();
-            wg::fence_regs(o);
-            if (lane == 0) mbar::arrive(&bars.v_empty[stage]);
-        }
+        pv_step<D, F16>(o, pf, smem, bars, kv0 + n_blocks - 1, lane);
 #else
         for (int i = 0; i < n_blocks; ++i) {
-            const int n = n_blocks - 1 - i;
-            const int stage = (kv0 + i) % P::kStages;
-            const unsigned phase = ((kv0 + i) / P::kStages) & 1;
-            mbar::wait_parity(&bars.k_full[stage], phase);
+            const RingSlot<D> k(kv0 + i);
+            mbar::wait_parity(&bars.k_full[k.stage], k.phase);
             wg::fence();
-            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + stage * P::kKVBytes);
+            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
             wg::commit();
             wg::wait<0>();
             wg::fence_regs(s);
-            if (lane == 0) mbar::arrive(&bars.k_empty[stage]);
+            if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, lane);
-            if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
-                softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
-            else
-                softmax_tile<D, false>(s, st, alpha, p, n, row0, tiles.offset, lane);
+            softmax_step<D>(s, st, alpha, p, n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
-            mbar::wait_parity(&bars.v_full[stage], phase);
-            wg::fence();
-            issue_pv<D, F16>(o, pf, smem + P::kVOff + stage * P::kKVBytes);
-            wg::commit();
-            wg::wait<0>();
-            wg::fence_regs(o);
-            if (lane == 0) mbar::arrive(&bars.v_empty[stage]);
+            pv_step<D, F16>(o, pf, smem, bars, kv0 + i, lane);
         }
 #endif
         ps.kv += n_blocks;

@@ -20,25 +20,10 @@ say() { echo "[+$(( $(date +%s) - T0 ))s] $*" | tee -a "$SUM"; }
 left() { echo $(( DEADLINE_S - ($(date +%s) - T0) )); }
 say "$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader)"
 
-python3 - $STRICT_VARIANTS > "$LOGS/builds.txt" 2>&1 <<'PY' &
-import sys, time
-from concurrent.futures import ProcessPoolExecutor
-def one(name):
-    t = time.time()
-    from fmhactl.build.compiler import BuildTarget, build
-    from fmhactl.registry import get_variant
-    if name == "emu_rules":
-        sys.path.insert(0, "tests/tcgen05"); import test_emu_rules
-        r = test_emu_rules.build_rules()
-    elif name.startswith("fast:"):
-        r = build(get_variant(name[5:]), BuildTarget("sm_90a", True, False))
-    else:
-        r = build(get_variant(name), BuildTarget("sm_90a", True, True))
-    return f"built {name} strict in {time.time() - t:.0f} s, kernels {len(r.kernels)}"
-with ProcessPoolExecutor(8) as pool:
-    for line in pool.map(one, sys.argv[1:] + ["emu_rules"] + ([f"fast:{sys.argv[1]}"] if len(sys.argv) > 1 else [])):
-        print(line, flush=True)
-PY
+items="emu_rules:strict"
+for v in $STRICT_VARIANTS; do items="$items $v:strict"; done
+[ -n "$STRICT_VARIANTS" ] && items="$items ${STRICT_VARIANTS%% *}:fast"
+python3 scripts/device/build_targets.py $items > "$LOGS/builds.txt" 2>&1 &
 BUILDS=$!
 
 for v in $(python3 -m fmhactl list --json | python3 -c 'import json,sys; print(" ".join(v["name"] for v in json.load(sys.stdin) if v.get("launcher")=="sm90"))'); do

@@ -28,29 +28,10 @@ has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 say "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) | sm100: $VARIANTS | sm90: $SM90"
 
 if has build; then
-  python3 - $VARIANTS -- $SM90 > "$LOGS/builds.txt" 2>&1 <<'PY'
-import sys, time
-from concurrent.futures import ProcessPoolExecutor
-args = sys.argv[1:]; cut = args.index("--"); sm100, sm90 = args[:cut], args[cut + 1:]
-def one(item):
-    name, kind = item
-    t = time.time()
-    from fmhactl.build.compiler import BuildTarget, build
-    from fmhactl.registry import Variant, get_variant
-    if name == "emu_rules":
-        sys.path.insert(0, "tests/tcgen05"); import test_emu_rules
-        r = test_emu_rules.build_rules()
-    else:
-        target = {"strict": BuildTarget("sm_90a", True, True), "fast": BuildTarget("sm_90a", True, False),
-                  "native": BuildTarget("sm_90a")}[kind]
-        r = build(get_variant(name), target)
-    spills = max((k.spill_stores for k in r.kernels), default=0)
-    return f"built {name} {kind} in {time.time() - t:.0f} s (compile {r.compile_seconds:.0f} s, cache hit {r.cache_hit}, max spill stores {spills})"
-items = [(v, "strict") for v in sm100] + [("emu_rules", "strict"), (sm100[0], "fast")] + [(v, "native") for v in sm90]
-with ProcessPoolExecutor(len(items)) as pool:
-    for line in pool.map(one, items):
-        print(line, flush=True)
-PY
+  items="emu_rules:strict ${VARIANTS%% *}:fast"
+  for v in $VARIANTS; do items="$items $v:strict"; done
+  for v in $SM90; do items="$items $v:native"; done
+  python3 scripts/device/build_targets.py $items > "$LOGS/builds.txt" 2>&1
   say "builds rc=$?"; cat "$LOGS/builds.txt" | tee -a "$SUM"
 fi
 
