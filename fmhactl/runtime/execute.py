@@ -115,12 +115,13 @@ class Executor:
         torch = _torch()
         fn = self._function(job)
         shape = launch_shape(job["launcher"], cfg, job["switches"], self._sm_count())
-        args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints)]
+        stream = torch.cuda.current_stream().cuda_stream
+        args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints,
+                            tile_counter=self.tile_counter(job, stream))]
         if job["launcher"] == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))
         elif job["launcher"] == "sm90":
             args.append(self._sm90_maps(job, cfg, q, k, v, o))
-        stream = torch.cuda.current_stream().cuda_stream
         if job.get("mode") == "emulated":
             # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
             self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0),
@@ -139,7 +140,8 @@ class Executor:
             return lambda: self.launch(job, cfg, q, k, v, o, lse)
         fn = self._function(job)
         shape = launch_shape(job["launcher"], cfg, job["switches"], self._sm_count())
-        args = [make_params(cfg, q, k, v, o, lse)]
+        args = [make_params(cfg, q, k, v, o, lse,
+                            tile_counter=self.tile_counter(job, torch.cuda.current_stream().cuda_stream))]
         if job["launcher"] == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))
         elif job["launcher"] == "sm90":
@@ -159,6 +161,21 @@ class Executor:
                                            ctypes.addressof(keep[1]), 0), "cuLaunchKernel")
 
         return go
+
+    def tile_counter(self, job: dict, stream: int):
+        """The persistent SM90 kernel's work counter (FmhaParams.tile_counter), one per stream.
+
+        It starts at zero and every launch leaves it at zero (the last CTA resets it), so launches
+        ordered on one stream share it without a memset in between; two streams sharing one would
+        race, hence one per stream. None for kernels that do not claim tiles."""
+        if job["launcher"] != "sm90" or not int(job["switches"].get("FMHA_PERSISTENT", 0)):
+            return None
+        torch = _torch()
+        counters = self.__dict__.setdefault("_tile_counters", {})
+        key = (torch.cuda.current_device(), stream)
+        if key not in counters:
+            counters[key] = torch.zeros(2, dtype=torch.int32, device="cuda")
+        return counters[key]
 
     @staticmethod
     def _tma_maps(job: dict, cfg: AttnConfig, q, k, v):

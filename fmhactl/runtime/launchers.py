@@ -66,11 +66,18 @@ class Sm90Plan:
         return self.persistent and self.head_dim <= 128
 
     @property
+    def q_stages(self) -> int:
+        """With O apart, Q is double-buffered (the next tile's Q loads under this one)."""
+        return 2 if self.separate_o else 1
+
+    @property
     def smem_bytes(self) -> int:
         q = self.block_m * self.head_dim * 2
         kv = self.block_n * self.head_dim * 2
-        barriers = 8 * (2 + 4 * self.stages)  # q_full, q_empty, k/v full and empty per stage
-        return q * (2 if self.separate_o else 1) + 2 * self.stages * kv + barriers + 1024
+        o = q if self.separate_o else 0  # else O is staged in the Q tile
+        barriers = 8 * (2 * self.q_stages + 4 * self.stages)  # q full/empty per Q stage, k/v full/empty per stage
+        tile_slots = 8 * self.q_stages  # the persistent producer's tile index for the consumers
+        return q * self.q_stages + o + 2 * self.stages * kv + barriers + tile_slots + 1024
 
     def tiles(self, cfg: AttnConfig) -> int:
         return _ceil_div(cfg.seq_q, self.block_m) * cfg.heads * cfg.batch
@@ -92,13 +99,15 @@ SM90_DEFAULT_BLOCK_N = {64: 128, 128: 128, 256: 64}
 def sm90_plan(cfg: AttnConfig, switches: dict) -> Sm90Plan:
     d = cfg.head_dim
     block_n = int(switches.get(f"FMHA_BN_D{d}", SM90_DEFAULT_BLOCK_N.get(d, 64)))
-    return Sm90Plan(d, int(switches.get("FMHA_STAGES", 2)), block_n,
+    stages = int(switches.get(f"FMHA_STAGES_D{d}", switches.get("FMHA_STAGES", 2)))
+    return Sm90Plan(d, stages, block_n,
                     persistent=bool(int(switches.get("FMHA_PERSISTENT", 0))))
 
 
 def sm90_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
     """One CTA per (query tile, head, batch); persistent: one per SM (sm_count, when the caller
-    knows it) over a 1-D grid, each walking tiles blockIdx.x, blockIdx.x + gridDim.x, ..."""
+    knows it) over a 1-D grid, each starting at tile blockIdx.x and claiming more from the
+    FmhaParams.tile_counter (kernels/sm90/fmha_sm90.cuh::TileScheduler)."""
     plan = sm90_plan(cfg, switches)
     if plan.persistent:
         tiles = plan.tiles(cfg)

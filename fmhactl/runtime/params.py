@@ -23,6 +23,7 @@ class FmhaParams(ctypes.Structure):
         ("softmax_scale", ctypes.c_float), ("scale_log2", ctypes.c_float),
         ("causal", ctypes.c_int), ("flags", ctypes.c_int),
         ("checkpoints", ctypes.c_void_p),
+        ("tile_counter", ctypes.c_void_p),
     ]
 
 
@@ -30,7 +31,8 @@ def default_scale(cfg: AttnConfig) -> float:
     return 1.0 / math.sqrt(cfg.head_dim)
 
 
-def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None, checkpoints=None) -> FmhaParams:
+def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None, checkpoints=None,
+                tile_counter=None) -> FmhaParams:
     """Fill the block from torch tensors laid out (batch, seq, heads, head_dim), any strides."""
     for name, tensor in (("q", q), ("k", k), ("v", v), ("o", o)):
         if tensor.stride(-1) != 1:
@@ -50,4 +52,5 @@ def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None, ch
     p.causal = int(cfg.causal)
     p.flags = 0
     p.checkpoints = checkpoints.data_ptr() if checkpoints is not None else None
+    p.tile_counter = tile_counter.data_ptr() if tile_counter is not None else None
     return p

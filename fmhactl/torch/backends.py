@@ -4,8 +4,9 @@ Pure Python over the registry (no torch, no CUDA), so the choice is testable on 
 
 Order of preference per GPU generation (first registered variant that supports the call wins):
   sm_100 (Blackwell): the native SM100 tcgen05 family;
-  sm_90 (Hopper): the native SM90 family (sm90_pingpong, sm90_pipelined), picked up by registry
-                  name as soon as kernels/family.toml declares them;
+  sm_90 (Hopper): the native SM90 family (sm90_persistent at hd 64/128, sm90_pingpong, then
+                  sm90_pipelined), picked up by registry name as soon as kernels/family.toml
+                  declares them;
   anything else, or no family variant supports the call: `ref`.
 The SM100 family on a Hopper GPU runs only through the tcgen05 *emulation*, a debugging tool
 orders of magnitude slower than native: it is used only when named explicitly as an override.
@@ -26,7 +27,7 @@ REFERENCE = "ref"
 
 PREFERENCES: dict[int, tuple[str, ...]] = {
     10: ("sm100_tma_s2_tmem", "sm100_tma_s2_smem", "sm100_tma_tmem", "sm100_direct_tmem", "sm100_direct_smem"),
-    9: ("sm90_pingpong", "sm90_pipelined"),
+    9: ("sm90_persistent", "sm90_pingpong", "sm90_pipelined"),
 }
 
 

@@ -35,4 +35,8 @@ struct FmhaParams {
     int causal;            // bottom-right aligned: query i sees keys j <= i + seq_k - seq_q
     int flags;             // reserved, must be 0
     void* checkpoints;     // debug builds (FMHA_CHECKPOINTS=1) copy intermediates here; else null
+    // Persistent kernels: {next tile to claim, CTAs done claiming}, zero before a launch; the last
+    // CTA to finish claiming zeroes it again, so one buffer serves every launch on one stream.
+    // May be null (the kernel then walks a static stride).
+    unsigned* tile_counter;
 };

@@ -10,7 +10,7 @@
 //        columns; LSE straight from registers.
 //
 // Compile-time switches, one per feature (kernels/family.toml names the variants):
-//   FMHA_STAGES    K/V ring depth (>= 2)
+//   FMHA_STAGES    K/V ring depth (>= 2); FMHA_STAGES_D64 / _D128 / _D256 override it per head dim
 //   FMHA_OVERLAP   1: the next tile's QK^T is issued before this tile's softmax finishes and PV
 //                  runs while the softmax of the next tile does (intra-warpgroup overlap)
 //   FMHA_PINGPONG  1: the two consumer WGs take turns issuing GEMMs, ordered by named barriers,
@@ -18,11 +18,13 @@
 //   FMHA_RESCALE_THRESHOLD  log2 units: O and l are rescaled only when a row max grows by more
 //                  than this; otherwise the stale max stays the reference (P <= 2^threshold)
 //   FMHA_BN_D64 / FMHA_BN_D128 / FMHA_BN_D256   KV tile (wgmma N of QK^T) per head dim
-//   FMHA_PERSISTENT 1: one CTA per SM walks the tiles (heaviest first, stride gridDim.x); the producer
-//                  loads the next tile's K and Q while the consumers finish this one, so the per-tile
-//                  prologue (launch, Q and first K latency) leaves the critical path. Where SMEM
-//                  allows (D <= 128) O gets its own buffer and Q is released after the last QK^T;
-//                  at D = 256 O reuses the Q tile and Q is released once the O store has read it.
+//   FMHA_PERSISTENT 1: one CTA per SM; its producer claims tiles from a global counter (dynamic,
+//                  so a CTA that drew light causal tiles takes more) and loads the next tile's K and
+//                  Q while the consumers finish this one, so the per-tile prologue (launch, Q and
+//                  first K latency) leaves the critical path. The tile index reaches the consumers
+//                  through an SMEM slot published with q_full. Where SMEM allows (D <= 128) O gets
+//                  its own buffer and Q is released after the last QK^T; at D = 256 O reuses the
+//                  Q tile and Q is released once the O store has read it.
 #pragma once
 
 #include "common/dtypes.cuh"
@@ -44,6 +46,15 @@
 #endif
 #ifndef FMHA_RESCALE_THRESHOLD
 #define FMHA_RESCALE_THRESHOLD 8
+#endif
+#ifndef FMHA_STAGES_D64
+#define FMHA_STAGES_D64 FMHA_STAGES
+#endif
+#ifndef FMHA_STAGES_D128
+#define FMHA_STAGES_D128 FMHA_STAGES
+#endif
+#ifndef FMHA_STAGES_D256
+#define FMHA_STAGES_D256 FMHA_STAGES
 #endif
 #ifndef FMHA_BN_D64
 #define FMHA_BN_D64 128
@@ -70,14 +81,22 @@ namespace fmha_sm90 {
 constexpr int kBlockM = 128;
 constexpr int kThreads = 384;
 constexpr int kConsumerThreads = 256;
-constexpr int kProducerRegs = 24;   // 128*24 + 256*240 = 64512 <= 65536
-constexpr int kConsumerRegs = 240;
+// 128*24 + 256*240 = 64512 <= 65536. The persistent producer also claims and decodes tiles: in 24
+// registers it spilled, so it gets 32 and the consumers (hd <= 128 there) 232: 63488.
+#ifndef FMHA_PRODUCER_REGS
+#define FMHA_PRODUCER_REGS (FMHA_PERSISTENT ? 32 : 24)
+#endif
+#ifndef FMHA_CONSUMER_REGS
+#define FMHA_CONSUMER_REGS (FMHA_PERSISTENT ? 232 : 240)
+#endif
+constexpr int kProducerRegs = FMHA_PRODUCER_REGS;
+constexpr int kConsumerRegs = FMHA_CONSUMER_REGS;
+static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536, "register split exceeds the register file");
 constexpr int kEmptyArrivals = 8;   // lane 0 of each consumer warp
 constexpr float kRescaleThreshold = static_cast<float>(FMHA_RESCALE_THRESHOLD);
 // Named barrier ids: 1, 2 = "consumer WG c may issue its GEMMs" (ping-pong); 3, 4 = epilogue per WG.
 constexpr int kBarSchedBase = 1;
 constexpr int kBarEpilogueBase = 3;
-static_assert(FMHA_STAGES >= 2 && FMHA_STAGES <= 4, "K/V ring of 2 to 4 stages");
 
 // Mirrored by fmhactl/runtime/launchers.py::Sm90Plan (tests/sm90 keep them equal).
 template <int D>
@@ -85,24 +104,30 @@ struct Plan {
     static constexpr int kBlockN = D == 64 ? FMHA_BN_D64 : D == 128 ? FMHA_BN_D128 : FMHA_BN_D256;
     static_assert(D == 64 || D == 128 || D == 256, "head dims 64, 128, 256");
     static_assert(kBlockN % 16 == 0 && kBlockN >= 64 && kBlockN <= 192, "KV tile: a multiple of 16 in 64..192");
-    static constexpr int kStages = FMHA_STAGES;
+    static constexpr int kStages = D == 64 ? FMHA_STAGES_D64 : D == 128 ? FMHA_STAGES_D128 : FMHA_STAGES_D256;
+    static_assert(kStages >= 2 && kStages <= 4, "K/V ring of 2 to 4 stages");
     static constexpr unsigned kQBytes = kBlockM * D * 2;
     static constexpr unsigned kKVBytes = kBlockN * D * 2;
     // A separate O staging tile only where it fits beside Q and the ring (persistent, D <= 128).
     static constexpr bool kSeparateO = FMHA_PERSISTENT && D <= 128;
+    // With O apart, a persistent CTA double-buffers Q: the next tile's Q lands while this tile
+    // still reads its own, so the first QK^T of a tile does not wait for a Q load.
+    static constexpr int kQStages = kSeparateO ? 2 : 1;
     static constexpr unsigned kQOff = 0;
-    static constexpr unsigned kKOff = kQOff + kQBytes;
+    static constexpr unsigned kKOff = kQOff + kQStages * kQBytes;
     static constexpr unsigned kVOff = kKOff + kStages * kKVBytes;
     static constexpr unsigned kOOff = kSeparateO ? kVOff + kStages * kKVBytes : kQOff;
     static constexpr unsigned kBarOff = kVOff + kStages * kKVBytes + (kSeparateO ? kQBytes : 0);
-    // q_full, q_empty, k_full[], v_full[], k_empty[], v_empty[]: K and V are released separately,
+    // q_full[], q_empty[], k_full[], v_full[], k_empty[], v_empty[]: K and V are released separately,
     // so the next K tile can land while this tile's PV still reads V.
-    static constexpr unsigned kBarCount = 2 + 4 * kStages;
+    static constexpr unsigned kBarCount = 2 * kQStages + 4 * kStages;
     // q_empty: lane 0 of every consumer warp after its last QK^T (separate O), or the storing
     // thread of each consumer WG once the O store no longer reads the Q tile.
     static constexpr unsigned kQEmptyArrivals = kSeparateO ? kEmptyArrivals : 2;
+    // The persistent producer's tile index for the consumers, one 8-B slot per Q stage.
+    static constexpr unsigned kTileSlotOff = kBarOff + 8 * kBarCount;
     // +1024: the dynamic window is re-aligned to the 1024-B swizzle repeat inside the kernel.
-    static constexpr unsigned kSmemBytes = kBarOff + 8 * kBarCount + 1024;
+    static constexpr unsigned kSmemBytes = kTileSlotOff + 8 * kQStages + 1024;
     static constexpr int kSRegs = kBlockN / 2;  // S accumulator per thread
     static constexpr int kORegs = D / 2;        // O accumulator per thread
     static constexpr int kPRegs = kBlockN / 16; // P A-fragments (4 x 32-bit each) per thread
@@ -138,7 +163,8 @@ template <int D>
 __device__ __forceinline__ Barriers barriers_at(unsigned char* smem) {
     auto* base = reinterpret_cast<unsigned long long*>(smem + Plan<D>::kBarOff);
     constexpr int S = Plan<D>::kStages;
-    return {base, base + 1, base + 2, base + 2 + S, base + 2 + 2 * S, base + 2 + 3 * S};
+    constexpr int Q = Plan<D>::kQStages;
+    return {base, base + Q, base + 2 * Q, base + 2 * Q + S, base + 2 * Q + 2 * S, base + 2 * Q + 3 * S};
 }
 
 // Per-thread softmax state for its two rows (r and r + 8 of its warp's 16).
@@ -158,31 +184,76 @@ struct TileCoord {
 };
 
 // Which output tiles this CTA computes. Non-persistent: the one its block index names. Persistent:
-// tile indices blockIdx.x, blockIdx.x + gridDim.x, ... with the query tile varying fastest, last
-// (heaviest under causal masking) first: the CTAs running at one time share few (batch, head)
-// pairs, so their K/V stays in L2 (ordering by query tile across all heads first streamed K/V
-// of 132 heads at once and ran at 0.6x), and each CTA's strided walk mixes heavy and light tiles.
+// tile blockIdx.x first, then whatever the producer claims next from p.tile_counter; tiles are
+// numbered so that claiming them in order is a good schedule:
+//   non-causal: (batch, head) major, query tile fastest: the CTAs running at one time share the
+//     K/V of few heads, so it stays in L2 (numbering query tiles across all heads first streamed
+//     the K/V of 132 heads at once and ran at 0.6x);
+//   causal: heads in groups whose K/V fits the L2 budget; inside a group the heaviest query tile
+//     of every head first, then the next lighter one (longest-processing-time first), so the
+//     light tiles fill the tail. A static stride here gave some CTAs twice the work of others
+//     (0.71x cuDNN at S1k hd64).
+// The last CTA to stop claiming puts the counter back to zero for the next launch on the stream.
 struct TileScheduler {
-    int idx;
-    __device__ explicit TileScheduler(const FmhaParams&) : idx(FMHA_PERSISTENT ? blockIdx.x : 0) {}
-    __device__ bool valid(const FmhaParams& p) const {
-        return FMHA_PERSISTENT ? idx < m_blocks(p) * p.heads * p.batch : idx == 0;
+    static constexpr long long kL2KvBudget = 32ll << 20;  // bytes of K/V a causal head group may keep in L2
+
+    static __device__ int m_blocks(const FmhaParams& p) { return (p.seq_q + kBlockM - 1) / kBlockM; }
+    static __device__ int total(const FmhaParams& p) { return m_blocks(p) * p.heads * p.batch; }
+    static __device__ int first() { return FMHA_PERSISTENT ? static_cast<int>(blockIdx.x) : 0; }
+    static __device__ bool valid(const FmhaParams& p, int idx) { return FMHA_PERSISTENT ? idx < total(p) : idx == 0; }
+
+    // Producer thread only. Without a counter (a host that passed none) the walk is a static stride.
+    static __device__ int claim_next(const FmhaParams& p, int idx) {
+        if (!FMHA_PERSISTENT) return 1;
+        if (p.tile_counter == nullptr) return idx + gridDim.x;
+        return static_cast<int>(gridDim.x + atomicAdd(&p.tile_counter[0], 1u));
     }
-    __device__ void advance() { idx += FMHA_PERSISTENT ? gridDim.x : 1; }
-    __device__ TileCoord coord(const FmhaParams& p) const {
+
+    // Producer thread only, once, after its last claim.
+    static __device__ void retire(const FmhaParams& p) {
+        if (!FMHA_PERSISTENT || p.tile_counter == nullptr) return;
+        __threadfence();  // this CTA's claims are ordered before its retirement
+        if (atomicAdd(&p.tile_counter[1], 1u) == gridDim.x - 1) {
+            atomicExch(&p.tile_counter[0], 0u);
+            atomicExch(&p.tile_counter[1], 0u);
+        }
+    }
+
+    // Query heads per causal group: as many K/V heads as the budget holds, times the query heads
+    // that share each of them (GQA/MQA). 32-bit on purpose: the producer runs in 24 registers.
+    template <int D>
+    static __device__ int causal_group(const FmhaParams& p, int bh_total) {
+        constexpr int kKeysInBudget = static_cast<int>(kL2KvBudget / (4 * D));  // K and V rows, 2 B each
+        const int kv_heads = max(1, kKeysInBudget / max(1, p.seq_k));
+        return min(bh_total, kv_heads * (p.heads / p.heads_kv));
+    }
+
+    template <int D>
+    static __device__ TileCoord coord(const FmhaParams& p, int idx) {
         if (!FMHA_PERSISTENT) return {static_cast<int>(gridDim.x - 1 - blockIdx.x), static_cast<int>(blockIdx.y),
                                       static_cast<int>(blockIdx.z)};
         const int n_m = m_blocks(p);
-        const int bh = idx / n_m;
-        return {n_m - 1 - idx % n_m, bh % p.heads, bh / p.heads};
+        int m, bh;
+        if (!p.causal) {
+            bh = idx / n_m;
+            m = n_m - 1 - idx % n_m;
+        } else {
+            const int bh_total = p.heads * p.batch;
+            const int group = causal_group<D>(p, bh_total);
+            const int g = idx / (group * n_m);
+            const int in_group = idx - g * group * n_m;
+            const int group_heads = min(group, bh_total - g * group);
+            m = n_m - 1 - in_group / group_heads;
+            bh = g * group + in_group % group_heads;
+        }
+        return {m, bh % p.heads, bh / p.heads};
     }
-    static __device__ int m_blocks(const FmhaParams& p) { return (p.seq_q + kBlockM - 1) / kBlockM; }
 };
 
 // Running positions in the pipelines, carried from tile to tile by a persistent CTA.
 struct PipeState {
     int kv = 0;     // K/V ring iterations so far: stage = kv % stages, phase = (kv / stages) & 1
-    int q = 0;      // Q tiles loaded so far: q_full / q_empty parity
+    int q = 0;      // tiles handed to the consumers so far (Q stage and parity: QSlot)
 };
 
 template <int D>
@@ -207,13 +278,18 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Plan<D>::kSRegs], RowSta
     constexpr int BN = Plan<D>::kBlockN;
     constexpr int R = Plan<D>::kSRegs;
     if (kMask) {
+        // The last key each of this thread's two rows sees, counted from the thread's first key
+        // column: then each element is one compare against a compile-time column offset.
         const int key_base = n * BN + 2 * (lane % 4);
+        int last[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row_last = p.causal ? row0 + 8 * h + offset : p.seq_k - 1;
+            last[h] = min(p.seq_k - 1, row_last) - key_base;
+        }
 #pragma unroll
         for (int i = 0; i < R; ++i) {
-            const int key = key_base + 8 * (i / 4) + (i % 2);
-            const int row = row0 + 8 * ((i / 2) % 2);
-            const bool hidden = key >= p.seq_k || (p.causal && key > row + offset);
-            if (hidden) s[i] = -FMHA_INF;
+            if (8 * (i / 4) + (i % 2) > last[(i / 2) % 2]) s[i] = -FMHA_INF;
         }
     }
     float mx[2] = {-FMHA_INF, -FMHA_INF};
@@ -297,6 +373,18 @@ struct RingSlot {
     __device__ explicit RingSlot(int it) : stage(it % Plan<D>::kStages), phase((it / Plan<D>::kStages) & 1) {}
 };
 
+// Position `q` of the Q buffers: its stage, the parity of that stage's phase, and its tile slot.
+template <int D>
+struct QSlot {
+    int stage;
+    unsigned phase;
+    __device__ explicit QSlot(int q) : stage(q % Plan<D>::kQStages), phase((q / Plan<D>::kQStages) & 1) {}
+    __device__ unsigned char* tile(unsigned char* smem) const { return smem + Plan<D>::kQOff + stage * Plan<D>::kQBytes; }
+    __device__ volatile int* slot(unsigned char* smem) const {
+        return reinterpret_cast<volatile int*>(smem + Plan<D>::kTileSlotOff + 8 * stage);
+    }
+};
+
 // The softmax of KV tile n, masked only where the tile crosses s_k or the causal diagonal.
 template <int D>
 __device__ __forceinline__ void softmax_step(float (&s)[Plan<D>::kSRegs], RowState& st, float (&alpha)[2],
@@ -323,9 +411,25 @@ __device__ __forceinline__ void pv_step(float (&o)[Plan<D>::kORegs], const unsig
     if (lane == 0) mbar::arrive(&bars.v_empty[v.stage]);
 }
 
+// The producer hands the next tile to the consumers: once they have released the previous Q (and
+// read the previous tile index), the index goes into the SMEM slot and q_full is armed with the Q
+// bytes about to be loaded (0: a tile with no key, or the end-of-work sentinel). q_full's arrive
+// releases the slot write; the consumers' wait acquires it.
+template <int D>
+__device__ __forceinline__ void publish_tile(unsigned char* smem, const Barriers& bars, int tile, const PipeState& ps,
+                                             unsigned q_bytes) {
+    const QSlot<D> q(ps.q);
+    mbar::wait_parity(&bars.q_empty[q.stage], q.phase ^ 1);
+    if (FMHA_PERSISTENT) *q.slot(smem) = tile;
+    if (q_bytes > 0)
+        mbar::arrive_expect_tx(&bars.q_full[q.stage], q_bytes);
+    else
+        mbar::arrive(&bars.q_full[q.stage]);
+}
+
 template <int D>
 __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned char* smem, const Barriers& bars,
-                                              const TileCoord& c, int kv_head, int n_blocks, PipeState& ps) {
+                                              int tile, const TileCoord& c, int kv_head, int n_blocks, PipeState& ps) {
     using P = Plan<D>;
     constexpr int BN = P::kBlockN;
     for (int i = 0; i < n_blocks; ++i) {
@@ -341,12 +445,12 @@ __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned 
         for (int a = 0; a < D / 64; ++a)
             tma::load_4d(k_tile + a * BN * 128, &maps.k, &bars.k_full[stage], a * 64, n * BN, kv_head, c.batch);
         if (i == 0) {
-            mbar::wait_parity(bars.q_empty, (ps.q & 1) ^ 1);
-            mbar::arrive_expect_tx(bars.q_full, P::kQBytes);
+            publish_tile<D>(smem, bars, tile, ps, P::kQBytes);
+            const QSlot<D> q(ps.q);
 #pragma unroll
             for (int a = 0; a < D / 64; ++a)
-                tma::load_4d(smem + P::kQOff + a * kBlockM * 128, &maps.q, bars.q_full, a * 64, c.m_block * kBlockM,
-                             c.head, c.batch);
+                tma::load_4d(q.tile(smem) + a * kBlockM * 128, &maps.q, &bars.q_full[q.stage], a * 64,
+                             c.m_block * kBlockM, c.head, c.batch);
         }
         mbar::wait_parity(&bars.v_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.v_full[stage], P::kKVBytes);
@@ -362,17 +466,27 @@ template <int D>
 __device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem,
                                          const Barriers& bars) {
     PipeState ps;
-    for (TileScheduler sched(p); sched.valid(p); sched.advance()) {
-        const TileCoord c = sched.coord(p);
+    int tile = TileScheduler::first();
+    for (; TileScheduler::valid(p, tile); tile = TileScheduler::claim_next(p, tile)) {
+        const TileCoord c = TileScheduler::coord<D>(p, tile);
         const int n_blocks = tiles_for<D>(p, c.m_block).n_blocks;
-        if (n_blocks > 0) producer_tile<D>(maps, smem, bars, c, c.head / (p.heads / p.heads_kv), n_blocks, ps);
+        if (n_blocks > 0) {
+            producer_tile<D>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), n_blocks, ps);
+        } else if (FMHA_PERSISTENT) {  // rows that see no key: the consumers only store zeros
+            publish_tile<D>(smem, bars, tile, ps, 0);
+            ps.q += 1;
+        }
+    }
+    if (FMHA_PERSISTENT) {
+        publish_tile<D>(smem, bars, tile, ps, 0);  // an invalid index: the consumers stop
+        TileScheduler::retire(p);
     }
 }
 
 // Q is no longer read by this warp's GEMMs (separate O tile: after the last QK^T has completed).
 template <int D>
-__device__ __forceinline__ void release_q_after_last_qk(const Barriers& bars, int lane) {
-    if (Plan<D>::kSeparateO && lane == 0) mbar::arrive(bars.q_empty);
+__device__ __forceinline__ void release_q_after_last_qk(const Barriers& bars, const QSlot<D>& q, int lane) {
+    if (Plan<D>::kSeparateO && lane == 0) mbar::arrive(&bars.q_empty[q.stage]);
 }
 
 // Rows that see no key (causal, T > s_k): O = 0 straight to global memory. Nothing goes through
@@ -398,7 +512,8 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
     const int wg_row0 = cw * 64;  // within the CTA tile
     const int wg_first_row = c.m_block * kBlockM + wg_row0;
     const int row0 = wg_first_row + warp * 16 + lane / 4;  // this thread's rows: row0, row0 + 8
-    const unsigned char* q_tile = smem + P::kQOff;
+    const QSlot<D> qs(ps.q);
+    const unsigned char* q_tile = qs.tile(smem);
 
     float o[P::kORegs];
 #pragma unroll
@@ -408,13 +523,12 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
     const int kv0 = ps.kv;
 
     if (n_blocks > 0) {
-        mbar::wait_parity(bars.q_full, ps.q & 1);
+        if (!FMHA_PERSISTENT) mbar::wait_parity(&bars.q_full[qs.stage], qs.phase);  // persistent: consumer() waited
         float s[P::kSRegs];
         unsigned pf[P::kPRegs][4];
         float alpha[2];
 #if FMHA_OVERLAP
-        // First tile: S, softmax, P; its PV is issued together with the next tile's QK^T.
-        if (FMHA_PINGPONG && cw == 1) wg::bar_arrive(kBarSchedBase + 0, kConsumerThreads);
+        // First KV tile: S, softmax, P; its PV is issued together with the next KV tile's QK^T.
         {
             const RingSlot<D> k(kv0);
             mbar::wait_parity(&bars.k_full[k.stage], k.phase);
@@ -422,11 +536,11 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::fence();
             issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
             wg::commit();
-            if (FMHA_PINGPONG && !(cw == 1 && n_blocks == 1)) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
+            if (FMHA_PINGPONG) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<0>();
             wg::fence_regs(s);
             if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
-            if (n_blocks == 1) release_q_after_last_qk<D>(bars, lane);
+            if (n_blocks == 1) release_q_after_last_qk<D>(bars, qs, lane);
             softmax_step<D>(s, st, alpha, p, n_blocks - 1, wg_first_row, row0, tiles, lane);
             convert_p<D, F16>(s, pf);
         }
@@ -441,12 +555,11 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             mbar::wait_parity(&bars.v_full[v.stage], v.phase);
             issue_pv<D, F16>(o, pf, smem + P::kVOff + v.stage * P::kKVBytes);
             wg::commit();
-            if (FMHA_PINGPONG && !(cw == 1 && i == n_blocks - 1))
-                wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
+            if (FMHA_PINGPONG) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<1>();
             wg::fence_regs(s);
             if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
-            if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, lane);
+            if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
             softmax_step<D>(s, st, alpha, p, n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             wg::wait<0>();
             wg::fence_regs(o);
@@ -466,7 +579,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::wait<0>();
             wg::fence_regs(s);
             if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
-            if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, lane);
+            if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
             softmax_step<D>(s, st, alpha, p, n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
@@ -474,7 +587,6 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
         }
 #endif
         ps.kv += n_blocks;
-        ps.q += 1;
     }
 
     // Epilogue: finish the row sums across the quad, normalise, LSE, O through SMEM and TMA.
@@ -494,12 +606,21 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
     }
     if (n_blocks == 0) {
         store_zero_rows<D>(p, c, wg_first_row, t);
+        if (FMHA_PERSISTENT) {  // Q unused; the tile index was read (by lane 0 of each warp)
+            if (!P::kSeparateO) wg::bar_sync(kBarEpilogueBase + cw, 128);  // order the WG's reads before t 0's arrive
+            if (P::kSeparateO ? lane == 0 : t == 0) mbar::arrive(&bars.q_empty[qs.stage]);
+        }
         return;
     }
     // O tile: its own buffer, or this WG's half of the Q tile (its QK^T is done). A persistent CTA
     // first waits for the storing thread, whose previous store must have finished reading it.
     unsigned char* o_tile = smem + P::kOOff;
-    if (FMHA_PERSISTENT) wg::bar_sync(kBarEpilogueBase + cw, 128);
+    if (FMHA_PERSISTENT) {
+        // The storing thread waits for its previous store to have read O only now, not right
+        // after issuing it: waiting there held warp 0, and with it the WG's next wgmma.
+        if (t == 0) tma::store_wait_read();
+        wg::bar_sync(kBarEpilogueBase + cw, 128);
+    }
     const int tile_row = wg_row0 + warp * 16 + lane / 4;
 #pragma unroll
     for (int i = 0; i < P::kORegs; i += 2) {
@@ -515,22 +636,43 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
         for (int a = 0; a < D / 64; ++a)
             tma::store_4d(&maps.o, o_tile + a * kBlockM * 128 + wg_row0 * 128, a * 64, wg_first_row, c.head, c.batch);
         tma::store_commit();
-        tma::store_wait_read();
+        if (!P::kSeparateO) tma::store_wait_read();  // O sits in the Q tile, which goes back to the producer
     }
-    if (!P::kSeparateO && t == 0) mbar::arrive(bars.q_empty);  // the store no longer reads the Q tile
+    if (!P::kSeparateO && t == 0) mbar::arrive(&bars.q_empty[qs.stage]);  // the store no longer reads the Q tile
 }
 
 template <int D, bool F16>
 __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem, int cw) {
     PipeState ps;
-    for (TileScheduler sched(p); sched.valid(p); sched.advance()) {
-        const TileCoord c = sched.coord(p);
+    const int lane = threadIdx.x % 32;
+    // Ping-pong turns run on across tiles: WG 0 issues first, then each WG hands the turn over
+    // after every GEMM issue, so WG 0 starts the next tile as soon as WG 1 has issued its last
+    // GEMMs of this one (handing it over only at WG 1's next tile start made WG 0 wait for WG 1's
+    // whole epilogue). WG 0 takes the one turn left over at the end.
+    if (FMHA_PINGPONG && cw == 1) wg::bar_arrive(kBarSchedBase + 0, kConsumerThreads);
+    for (int tile = TileScheduler::first();; ps.q += 1) {
+        if (FMHA_PERSISTENT) {
+            const QSlot<D> q(ps.q);
+            mbar::wait_parity(&barriers_at<D>(smem).q_full[q.stage], q.phase);
+            // Lane 0 reads, the only lane whose q_empty arrive releases the slot to the producer
+            // (other lanes' reads would not be ordered before it). The shuffle also tells ptxas the
+            // index, and all that follows from it (ring position, every wgmma descriptor), is
+            // warp-uniform: read by every lane, the descriptors moved to vector registers (an
+            // R2UR per wgmma) and the kernel ran 10-15 % slower.
+            tile = __shfl_sync(0xffffffffu, lane == 0 ? *q.slot(smem) : 0, 0);
+        }
+        if (!TileScheduler::valid(p, tile)) break;
+        const TileCoord c = TileScheduler::coord<D>(p, tile);
         // An opaque copy of the SMEM base per tile: otherwise ptxas hoists every wgmma descriptor
         // (Q's for each K step, K/V's per stage) out of the tile loop and spills them.
         unsigned char* tile_smem;
         asm volatile("mov.b64 %0, %1;" : "=l"(tile_smem) : "l"(smem));
         consumer_tile<D, F16>(p, maps, tile_smem, barriers_at<D>(tile_smem), cw, c, tiles_for<D>(p, c.m_block), ps);
+        if (!FMHA_PERSISTENT) break;
     }
+    if (FMHA_PINGPONG && cw == 0) wg::bar_sync(kBarSchedBase + 0, kConsumerThreads);
+    // The last O store must have read its SMEM before the CTA exits (a no-op where it already did).
+    if (threadIdx.x % 128 == 0) tma::store_wait_read();
 }
 
 template <int D, bool F16>
@@ -541,8 +683,10 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const Sm90TmaMaps
         (reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~static_cast<unsigned long long>(1023));
     const Barriers bars = barriers_at<D>(smem);
     if (threadIdx.x == 0) {
-        mbar::init(bars.q_full, 1);
-        mbar::init(bars.q_empty, P::kQEmptyArrivals);
+        for (int q = 0; q < P::kQStages; ++q) {
+            mbar::init(&bars.q_full[q], 1);
+            mbar::init(&bars.q_empty[q], P::kQEmptyArrivals);
+        }
         for (int s = 0; s < P::kStages; ++s) {
             mbar::init(&bars.k_full[s], 1);
             mbar::init(&bars.v_full[s], 1);

@@ -24,6 +24,7 @@ def test_kernel_plan_equals_the_launcher_plan(variant, tmp_path):
             f"static_assert(fmha_sm90::Plan<{d}>::kSmemBytes == {plan.smem_bytes}u, \"SMEM bytes d{d}\");",
             f"static_assert(fmha_sm90::Plan<{d}>::kBlockN == {plan.block_n}, \"KV tile d{d}\");",
             f"static_assert(fmha_sm90::Plan<{d}>::kStages == {plan.stages}, \"stages d{d}\");",
+            f"static_assert(fmha_sm90::Plan<{d}>::kQStages == {plan.q_stages}, \"Q stages d{d}\");",
             f"static_assert(fmha_sm90::kBlockM == {plan.block_m}, \"query tile\");",
             f"static_assert(fmha_sm90::kThreads == {shape.block[0]}, \"threads\");",
         ]

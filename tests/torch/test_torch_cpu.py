@@ -114,26 +114,19 @@ REG = load_registry()
 CFG = AttnConfig(batch=1, heads=16, heads_kv=4, seq_q=100, seq_k=100, head_dim=64, dtype="bf16", causal=True)
 
 
-def _with_sm90(registry):
-    ref = registry["ref"]
-    extra = {name: ref.__class__(**{**ref.__dict__, "name": name, "archs": ("sm_90a",), "launcher": "ref",
-                                    "head_dims": (64, 128), "selftest": False})
-             for name in ("sm90_pingpong", "sm90_pipelined")}
-    return {**registry, **extra}
-
-
 def test_hopper_uses_ref_until_the_sm90_family_is_registered():
     registry = {k: v for k, v in REG.items() if not k.startswith("sm90_")}
     chosen = backends.choose((9, 0), CFG, registry)
     assert (chosen.variant, chosen.arch, chosen.mode) == ("ref", "sm_90a", "native")
-    assert "sm90_pingpong" in chosen.reason
+    assert "sm90_persistent" in chosen.reason
 
 
-def test_hopper_prefers_sm90_pingpong_by_registry_name():
-    registry = _with_sm90(REG)
-    assert backends.choose((9, 0), CFG, registry).variant == "sm90_pingpong"
+def test_hopper_prefers_the_persistent_sm90_variant_where_it_runs():
+    assert backends.choose((9, 0), CFG, REG).variant == "sm90_persistent"
+    # hd256 is not built persistent: the ping-pong variant takes it.
+    assert backends.choose((9, 0), AttnConfig(head_dim=256, heads=4), REG).variant == "sm90_pingpong"
     # A head dim the native family does not take falls back to ref, saying why.
-    chosen = backends.choose((9, 0), AttnConfig(head_dim=96, heads=4), registry)
+    chosen = backends.choose((9, 0), AttnConfig(head_dim=96, heads=4), REG)
     assert chosen.variant == "ref" and "sm90_pingpong: head_dim 96" in chosen.reason
 
 
