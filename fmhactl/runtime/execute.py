@@ -11,7 +11,7 @@ from pathlib import Path
 from fmhactl.config import AttnConfig
 from fmhactl.runtime import driver
 from fmhactl.runtime.device import sm_count, worker_device_info
-from fmhactl.runtime.launchers import launch_shape
+from fmhactl.runtime.launchers import launch_shape, sm90_persistent
 from fmhactl.runtime.nvtx_ranges import launch_range
 from fmhactl.runtime.params import make_params
 
@@ -168,7 +168,7 @@ class Executor:
         It starts at zero and every launch leaves it at zero (the last CTA resets it), so launches
         ordered on one stream share it without a memset in between; two streams sharing one would
         race, hence one per stream. None for kernels that do not claim tiles."""
-        if job["launcher"] != "sm90" or not int(job["switches"].get("FMHA_PERSISTENT", 0)):
+        if job["launcher"] != "sm90" or not sm90_persistent(job["switches"]):
             return None
         torch = _torch()
         counters = self.__dict__.setdefault("_tile_counters", {})

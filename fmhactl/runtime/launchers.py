@@ -96,12 +96,17 @@ SM90_HEAD_DIMS = (64, 128, 256)
 SM90_DEFAULT_BLOCK_N = {64: 128, 128: 128, 256: 64}
 
 
+def sm90_persistent(switches: dict) -> bool:
+    """FMHA_PERSISTENT: one CTA per SM claims tiles from FmhaParams.tile_counter."""
+    return bool(int(switches.get("FMHA_PERSISTENT", 0)))
+
+
 def sm90_plan(cfg: AttnConfig, switches: dict) -> Sm90Plan:
     d = cfg.head_dim
     block_n = int(switches.get(f"FMHA_BN_D{d}", SM90_DEFAULT_BLOCK_N.get(d, 64)))
     stages = int(switches.get(f"FMHA_STAGES_D{d}", switches.get("FMHA_STAGES", 2)))
     return Sm90Plan(d, stages, block_n,
-                    persistent=bool(int(switches.get("FMHA_PERSISTENT", 0))))
+                    persistent=sm90_persistent(switches))
 
 
 def sm90_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:

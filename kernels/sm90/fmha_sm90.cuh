@@ -363,25 +363,27 @@ __device__ __forceinline__ bool tile_needs_mask(const FmhaParams& p, int n, int 
     return last_key >= p.seq_k || (p.causal && last_key > wg_first_row + offset);
 }
 
-// One tile's loads: K first (its stage may already be free), then Q once the consumers have
-// released the previous Q, then V; then the rest of the ring.
-// Position `it` of the K/V ring: its stage and the parity of that stage's current phase.
-template <int D>
-struct RingSlot {
+// Position `it` of a ring of N buffers: its stage and the parity of that stage's current phase.
+template <int N>
+struct PipeSlot {
     int stage;
     unsigned phase;
-    __device__ explicit RingSlot(int it) : stage(it % Plan<D>::kStages), phase((it / Plan<D>::kStages) & 1) {}
+    __device__ explicit PipeSlot(int it) : stage(it % N), phase((it / N) & 1) {}
 };
 
-// Position `q` of the Q buffers: its stage, the parity of that stage's phase, and its tile slot.
+// The K/V ring.
 template <int D>
-struct QSlot {
-    int stage;
-    unsigned phase;
-    __device__ explicit QSlot(int q) : stage(q % Plan<D>::kQStages), phase((q / Plan<D>::kQStages) & 1) {}
-    __device__ unsigned char* tile(unsigned char* smem) const { return smem + Plan<D>::kQOff + stage * Plan<D>::kQBytes; }
+using RingSlot = PipeSlot<Plan<D>::kStages>;
+
+// The Q buffers, with where a stage's Q tile and tile-index slot live.
+template <int D>
+struct QSlot : PipeSlot<Plan<D>::kQStages> {
+    __device__ explicit QSlot(int q) : PipeSlot<Plan<D>::kQStages>(q) {}
+    __device__ unsigned char* tile(unsigned char* smem) const {
+        return smem + Plan<D>::kQOff + this->stage * Plan<D>::kQBytes;
+    }
     __device__ volatile int* slot(unsigned char* smem) const {
-        return reinterpret_cast<volatile int*>(smem + Plan<D>::kTileSlotOff + 8 * stage);
+        return reinterpret_cast<volatile int*>(smem + Plan<D>::kTileSlotOff + 8 * this->stage);
     }
 };
 
@@ -427,6 +429,8 @@ __device__ __forceinline__ void publish_tile(unsigned char* smem, const Barriers
         mbar::arrive(&bars.q_full[q.stage]);
 }
 
+// One tile's loads: K first (its stage may already be free), then Q once the consumers have
+// released that Q buffer, then V; then the rest of the ring.
 template <int D>
 __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned char* smem, const Barriers& bars,
                                               int tile, const TileCoord& c, int kv_head, int n_blocks, PipeState& ps) {

@@ -9,6 +9,7 @@ from fmhactl.build.compiler import BuildTarget, build
 from fmhactl.build.sass import opcode_counts
 from fmhactl.errors import MissingEnvironment
 from fmhactl.registry import load_registry
+from fmhactl.runtime.launchers import sm90_persistent
 
 SM90 = [v for v in load_registry().values() if v.launcher == "sm90"]
 
@@ -62,7 +63,7 @@ def test_qk_is_ss_and_pv_is_rs_with_register_reallocation(built):
     assert ss, "no SS wgmma (QK^T from shared memory)"
     assert rs, "no RS wgmma with a transposed B (PV with P in registers)"
     assert len(ss) + len(rs) == len(hgmma), "an HGMMA of an unexpected form"
-    producer, consumer = (32, 232) if int(load_registry()[result.variant].switches.get("FMHA_PERSISTENT", 0)) else (24, 240)
+    producer, consumer = (32, 232) if sm90_persistent(load_registry()[result.variant].switches) else (24, 240)
     assert producer * 128 + consumer * 256 <= 65536, "register split exceeds the register file"
     assert f"USETMAXREG.DEALLOC.CTAPOOL {producer:#x}" in text, f"producer does not give registers back ({producer})"
     assert re.search(rf"USETMAXREG\.TRY_ALLOC\.CTAPOOL UP\d, {consumer:#x}\b", text), f"consumers do not take {consumer}"
