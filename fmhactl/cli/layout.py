@@ -403,16 +403,17 @@ def plan_cmd(
 
     Exit 1 when the variant has no plan that fits at this head dim (the reason is printed)."""
     from fmhactl.layout.render import json_document
-    from fmhactl.plans.sm100 import plan_for_variant
-    from fmhactl.plans.sm100_drawing import plan_lines, plan_records, plan_svg
+    from fmhactl.plans.sm100_drawing import plan_records, plan_svg
+    from fmhactl.services import layout as svc
 
     _check_svg(svg)
-    plan = plan_for_variant(variant, head_dim)
+    report = svc.sm100_plan(variant, head_dim)
+    plan = report.plan
     _write_svg(svg, lambda: plan_svg(variant, plan))
     if as_json:
         meta, records = plan_records(variant, plan)
         output.records(json_document(meta, records, None))
     else:
-        for line in plan_lines(variant, plan, head_dim):
+        for line in report.lines:
             output.say(line)
-    _exit_if(not plan.supported)
+    _exit_if(not report.supported)

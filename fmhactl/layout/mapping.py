@@ -3,7 +3,7 @@
 Producer: an M x N accumulator (S of QK^T) in TMEM, read by the four warps of a warpgroup with a
 tcgen05.ld shape (`tmem:32x32b:num=8`). Consumer: the same values as the A operand (M x K with
 K = N) of the next MMA: in shared memory in a canonical layout (`smem:K:128B`), or in TMEM for the
-TS form (`tmem` / `tmem:col=128`). Every record pairs (thread, register) with S[m][n] and the
+TS form (`tmem`: over S, as the SM100 plan; `tmem:col=128`: beside it). Every record pairs (thread, register) with S[m][n] and the
 destination of P[m][n].
 """
 
@@ -74,8 +74,11 @@ def parse_producer(spec: str, m: int, n: int) -> Producer:
                     "lane"), acc)
 
 
-def parse_consumer(spec: str, m: int, n: int, dtype: str = "bf16") -> Consumer:
-    """`smem:MAJOR:SWIZZLE[:lbo=B][:sbo=B][:base=B][:dtype=T]` or `tmem[:col=C][:dtype=T]`."""
+def parse_consumer(spec: str, m: int, n: int, dtype: str = "bf16", s_col: int = 0) -> Consumer:
+    """`smem:MAJOR:SWIZZLE[:lbo=B][:sbo=B][:base=B][:dtype=T]` or `tmem[:col=C][:dtype=T]`.
+
+    P in TMEM without `col=` is written over S from S's first column `s_col`, as the SM100 plan
+    (fmhactl.plans.sm100) puts it: keys c..c+31 -> columns c/2..c/2+15."""
     parts = spec.split(":")
     kind = parts[0].strip().lower()
     pos, opts = _options(parts[1:])
@@ -95,7 +98,7 @@ def parse_consumer(spec: str, m: int, n: int, dtype: str = "bf16") -> Consumer:
             raise LayoutError(f"consumer {spec!r}: write tmem[:col=C] for P in TMEM (TS form)")
         if ELEMENT_BITS[dt] not in (16, 32):
             raise LayoutError(f"A in TMEM holds 16- or 32-bit elements; {dt} has {ELEMENT_BITS[dt]} bits")
-        return Consumer("tmem", a_col=parse_int(opts.get("col", str(n)), "col"), dtype=dt)
+        return Consumer("tmem", a_col=parse_int(opts["col"], "col") if "col" in opts else s_col, dtype=dt)
     raise LayoutError(f"consumer {spec!r}: expected smem:MAJOR:SWIZZLE or tmem[:col=C]")
 
 
@@ -166,7 +169,12 @@ def map_values(p: Producer, c: Consumer, warps: list[int] | None = None) -> tupl
     if p.pack and p.acc_dtype == "f32":
         problems.append(Problem("pack-f32", ".pack::16b on an f32 accumulator keeps the low 16 bits of each "
                                 "element: the values are garbage", "warning"))
-    if c.kind == "tmem" and (c.a_col < p.d_col + p.n and p.d_col < c.a_col + p.n * ELEMENT_BITS[c.dtype] // 32):
+    p_cols = -(-p.n * ELEMENT_BITS[c.dtype] // 32)
+    if c.kind == "tmem" and c.a_col == p.d_col and p_cols <= p.n:
+        problems.append(Problem("p-over-s", f"P is written over S from column {c.a_col} (the SM100 plan's TMEM-P): "
+                                f"P[m][k] lands in column {c.a_col}+k*{ELEMENT_BITS[c.dtype]}/32, never right of "
+                                "S[m][k], so it overwrites only S values already read", "note"))
+    elif c.kind == "tmem" and (c.a_col < p.d_col + p.n and p.d_col < c.a_col + p_cols):
         problems.append(Problem("p-overlaps-s", f"P at column {c.a_col} overlaps S (columns {p.d_col}.."
                                 f"{p.d_col + p.n - 1}): it is fine only if every S value is read before it is "
                                 "overwritten", "warning"))

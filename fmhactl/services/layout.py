@@ -38,6 +38,12 @@ from fmhactl.services.layout_tmem import (  # noqa: F401
     tmem_cell,
     tmem_column_plan,
 )
+from fmhactl.services.layout_plan import (  # noqa: F401
+    Sm100PlanReport,
+    declared_head_dims,
+    sm100_plan,
+    sm100_plan_variants,
+)
 from fmhactl.services.layout_smem import (  # noqa: F401
     AccessPattern,
     InstructionBanks,
@@ -84,6 +90,7 @@ __all__ = [
     "MAX_U32",
     "MAX_WARP",
     "MmaDescriptorSlice",
+    "Sm100PlanReport",
     "SmemPMap",
     "SmemTile",
     "TmemAccess",
@@ -94,6 +101,7 @@ __all__ = [
     "accumulator_layout",
     "check_tile_size",
     "column_plan_providers",
+    "declared_head_dims",
     "decode_descriptor",
     "descriptor_reach",
     "descriptor_table",
@@ -105,6 +113,8 @@ __all__ = [
     "parse_word",
     "register_column_plan",
     "sm100_column_plan",
+    "sm100_plan",
+    "sm100_plan_variants",
     "smem_p_map",
     "smem_tile",
     "tmem_access",

@@ -233,7 +233,7 @@ def smem_p_map(source: str = "tmem:32x32b:num=8", dest: str = "smem:K:128B", m: 
         for w in warps:
             _range("warp", w, 0, 3)
     prod = _mapping.parse_producer(source, m, n)
-    cons = _mapping.parse_consumer(dest, m, n, dtype)
+    cons = _mapping.parse_consumer(dest, m, n, dtype, s_col=prod.d_col)
     records, problems = _mapping.map_values(prod, cons, warps)
     plan = _mapping.plan_smem_stores(records, cons) if cons.kind == "smem" else None
     tplan = _mapping.tmem_store_plan(records, prod, cons) if cons.kind == "tmem" else ""

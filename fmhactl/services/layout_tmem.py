@@ -257,10 +257,11 @@ def sm100_column_plan(variant: str, head_dim: int) -> TmemColumnPlan:
 
     plan = plan_for_variant(variant, head_dim)
     regions = []
-    for r in tmem_regions(plan):
-        if r.name == "-":
-            continue
-        aliases = ("S",) if r.name == "P" else (("P",) if r.name == "S" else ())
+    drawn = [r for r in tmem_regions(plan) if r.name != "-"]
+    names = {r.name for r in drawn}
+    for r in drawn:
+        # P overwrites S only when P lives in TMEM; with P in SMEM, S aliases nothing.
+        aliases = ("S",) if r.name == "P" else (("P",) if r.name == "S" and "P" in names else ())
         regions.append(TmemRegion(r.name, r.name, r.start, r.end - r.start, aliases=aliases))
     return TmemColumnPlan(f"{variant} d{head_dim}: {plan.tmem_columns} of {plan.tmem_alloc} allocated columns",
                           tuple(regions), plan.tmem_alloc)

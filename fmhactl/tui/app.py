@@ -129,4 +129,5 @@ class FmhaApp(App[None]):
         self.query_one("#sidebar").toggle_class("hidden")
 
     def action_leave_input(self) -> None:
-        self.current.focus_main()
+        """Esc: leave whatever input has the keys (a prompt closes unanswered); the screen's keys work again."""
+        self.current.cancel_prompt()

@@ -122,51 +122,18 @@ def thread_cells(view: TmemView, thread: int) -> list[tuple[int, int]]:
 # TMEM column plan of an SM100 variant (the plan the kernel static_asserts against)
 # --------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PlanRegion:
-    name: str
-    first: int
-    columns: int
-    note: str
-
-
-@dataclass
-class PlanView:
-    title: str
-    regions: list[PlanRegion]
-    used: int
-    allocated: int
-    total: int
-    problems: list[str]
-    owners: tuple[tuple[str, ...], ...]
-
-
-PLAN_NOTES = {"S": "QK^T scores, fp32, one column per key", "P": "P as 16-bit pairs, written over the S columns "
-              "softmax has read (declared alias of S)", "O": "output accumulator, fp32, one column per head-dim "
-              "element this CTA owns"}
-
-
 def sm100_variants() -> list[str]:
-    from fmhactl.registry import load_registry
-
-    return [name for name, v in load_registry().items() if v.launcher == "sm100"]
-
-
-def tmem_plan_view(variant: str, head_dim: int = 128) -> PlanView:
-    from fmhactl.layout.tmem import COLUMNS
-    from fmhactl.registry import get_variant
     from fmhactl.services import layout as svc
 
-    v = get_variant(variant)
-    if v.launcher != "sm100":
-        raise BadInput(f"{variant} is not an SM100 variant (it has no TMEM plan)")
-    _range(head_dim, 8, 512, "head dim")
-    plan = svc.column_plan_providers()["sm100"](variant, head_dim)
-    view = svc.tmem_column_plan(plan)
-    regions = [PlanRegion(r.name, r.col, r.ncols, PLAN_NOTES.get(r.role, r.role)
-                          + (f" (aliases {', '.join(r.aliases)})" if r.aliases else "")) for r in plan.regions]
-    return PlanView(plan.title, regions, view.columns_used, view.alloc_columns, COLUMNS,
-                    [f"{p.code}: {p.message}" for p in view.problems], view.column_owners)
+    return svc.sm100_plan_variants()
+
+
+def tmem_plan(variant: str, head_dim: int = 128) -> Any:
+    """The plan `fmhactl layout plan VARIANT --head-dim D` prints (services.layout.sm100_plan): the
+    plan mode shows its lines as they are, so the TUI and the CLI cannot disagree."""
+    from fmhactl.services import layout as svc
+
+    return svc.sm100_plan(variant, head_dim)
 
 
 # --------------------------------------------------------------------------------------------
@@ -471,8 +438,10 @@ def tma_params(form: dict[str, str]) -> Any:
     from fmhactl.services import tma as svc
 
     get = lambda key: form.get(key, "").strip()  # noqa: E731
-    if not get("dtype") or not get("dims") or not get("box"):
-        raise BadInput("dtype, dims and box are required")
+    missing = [key for key in ("dtype", "dims", "box") if not get(key)]
+    if missing:
+        raise BadInput(f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} empty: "
+                       "dtype, dims and box are required")
     return svc.tensor_map_params(get("dtype"), _int_list(get("dims"), "dims"),
                                  _int_list(get("strides"), "strides") if get("strides") else None,
                                  _int_list(get("box"), "box"),
@@ -525,6 +494,17 @@ class MapView:
     dest_to_tmem: dict[tuple[int, int], tuple[int, int]]
     store_lines: list[str]
     records_by_cell: dict[tuple[int, int], Any]
+
+
+def map_p_side(view: MapView, key: tuple[int, int]) -> str:
+    """Where the S value at grid cell `key` goes as P: the element itself, not its chunk's first one."""
+    r = view.records_by_cell.get(key)
+    if r is None:
+        return "P side: -"
+    if r.addr >= 0:
+        return (f"P side: P[{r.m}][{r.n}] at byte {r.addr:#x} (bank {(r.addr >> 2) & 31}); "
+                f"its 16-B chunk starts with {view.dest_grid.cell(*view.tmem_to_dest[key]).label}")
+    return f"P side: P[{r.m}][{r.n}] -> {view.dest_grid.cell(r.tmem_lane, r.tmem_col).detail}"
 
 
 def map_specs(src: str, dst: str, m: int = 128, n: int = 128) -> dict[str, Any]:
@@ -585,16 +565,21 @@ def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str
             + (f" -> {rep.conflicts} conflict wavefronts" if rep.conflicts else ", conflict-free")
             for w, rep in plan.per_warp.items()] if plan else []
     else:
-        for key_src, r in by_cell.items():
+        held: dict[tuple[int, int], list[Any]] = {}
+        for key_src, r in sorted(by_cell.items(), key=lambda item: (item[1].m, item[1].n)):
             key = (r.tmem_lane, r.tmem_col)
             to_dest[key_src] = key
-            back.setdefault(key, key_src)
-            prev = dest.get(key)
-            dest[key] = GridCell(f"{r.m},{r.n}" if prev is None else prev.label, r.thread % 32, r.thread,
-                                 f"TMEM lane {r.tmem_lane} column {r.tmem_col}: P[{r.m}][{r.n}] bits {r.tmem_bit}.. "
-                                 f"from thread {r.thread}")
-        dest_grid = GridModel("P in TMEM (TS form)", sorted({k[0] for k in dest}), sorted({k[1] for k in dest}),
-                              dest, lambda r: f"L{r:<3}", lambda c: f"c{c}", 32, "lane")
+            back.setdefault(key, key_src)  # the column is named by its first (lowest-bit) value
+            held.setdefault(key, []).append(r)
+        for key, values in held.items():
+            first = values[0]
+            dest[key] = GridCell(f"{first.m},{first.n}", first.thread % 32, first.thread,
+                                 f"TMEM lane {key[0]}, column {key[1]} holds "
+                                 + ", ".join(f"P[{r.m}][{r.n}] (bits {r.tmem_bit}..{r.tmem_bit + 32 // len(values) - 1}, "
+                                             f"thread {r.thread})" for r in values))
+        dest_grid = GridModel(f"P in TMEM (TS form), columns {min(k[1] for k in dest)}..{max(k[1] for k in dest)}: "
+                              "cell = m,n of its first value", sorted({k[0] for k in dest}),
+                              sorted({k[1] for k in dest}), dest, lambda r: f"L{r:<3}", lambda c: f"c{c}", 32, "lane")
         store = [pmap.tmem_plan]
     header = (f"tmem:{shape}:num={num} -> {dest_spec}  S is {m}x{n} f32 in TMEM; P[m][n] = A[m][k=n] of the PV "
               f"MMA ({pmap.dtype})")

@@ -78,7 +78,7 @@ def build(screen: str, given: dict[str, Any]) -> DeepLink:
         if not o.get("plan"):
             backend.tmem_view(**probe)
         else:
-            backend.tmem_plan_view(o["variant"], o.get("head_dim", 128))
+            backend.tmem_plan(o["variant"], o.get("head_dim", 128))
     elif name == "accum":
         o.update({k: given[k] for k in ("m", "n", "cta_group") if k in given})
         if "dtmem" in given:

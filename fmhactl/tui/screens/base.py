@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
@@ -15,12 +16,23 @@ from fmhactl.tui import backend
 
 
 class Prompt(Input):
-    """The one-line question a page asks (goto a cell, a new size, an expression)."""
+    """The one-line question a page asks (goto a cell, a new size, an expression). While it asks,
+    every printable key is text and the footer shows only its own keys (the page's are off)."""
 
     DEFAULT_CSS = """
     Prompt { display: none; dock: bottom; border: tall $accent; }
     Prompt.asking { display: block; }
     """
+
+    BINDINGS = [
+        Binding("enter", "submit", "apply"),
+        Binding("escape", "cancel", "cancel"),
+    ]
+
+    def action_cancel(self) -> None:
+        page = next((a for a in self.ancestors if isinstance(a, Page)), None)
+        if page is not None:
+            page.cancel_prompt()
 
 
 class Page(Vertical, can_focus=True):
@@ -101,12 +113,22 @@ class Page(Vertical, can_focus=True):
         raise NotImplementedError
 
     def focus_main(self) -> None:
-        """Give the keyboard to the page's main widget (called when the page is shown)."""
-        for widget in self.query("CellGrid, DataTable, Input"):
-            if widget.display and widget.focusable and not isinstance(widget, Prompt):
+        """Give the keyboard to the page's main widget (called when the page is shown, and by Esc).
+
+        Never an input: a page opens (and Esc leaves an input) with the screen's keys live, so
+        digits switch screens and q quits; Tab or a click moves into a field."""
+        for widget in self.query("CellGrid, DataTable"):
+            if widget.display and widget.focusable:
                 widget.focus()
                 return
         self.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the prompt asks, the page's own keys are off and out of the footer (keys are text)."""
+        if self._answer is not None and any(isinstance(b, Binding) and b.action.split("(")[0] == action
+                                            for b in self.BINDINGS):
+            return False
+        return True
 
     # ---- prompt -----------------------------------------------------------------------------
     def ask(self, question: str, default: str, answer: Callable[[str], None]) -> None:
@@ -118,24 +140,28 @@ class Page(Vertical, can_focus=True):
         prompt.display = True  # now, not at the next style update: keys typed at once must land here
         self._answer = answer
         self.app.set_focus(prompt)  # at once, so keys typed right after land in the prompt
+        self.refresh_bindings()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if not isinstance(event.input, Prompt) or self._answer is None:
             return
         event.stop()
-        answer, self._answer = self._answer, None
-        event.input.remove_class("asking")
-        event.input.display = False
-        self.focus_main()
+        answer = self._answer
+        self.cancel_prompt()
         self.guard(lambda: answer(event.value))
 
-    def key_escape(self) -> None:
+    def cancel_prompt(self) -> None:
+        """Close the prompt (if open) and give the keys back to the page."""
         prompt = self.query_one(f"#{self.NAME}-prompt", Prompt)
-        if "asking" in prompt.classes:
-            prompt.remove_class("asking")
-            prompt.display = False
-            self._answer = None
-            self.focus_main()
+        self._answer = None
+        prompt.remove_class("asking")
+        prompt.display = False
+        self.focus_main()
+        self.refresh_bindings()
+
+    def key_escape(self) -> None:
+        if self._answer is not None:
+            self.cancel_prompt()
 
 
 def problems_text(lines: list[tuple[str, str]], empty: str = "no problems") -> Text:

@@ -85,10 +85,8 @@ class MapPage(Page):
             return
         key = self.src.cursor_key()
         cell = self.view.tmem_grid.cell(*key) if key else None
-        dkey = self.view.tmem_to_dest.get(key) if key else None
-        dcell = self.view.dest_grid.cell(*dkey) if dkey else None
         lines = [("S side: " + cell.detail) if cell else "S side: -",
-                 ("P side: " + dcell.detail) if dcell else "P side: -"]
+                 backend.map_p_side(self.view, key) if key else "P side: -"]
         if self.thread is not None:
             lines.append(f"thread {self.thread} highlighted on both sides")
         lines += self.view.store_lines[:3]

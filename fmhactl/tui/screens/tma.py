@@ -23,6 +23,8 @@ class TmaPage(Page):
 
     BINDINGS = [
         Binding("ctrl+g", "driver", "ask driver"),
+        Binding("e", "form", "edit form"),
+        Binding("tab", "next_field", "fields", show=False),
         Binding("ctrl+r", "preset", "seed 002 preset"),
     ]
 
@@ -59,12 +61,19 @@ class TmaPage(Page):
         self.update_view()
 
     def refresh_view(self) -> None:
-        view = backend.tma_view(self.options)
+        table = self.query_one("#tma-rules", DataTable)
+        try:
+            view = backend.tma_view(self.options)
+        except backend.FmhactlError as exc:
+            # The form is the truth: no rule table of older values beside fields that say otherwise.
+            self.view = None
+            table.clear()
+            self.query_one("#tma-summary", Static).update(Text(f"NOT CHECKED: {exc}", style="bold red"))
+            raise
         self.view = view
         self.query_one("#tma-call", Static).update(Text(view.c_call, style="bold"))
         self.query_one("#tma-summary", Static).update(
             Text(view.summary, style="bold green" if view.valid else "bold red"))
-        table = self.query_one("#tma-rules", DataTable)
         table.clear()
         for rule, param, statement, status, detail in view.rules:
             table.add_row(rule, param, Text(status, style=STATUS_STYLE.get(status, "")),
@@ -75,9 +84,12 @@ class TmaPage(Page):
         if not (event.input.id or "").startswith("tma-"):
             return
         event.stop()
-        self.set_options(**{event.input.id[4:]: event.value})
+        self.options[event.input.id[4:]] = event.value  # what the fields show is what is checked
+        self.update_view()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not super().check_action(action, parameters):
+            return False
         if action == "driver" and not backend.gpu_status().available:
             return None  # shown disabled in the footer; the reason is on the screen
         return True
@@ -86,6 +98,9 @@ class TmaPage(Page):
         gpu = backend.gpu_status()
         if not gpu.available:
             self.say(f"driver check disabled: {gpu.reason}", "error")
+            return
+        if self.view is None:
+            self.say("the form has an error: fix it before asking the driver", "error")
             return
         self.query_one("#tma-driver", Static).update("asking the driver ...")
         self._ask_driver(dict(self.options))
@@ -102,5 +117,12 @@ class TmaPage(Page):
         for key, _, default in backend.TMA_FIELDS:
             self.query_one(f"#tma-{key}", Input).value = default
 
-    def focus_main(self) -> None:
+    def action_form(self) -> None:
         self.query_one("#tma-dtype", Input).focus()
+
+    def action_next_field(self) -> None:
+        """Tab: from the rules into the form; within the form, field to field (then the rules)."""
+        if isinstance(self.app.focused, Input):
+            self.app.action_focus_next()
+        else:
+            self.action_form()

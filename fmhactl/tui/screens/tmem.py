@@ -12,7 +12,23 @@ from fmhactl.tui import backend
 from fmhactl.tui.screens.base import Page, cycle, parse_pair
 from fmhactl.tui.widgets.cellgrid import CellGrid
 
-PLAN_COLOURS = {"S": "#87afff", "P": "#ffaf5f", "O": "#87d787"}
+PLAN_COLOURS = {"S": "#87afff", "P": "#ffaf5f", "O": "#87d787", "-": "#d0d0d0"}
+
+
+def plan_text(lines: tuple[str, ...], ruler: str) -> Text:
+    """The lines of `fmhactl layout plan` as they are, the column ruler coloured by region."""
+    out = Text()
+    for i, line in enumerate(lines):
+        if ruler and line == f"|{ruler}|":
+            out.append("|")
+            for ch in ruler:
+                colour = PLAN_COLOURS.get(ch.upper())
+                out.append(ch, style=f"bold black on {colour}" if colour else "")
+            out.append("|")
+        else:
+            out.append(line, style="bold" if i == 0 or line.startswith("UNSUPPORTED") else "")
+        out.append("\n" if i < len(lines) - 1 else "")
+    return out
 
 
 class TmemPage(Page):
@@ -31,10 +47,12 @@ class TmemPage(Page):
         Binding("k", "pack", "pack"),
         Binding("t", "thread", "thread"),
         Binding("g", "goto", "goto L,C"),
-        Binding("p", "plan", "plan mode"),
-        Binding("v", "variant(1)", "variant", show=False),
-        Binding("d", "head_dim", "head dim", show=False),
+        Binding("p", "plan", "plan/ld-st"),
+        Binding("v", "variant(1)", "variant"),
+        Binding("d", "head_dim", "head dim"),
     ]
+
+    PLAN_ACTIONS = frozenset({"plan", "variant", "head_dim"})
 
     def __init__(self, options: dict | None = None) -> None:
         defaults = {"shape": "32x32b", "num": 1, "warp": 0, "lane_base": None, "col_base": 0, "pack": False,
@@ -65,7 +83,9 @@ class TmemPage(Page):
         o = self.options
         plan_mode = bool(o["plan"])
         self.grid.display = not plan_mode
+        self.query_one("#tmem-info").display = not plan_mode  # no stale ld/st cell report beside a plan
         self.query_one("#tmem-plan").display = plan_mode
+        self.refresh_bindings()  # the footer shows the keys of the mode on screen
         if plan_mode:
             self._show_plan()
             return
@@ -90,28 +110,11 @@ class TmemPage(Page):
 
     def _show_plan(self) -> None:
         o = self.options
-        plan = backend.tmem_plan_view(o["variant"], o["head_dim"])
+        report = backend.tmem_plan(o["variant"], o["head_dim"])
         self.query_one("#tmem-controls", Static).update(
             f"plan of [b]{o['variant']}[/] (v) at head dim [b]{o['head_dim']}[/] (d)   p: back to ld/st")
-        text = Text(plan.title + "\n\n", style="bold")
-        width = 64  # 8 columns per character
-        text.append("column 0" + " " * (width - 11) + f"{plan.total - 1}\n")
-        for i in range(width):
-            owners = plan.owners[i * plan.total // width] if i * plan.total // width < len(plan.owners) else ()
-            name = "+".join(owners)
-            text.append(name[-1] if name else ".", style=f"bold black on {PLAN_COLOURS.get(owners[-1], '#d0d0d0')}"
-                        if owners else "#808080")
-        text.append("\n\n")
-        for region in plan.regions:
-            text.append(f" {region.name} ", style=f"bold black on {PLAN_COLOURS.get(region.name, '#d0d0d0')}")
-            text.append(f" columns {region.first}..{region.first + region.columns - 1} ({region.columns}): "
-                        f"{region.note}\n")
-        text.append(f"\nused {plan.used} of {plan.total} columns; tcgen05.alloc takes {plan.allocated}\n")
-        self.query_one("#tmem-plan", Static).update(text)
-        if plan.problems:
-            self.say("; ".join(plan.problems), "error")
-        else:
-            self.say(f"{len(plan.regions)} regions, no undeclared overlap, fits in TMEM")
+        self.query_one("#tmem-plan", Static).update(plan_text(report.lines, report.ruler))
+        self.say(report.verdict, "ok" if report.supported else "error")
 
     def _show_cell(self) -> None:
         key = self.grid.cursor_key()
@@ -129,6 +132,15 @@ class TmemPage(Page):
 
     def on_cell_grid_cursor_moved(self, event: CellGrid.CursorMoved) -> None:
         self._show_cell()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Plan mode and ld/st mode each show (and take) only their own keys."""
+        if not super().check_action(action, parameters):
+            return False
+        own = {name for b in self.BINDINGS if isinstance(b, Binding) for name in [b.action.split("(")[0]]}
+        if action not in own or action == "plan":
+            return True
+        return (action in self.PLAN_ACTIONS) == bool(self.options["plan"])
 
     # ---- actions ----------------------------------------------------------------------------
     def action_shape(self, step: int) -> None:
@@ -148,8 +160,7 @@ class TmemPage(Page):
         self.focus_main()
 
     def action_variant(self, step: int) -> None:
-        if self.options["plan"]:
-            self.guard(lambda: self.set_options(variant=cycle(backend.sm100_variants(), self.options["variant"], step)))
+        self.guard(lambda: self.set_options(variant=cycle(backend.sm100_variants(), self.options["variant"], step)))
 
     def action_head_dim(self) -> None:
         self.ask("head dim", str(self.options["head_dim"]),

@@ -1,0 +1,62 @@
+"""The SM100 family's plan as one service result: what `fmhactl layout plan` prints and what the
+TUI's plan mode draws, computed once (fmhactl.plans.sm100, the plan the kernel static_asserts).
+
+Both front ends render `Sm100PlanReport.lines` as they are, so they cannot disagree on whether a
+variant fits at a head dim, nor on where S, P and O sit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fmhactl.plans.sm100 import Sm100Plan
+from fmhactl.plans.sm100_drawing import Region
+
+
+@dataclass(frozen=True)
+class Sm100PlanReport:
+    variant: str
+    head_dim: int  # as asked; plan.head_dim is the entry point that runs it
+    plan: Sm100Plan
+    lines: tuple[str, ...]  # the text of `fmhactl layout plan VARIANT --head-dim D`
+    tmem_regions: tuple[Region, ...]  # S, P (only when P lives in TMEM), O, the unused rest
+    ruler: str  # one SM's 512 columns, 8 per character ("" when the plan does not fit)
+
+    @property
+    def supported(self) -> bool:
+        return self.plan.supported
+
+    @property
+    def verdict(self) -> str:
+        """One line: UNSUPPORTED and why (the CLI exits 1), or the TMEM sum and the residency."""
+        reason = self.plan.limit_reason()
+        if reason:
+            return f"UNSUPPORTED: {reason}"
+        return f"supported: {self.plan.column_arithmetic()}; {self.plan.residency_note()}"
+
+
+def sm100_plan(variant: str, head_dim: int) -> Sm100PlanReport:
+    """The plan of an SM100 variant at a head dim (BadInput for other variants or impossible dims)."""
+    from fmhactl.plans.sm100 import plan_for_variant
+    from fmhactl.plans.sm100_drawing import plan_lines, ruler, tmem_regions
+
+    plan = plan_for_variant(variant, head_dim)
+    return Sm100PlanReport(variant, head_dim, plan, tuple(plan_lines(variant, plan, head_dim)),
+                           tuple(tmem_regions(plan)), ruler(plan) if plan.supported else "")
+
+
+def sm100_plan_variants() -> list[str]:
+    """The variants that have a plan (launcher sm100), in registry order."""
+    from fmhactl.registry import load_registry
+
+    return [name for name, v in load_registry().items() if v.launcher == "sm100"]
+
+
+def declared_head_dims(variant: str) -> list[int]:
+    """Every head dim the family declares for `variant` (kernels/family.toml)."""
+    from fmhactl.registry import get_variant
+
+    v = get_variant(variant)
+    if v.head_dims:
+        return list(v.head_dims)
+    return list(range(v.head_dim_multiple, v.max_head_dim + 1, v.head_dim_multiple))
