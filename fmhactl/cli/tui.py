@@ -99,10 +99,11 @@ def tui_command(
 
         raise BadInput("--press only applies with --screenshot")
     if screenshot:
-        from fmhactl.tui.headless import check_svg_path, screenshot_app
+        from fmhactl.tui.headless import check_svg_path, parse_keys, screenshot_app
 
         target = check_svg_path(screenshot)
-        screenshot_app(link, target, width_height, [k.strip() for k in press.split(",")] if press else [])
+        keys = parse_keys(press) if press else []
+        screenshot_app(link, target, width_height, keys)
         err_console.print(f"wrote {target}")
         return
     from fmhactl.tui.app import FmhaApp

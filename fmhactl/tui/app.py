@@ -12,9 +12,11 @@ from typing import Any
 
 from textual import events
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Header, Label, ListItem, ListView
 
 from fmhactl.tui.screens.accum import AccumPage
@@ -47,9 +49,22 @@ class ScreenCommands(Provider):
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for text, help_text, callback in self._entries():
-            score = matcher.match(f"{text} {help_text}")
+            # The screen's name outranks a word in another screen's help ("Map" -> Map, not TMA's
+            # "tensor-map").
+            score = max(matcher.match(text), matcher.match(help_text) / 2)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), callback, help=help_text)
+
+
+class MainScreen(Screen[None]):
+    """The app's one screen. Its footer lists the app's own keys (q quit, ctrl+b sidebar) first, so
+    a narrow terminal cuts the page's extra keys, never the way out."""
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        bindings = super().active_bindings
+        first = {k: b for k, b in bindings.items() if b.node is self.app}
+        return {**first, **{k: b for k, b in bindings.items() if k not in first}}
 
 
 class FmhaApp(App[None]):
@@ -77,6 +92,16 @@ class FmhaApp(App[None]):
         self.start = start
         self.start_options = dict(options or {})
 
+    def format_title(self, title: str, sub_title: str) -> Content:
+        """`fmhactl — Screen: what it shows`: the space before the dash is part of the title's own run,
+        so no rendering (terminal, SVG, copied text) glues the name to the dash."""
+        if not sub_title:
+            return Content(title)
+        return Content.assemble((f"{title} —", "bold"), (f" {sub_title}", "dim"))
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal():
@@ -85,7 +110,7 @@ class FmhaApp(App[None]):
             with ContentSwitcher(initial=self.start, id="pages"):
                 for p in PAGES:
                     yield p(self.start_options if p.NAME == self.start else None)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.page(self.start).activate()

@@ -116,6 +116,11 @@ def build(screen: str, given: dict[str, Any]) -> DeepLink:
         backend.map_view(**o)
     elif name == "checkpoints":
         o["dump"] = str(given["dump"]) if "dump" in given else None
+        if o["dump"] is not None:
+            try:
+                backend.load_dump_view(o["dump"])  # checked before the app starts, like any input
+            except BadInput as exc:
+                raise BadInput(f"--dump: {exc}") from None
     elif name == "results":
         o["filter"] = " ".join(f"{k}={given[k]}" for k in ("kind", "variant", "status", "mode") if k in given)
         if "grid" in given:

@@ -20,6 +20,26 @@ def check_svg_path(path: str) -> Path:
     return p
 
 
+MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
+
+
+def parse_keys(text: str) -> list[str]:
+    """`--press a,ctrl+a,comma,enter` as Textual key names; an unknown name is bad input (exit 2),
+    not a key silently pressed to no effect."""
+    from textual.keys import REPLACED_KEYS, Keys, key_to_character
+
+    names = {k.value for k in Keys}
+    keys = [k.strip() for k in text.split(",")]
+    for key in keys:
+        *mods, base = key.split("+")
+        known = (len(base) == 1 or base in names
+                 or key_to_character(REPLACED_KEYS.get(base, base)) is not None)
+        if not key or not known or any(m not in MODIFIERS for m in mods):
+            raise BadInput(f"--press {text!r}: {key!r} is not a key name (write Textual key names separated by "
+                           "commas, e.g. g,ctrl+u,4,0,comma,3,enter)")
+    return keys
+
+
 async def _render(link: DeepLink, size: tuple[int, int], keys: list[str]) -> str:
     from fmhactl.tui.app import FmhaApp
 
