@@ -89,13 +89,12 @@ def test_tmem_plan_mode_shows_regions_from_the_plan():
 
     async def script(pilot):
         plan = text(app, "#tmem-plan")
-        assert "S" in plan and "O" in plan and "P" in plan
-        assert "of 512 columns" in plan
-        assert "aliases S" in plan  # P is written over S: a declared alias, not a clash
+        assert "S    columns   0..127" in plan and "O    columns 128..255" in plan
+        assert "P    columns   0..63   softmax P, 16-bit pairs, written over the S columns" in plan
         await pilot.press("d")
         await answer(pilot, "512")  # O is split over two passes so S + O/2 fits
         plan = text(app, "#tmem-plan")
-        assert "d512" in plan and "O  columns 32..287 (256)" in plan
+        assert "at head dim 512" in plan and "O    columns  32..287" in plan
         await pilot.press("d")
         await answer(pilot, "lots")
         assert "is not an integer" in text(app, "#tmem-msg")
