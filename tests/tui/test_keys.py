@@ -140,6 +140,8 @@ def test_footer_keeps_quit_first_at_80_columns(name, tmp_path):
         visible = [k.key for k in footer_keys if k.region.right <= 80]
         assert visible[:1] == ["q"], visible
         assert "ctrl+p" in visible  # the palette sits on the right, always
+        if name == "tmem":
+            assert "p" in visible  # plan mode is reachable from the footer
 
     drive(app, script, size=(80, 24))
 

@@ -29,6 +29,23 @@ def test_screen_snapshot(snap_compare, screen, options):
     assert snap_compare(FmhaApp(screen, options), terminal_size=SIZE)
 
 
+def test_plan_unsupported_snapshot(snap_compare):
+    """Issue 22: SMEM-P at head dim 512 is UNSUPPORTED, as `layout plan` says (it drew "fits in TMEM")."""
+    assert snap_compare(FmhaApp("tmem", {"plan": True, "variant": "sm100_tma_s2_smem", "head_dim": 512}),
+                        terminal_size=SIZE)
+
+
+def test_goto_prompt_footer_snapshot(snap_compare):
+    """While `g` asks, the footer shows the prompt's keys (apply, cancel), not the screen's."""
+    assert snap_compare(FmhaApp("tmem", {"num": 8}), press=["g", "4"], terminal_size=SIZE)
+
+
+@pytest.mark.parametrize("screen", ["tmem", "tma"])
+def test_narrow_terminal_snapshot(snap_compare, screen):
+    """80x24: q (quit) and the palette stay in the footer; the TMA screen opens with no field focused."""
+    assert snap_compare(FmhaApp(screen), terminal_size=(80, 24))
+
+
 def test_checkpoints_snapshot(snap_compare, tmp_path: Path):
     dump = write_tmem_dump(tmp_path / "s.json")
     assert snap_compare(FmhaApp("checkpoints", {"dump": str(dump)}), terminal_size=SIZE)

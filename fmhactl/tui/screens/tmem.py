@@ -36,23 +36,29 @@ class TmemPage(Page):
     TITLE = "TMEM"
     HELP = "which thread/register holds each TMEM cell of a tcgen05.ld/st; the column plan"
 
+    # The footer shows the keys an 80-column terminal has room for (p among them); the controls line
+    # above the grid names every key.
     BINDINGS = [
         Binding("s", "shape(1)", "shape"),
         Binding("plus,equals_sign", "num(1)", ".num+"),
-        Binding("minus", "num(-1)", ".num-"),
+        Binding("minus", "num(-1)", ".num-", show=False),
         Binding("w", "warp(1)", "warp+"),
         Binding("W", "warp(-1)", "warp-", show=False),
-        Binding("c", "column", "col base"),
-        Binding("l", "lanes", "lane base", show=False),
-        Binding("k", "pack", "pack"),
+        Binding("g", "goto", "goto"),
+        Binding("p", "plan", "plan"),
         Binding("t", "thread", "thread"),
-        Binding("g", "goto", "goto L,C"),
-        Binding("p", "plan", "plan/ld-st"),
+        Binding("c", "column", "col base", show=False),
+        Binding("l", "lanes", "lane base", show=False),
+        Binding("k", "pack", "pack", show=False),
         Binding("v", "variant(1)", "variant"),
         Binding("d", "head_dim", "head dim"),
     ]
 
     PLAN_ACTIONS = frozenset({"plan", "variant", "head_dim"})
+
+    DEFAULT_CSS = """
+    #tmem-plan { height: 1fr; overflow-y: auto; }
+    """
 
     def __init__(self, options: dict | None = None) -> None:
         defaults = {"shape": "32x32b", "num": 1, "warp": 0, "lane_base": None, "col_base": 0, "pack": False,
@@ -95,7 +101,7 @@ class TmemPage(Page):
         self.query_one("#tmem-controls", Static).update(
             f"shape [b]{o['shape']}[/] (s)  .num [b]x{o['num']}[/] (+/-)  warp [b]{o['warp']}[/] (w/W)  "
             f"lane base [b]{lane_base}[/] (l)  col base [b]{o['col_base']}[/] (c)  pack [b]{'on' if o['pack'] else 'off'}"
-            f"[/] (k)  t: thread  g: goto  p: plan")
+            f"[/] (k)  t: thread  g: goto L,C  p: plan")
         self.grid.show(view.grid)
         key = self.grid.cursor_key()
         if key is None or view.grid.cell(*key) is None:  # the cursor follows the access when it moves away
