@@ -150,15 +150,17 @@ class AccumView:
 
 
 def accum_view(m: int = 128, n: int = 64, cta_group: int = 1, col: int = 0) -> AccumView:
-    from fmhactl.layout import mapping, tmem
+    """The accumulator and its 32x32b reader, as `fmhactl layout accum` computes and words them
+    (services.layout.accumulator_layout, fmhactl.layout.report.accum_reads / accum_lines)."""
+    from fmhactl.layout import report, tmem
     from fmhactl.services import layout as svc
 
     _range(col, 0, 511, "d-tmem column")
     acc = svc.accumulator_layout(m, n, cta_group, tmem.join_addr(0, col))
     per = acc.rows_per_cta
-    num = max(k for k in tmem.NUMS if k <= n and k <= 128)
-    reads = mapping.producer_values(mapping.Producer("32x32b", num, False, per, n, col, 0))
-    reader = {(r.m, r.n): r for r in reads}
+    reads = report.accum_reads(acc, "32x32b", None, sample_only=False)
+    num = reads["num"]
+    reader = {(r.m, r.n): r for r in reads["records"]}
     cells: dict[tuple[int, int], GridCell] = {}
     for e in acc.entries:
         r = reader.get((e.m - e.cta * per, e.n))
@@ -168,20 +170,12 @@ def accum_view(m: int = 128, n: int = 64, cta_group: int = 1, col: int = 0) -> A
         cells[(e.cta * 128 + e.lane, e.col)] = GridCell(f"{e.m},{e.n}", e.warp, e.m,
                                                         f"D[{e.m}][{e.n}] -> {cta}lane {e.lane}, column {e.col}; "
                                                         f"{who}")
-    rows_note = "32w..32w+31" if per == 128 else "16w..16w+15"
-    lines = [f"M={m}, N={n}, cta_group::{cta_group}: layout {acc.layout}"
-             + (f", two CTAs of {per} rows" if cta_group == 2 else "") + ". "
-             + (f"D[m][n] -> lane m, column {col}+n: columns {col}..{col + n - 1} all used, none skipped."
-                if per == 128 else f"D[m][n] -> lane m%16 + 32*(m/16), column {col}+n: 16 rows per lane quarter, "
-                                   "lanes 16-31 of each quarter free for a second M=64 tile."),
-             f"Allocate {acc.alloc_columns} columns. Warp w reads rows {rows_note} with tcgen05.ld.32x32b.x{num}."]
-    if m == 128 and n == 64:
-        lines.append("Columns 32-35 / 48-51 are not skipped by the hardware: if they look skipped, decode the "
-                     "instruction descriptor (M>>4 belongs at bits 24-28; at bit 23 it turns M=128 into M=64).")
     rows = list(range(128 * cta_group))
     label = (lambda r: f"L{r:<3}w{r // 32}") if cta_group == 1 else (lambda r: f"{r // 128}:L{r % 128:<3}")
     grid = GridModel(f"D {m}x{n} in TMEM (layout {acc.layout}): cell = row,col of D; colour = reading warp", rows,
                      list(range(col, col + n)), cells, label, lambda c: f"c{c}", 4, "lane" if cta_group == 1 else "cta:lane")
+    # The CLI's words; its per-load sample lines are left to the grid, which shows every reader.
+    lines = [line for line in report.accum_lines(acc, reads) if not line.startswith(("Read with", "  e.g."))]
     return AccumView(f"accumulator M={m} N={n} cta_group::{cta_group}", lines, list(acc.problems), grid, acc)
 
 
@@ -291,15 +285,15 @@ def smem_element_cell(view: SmemView, row: int, k: int) -> tuple[int, int]:
 
 
 def _pattern_report(access: Any) -> list[str]:
+    from fmhactl.layout.report import banks_verdict
+
     first = access.instructions[0]
     lines = [access.description, f"instruction 0: {len(first.phases)} phase(s)"]
     for i, ph in enumerate(first.phases):
         lines.append(f"  phase {i} (lanes {ph.first_lane}..{ph.last_lane}): {ph.wavefronts} wavefront(s)"
                      + (f", {ph.conflicts} extra: bank {ph.worst_bank} serves {ph.wavefronts} words"
                         if ph.conflicts else ", no conflict"))
-    lines.append(f"total {access.wavefronts} wavefronts, ideal {access.ideal}: "
-                 + ("conflict-free" if access.conflict_free else
-                    f"{access.wavefronts - access.ideal} extra ({access.wavefronts / max(access.ideal, 1):.2f}x)"))
+    lines.append(banks_verdict(access))  # as `fmhactl layout banks` says it
     return lines
 
 
@@ -453,31 +447,25 @@ def tma_params(form: dict[str, str]) -> Any:
 
 
 def tma_view(form: dict[str, str]) -> TmaView:
-    """The rules of `fmhactl tma check`, each with its status for these parameters."""
+    """The rules of `fmhactl tma check`, each with its status for these parameters, and its verdict
+    in the CLI's words (fmhactl.layout.report_tma.verdict_lines; the long driver hint left out)."""
+    from fmhactl.layout.report_tma import verdict_lines
     from fmhactl.services import tma as svc
 
     p = tma_params(form)
     check = svc.check_tensor_map(p)
-    if check.valid:
-        s = check.box
-        summary = (f"VALID: one load moves {s.box_bytes} B (expect_tx {s.box_bytes}); shared-memory destination on "
-                   f"a {s.smem_alignment}-byte boundary" if s else "VALID")
-    else:
-        bad = [r.rule for r in check.violated]
-        summary = f"INVALID: {len(bad)} rule(s) violated ({', '.join(bad)}): the driver answers INVALID_VALUE"
+    lines = [line for line in verdict_lines(check, None) if line.startswith(("VALID", "INVALID", "one load"))]
     return TmaView(check.c_call, [(r.rule, r.param, r.statement, r.status, r.detail) for r in check.rules],
-                   check.valid, summary, p)
+                   check.valid, "\n".join(lines), p)
 
 
 def tma_ask_driver(form: dict[str, str]) -> str:
-    """The real driver's verdict beside the model's (needs a GPU; MissingEnvironment otherwise)."""
+    """The real driver's verdict beside the model's, as `tma check --driver` words it (needs a GPU)."""
+    from fmhactl.layout.report_tma import verdict_lines
     from fmhactl.services import tma as svc
 
-    report = svc.driver_verdict(tma_params(form))
-    if report.driver is None:
-        return f"driver: {report.driver_note}"
-    agree = "agrees with" if report.agree else "DISAGREES with"
-    return f"driver: {report.driver.name} - {agree} the model ({report.driver_note})"
+    params = tma_params(form)
+    return verdict_lines(svc.check_tensor_map(params), svc.driver_verdict(params))[-1]
 
 
 # --------------------------------------------------------------------------------------------
