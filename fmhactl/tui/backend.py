@@ -299,20 +299,15 @@ def _pattern_report(access: Any) -> list[str]:
 
 def _pstore_report(layout: Any) -> list[str]:
     """The SMEM-P store: P from a 32x32b.x8 read of S stored by warps 0-3 into this tile."""
+    from fmhactl.layout.report import map_plan_lines
     from fmhactl.services import layout as svc
 
     if layout.rows not in (64, 128):
         raise BadInput("the P-store pattern needs rows = M = 64 or 128")
     dest = f"smem:{layout.major}:{layout.swizzle.name}:lbo={layout.lbo}:sbo={layout.sbo}"
     pmap = svc.smem_p_map("tmem:32x32b:num=8", dest, layout.rows, layout.cols, layout.dtype)
-    plan = pmap.store_plan
-    lines = [f"tcgen05.ld.32x32b.x8 -> st.shared of P: {plan.note}" if plan else "no store plan"]
-    if plan:
-        for w, rep in plan.per_warp.items():
-            lines.append(f"  warp {w}: {rep.wavefronts} wavefronts for {plan.instructions} stores (ideal {rep.ideal})"
-                         + (f", {rep.conflicts} extra; worst bank {rep.worst_bank} x{rep.worst_degree}"
-                            if rep.conflicts else ", conflict-free"))
-    return lines
+    return ["tcgen05.ld.32x32b.x8 -> st.shared of P (as `fmhactl layout map` reports it):",
+            *map_plan_lines(pmap)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -513,7 +508,10 @@ def map_specs(src: str, dst: str, m: int = 128, n: int = 128) -> dict[str, Any]:
 
 def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str = "128B", m: int = 128,
              n: int = 128, dtype: str = "bf16", to_tmem: bool = False) -> MapView:
+    """Both ends of `fmhactl layout map --from tmem:SHAPE:num=N --to DEST` as two linked grids; the
+    store lines are the CLI's (report.map_plan_lines)."""
     from fmhactl.layout import accum
+    from fmhactl.layout.report import map_plan_lines
     from fmhactl.services import layout as svc
 
     dest_spec = "tmem" if to_tmem else f"smem:{major}:{swizzle}"
@@ -547,11 +545,6 @@ def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str
         dest_grid = GridModel(f"P in shared memory ({major}-major {swizzle}): one cell per 16-B chunk (m,n of its "
                               "first value), colour = writing thread", sorted({k[0] for k in dest}), list(range(8)),
                               dest, lambda line: f"{line * 128:05x}", lambda c: f"b{4 * c}-{4 * c + 3}", 32, "byte")
-        plan = pmap.store_plan
-        store = [f"stores: {plan.note}"] + [
-            f"  warp {w}: {rep.wavefronts} wavefronts for {plan.instructions} stores (ideal {rep.ideal})"
-            + (f" -> {rep.conflicts} conflict wavefronts" if rep.conflicts else ", conflict-free")
-            for w, rep in plan.per_warp.items()] if plan else []
     else:
         held: dict[tuple[int, int], list[Any]] = {}
         for key_src, r in sorted(by_cell.items(), key=lambda item: (item[1].m, item[1].n)):
@@ -568,10 +561,9 @@ def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str
         dest_grid = GridModel(f"P in TMEM (TS form), columns {min(k[1] for k in dest)}..{max(k[1] for k in dest)}: "
                               "cell = m,n of its first value", sorted({k[0] for k in dest}),
                               sorted({k[1] for k in dest}), dest, lambda r: f"L{r:<3}", lambda c: f"c{c}", 32, "lane")
-        store = [pmap.tmem_plan]
     header = (f"tmem:{shape}:num={num} -> {dest_spec}  S is {m}x{n} f32 in TMEM; P[m][n] = A[m][k=n] of the PV "
               f"MMA ({pmap.dtype})")
-    return MapView(header, list(pmap.problems), tmem_grid, dest_grid, to_dest, back, store, by_cell)
+    return MapView(header, list(pmap.problems), tmem_grid, dest_grid, to_dest, back, map_plan_lines(pmap), by_cell)
 
 
 # --------------------------------------------------------------------------------------------
