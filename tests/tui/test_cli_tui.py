@@ -50,9 +50,29 @@ def test_screenshot_after_pressed_keys(tmp_path: Path):
     (["--screen", "tmem", "--size", "10x10", "--screenshot", "x.svg"], "--size"),
     (["--screen", "tmem", "--screenshot", "x.png"], "must end in .svg"),
     (["--screen", "tmem", "--press", "a"], "--press only applies"),
+    (["--screen", "tmem", "--press", "g,nosuchkey", "--screenshot", "x.svg"], "--press 'g,nosuchkey': 'nosuchkey' is not"),
+    (["--screen", "tmem", "--press", "ctrl+", "--screenshot", "x.svg"], "is not a key name"),
+    (["--screen", "checkpoints", "--dump", "/nonexistent.json", "--screenshot", "x.svg"],
+     "--dump: dump file /nonexistent.json: not found"),
+    (["--screen", "checkpoints", "--dump", "/nonexistent.json"], "--dump: dump file /nonexistent.json: not found"),
+    (["--dump", "/nonexistent.json", "--screenshot", "x.svg"], "--dump does not apply to --screen tmem"),
+    (["--screen", "tmem", "--plan", "sm90_persistent"], "not an SM100 variant"),
+    (["--screen", "tmem", "--plan", "sm100_tma_s2_tmem", "--head-dim", "100"], "multiple of 8"),
 ])
-def test_bad_deep_links_exit_2_with_one_line(args, message):
+def test_bad_deep_links_exit_2_with_one_line(args, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["tui", *args])
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "x.svg").exists()  # nothing written: refused before the app started
+
+
+def test_screenshot_of_an_unsupported_plan_says_so(tmp_path: Path):
+    """A plan that does not fit is not bad input: the screen opens and says UNSUPPORTED, as the CLI."""
+    target = tmp_path / "plan.svg"
+    result = runner.invoke(app, ["tui", "--screen", "tmem", "--plan", "sm100_tma_s2_smem", "--head-dim", "512",
+                                 "--screenshot", str(target)])
+    assert result.exit_code == 0, result.output
+    assert "UNSUPPORTED:" in target.read_text().replace("&#160;", " ")
