@@ -1,5 +1,6 @@
 """Focus and keys never trap: screens open with their keys live, Esc always leaves an input, a
-prompt's footer shows the prompt's keys only, the footer keeps q at 80 columns."""
+prompt's footer shows the prompt's keys only, the footer keeps q at 80 columns. (The palette's
+ranking is in test_pilot.test_command_palette_goes_to_a_screen.)"""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ def shown_keys(app) -> dict[str, str]:
 
 def current(app) -> str:
     return app.query_one("ContentSwitcher").current
+
+
+def app_on(name: str, tmp_path) -> FmhaApp:
+    """The app opened on screen `name` (the results screen on an empty private store)."""
+    return FmhaApp(name, {"db": tmp_path / "results.db"} if name == "results" else None)
 
 
 def test_tma_opens_with_screen_keys_live_and_its_fields_untouched():
@@ -46,12 +52,18 @@ def test_tma_opens_with_screen_keys_live_and_its_fields_untouched():
 
 
 @pytest.mark.parametrize("name", PAGE_NAMES)
-def test_every_screen_opens_without_an_input_and_esc_leaves_each_input(name, tmp_path):
-    options = {"db": tmp_path / "results.db"} if name == "results" else None
-    app = FmhaApp(name, options)
+def test_every_screen_at_80x24_keeps_q_in_the_footer_opens_without_an_input_and_esc_leaves_each(name, tmp_path):
+    from textual.widgets._footer import FooterKey
+
+    app = app_on(name, tmp_path)
 
     async def script(pilot):
         await pilot.pause()
+        visible = [k.key for k in app.query(FooterKey) if k.region.width and k.region.right <= 80]
+        assert visible[:1] == ["q"], visible  # the way out is never cut by a narrow terminal
+        assert "ctrl+p" in visible  # the palette sits on the right, always
+        if name == "tmem":
+            assert "p" in visible  # plan mode is reachable from the footer
         assert not isinstance(app.focused, Input), f"{name} opened with {app.focused!r} focused"
         inputs = [w for w in app.page(name).query(Input) if w.display and w.id and not w.id.endswith("-prompt")]
         for box in inputs:
@@ -64,7 +76,7 @@ def test_every_screen_opens_without_an_input_and_esc_leaves_each_input(name, tmp
         await pilot.press(digit)
         assert current(app) == ("tmem" if name != "tmem" else "accum")
 
-    drive(app, script)
+    drive(app, script, size=(80, 24))
 
 
 def test_tma_dims_field_takes_every_character_and_the_rules_follow_the_fields():
@@ -123,39 +135,5 @@ def test_plan_mode_has_its_own_footer_and_no_stale_cell_report():
         await pilot.press("p")
         await pilot.pause()
         assert app.query_one("#tmem-info").display and "s" in shown_keys(app)
-
-    drive(app, script)
-
-
-@pytest.mark.parametrize("name", PAGE_NAMES)
-def test_footer_keeps_quit_first_at_80_columns(name, tmp_path):
-    from textual.widgets._footer import FooterKey
-
-    options = {"db": tmp_path / "results.db"} if name == "results" else None
-    app = FmhaApp(name, options)
-
-    async def script(pilot):
-        await pilot.pause()
-        footer_keys = [k for k in app.query(FooterKey) if k.region.width]
-        visible = [k.key for k in footer_keys if k.region.right <= 80]
-        assert visible[:1] == ["q"], visible
-        assert "ctrl+p" in visible  # the palette sits on the right, always
-        if name == "tmem":
-            assert "p" in visible  # plan mode is reachable from the footer
-
-    drive(app, script, size=(80, 24))
-
-
-def test_palette_ranks_the_screen_named_first():
-    app = FmhaApp("tmem")
-
-    async def script(pilot):
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await type_text(pilot, "Map")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await pilot.pause(0.3)
-        assert current(app) == "map"
 
     drive(app, script)

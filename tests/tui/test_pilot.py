@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.tui.conftest import drive, make_store, write_smem_dump, write_tmem_dump
 
 from fmhactl.tui.app import FmhaApp
@@ -424,17 +426,19 @@ def test_number_keys_and_palette_switch_screens():
     drive(app, script)
 
 
-def test_command_palette_goes_to_a_screen():
+@pytest.mark.parametrize("query, screen", [("Go to Checkpoints", "checkpoints"),
+                                           ("Map", "map")])  # issue 22: "Map" ranked "Go to TMA" first
+def test_command_palette_goes_to_a_screen(query, screen):
     app = FmhaApp("tmem")
 
     async def script(pilot):
         await pilot.press("ctrl+p")
         await pilot.pause()
-        await type_text(pilot, "Go to Checkpoints")
+        await type_text(pilot, query)
         await pilot.pause(0.5)
         await pilot.press("enter")
         await pilot.pause(0.3)
-        assert app.query_one("ContentSwitcher").current == "checkpoints"
+        assert app.query_one("ContentSwitcher").current == screen
 
     drive(app, script)
 
