@@ -311,7 +311,8 @@ def map_cmd(
                                                                 "[:lane=L][:acc=f32|f16] (the QK accumulator, read by "
                                                                 "warps 0-3)."),
     dst: str = typer.Option("smem:K:128B", "--to", help="Consumer (the PV A operand): smem:MAJOR:SWIZZLE[:lbo=][:sbo=]"
-                                                        "[:base=] or tmem[:col=C] (TS form)."),
+                                                        "[:base=] or tmem[:col=C] (TS form; without col= P "
+                                                        "is written over S, as `layout plan` puts it)."),
     m: str = typer.Option("128", "--m", help="Rows of S/P (QK MMA M)."),
     n: str = typer.Option("128", "--n", help="Columns of S = K of the PV MMA."),
     dtype: str = typer.Option("bf16", "--dtype", help="Element type of P."),
