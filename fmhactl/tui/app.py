@@ -113,8 +113,7 @@ class FmhaApp(App[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.page(self.start).activate()
-        self.call_after_refresh(self.page(self.start).focus_main)
+        self.show_page(self.start)  # the same title, sidebar and focus as when a key brings it up
         self._fit_sidebar(self.size.width)
 
     def on_resize(self, event: events.Resize) -> None:
