@@ -137,3 +137,21 @@ def test_plan_mode_has_its_own_footer_and_no_stale_cell_report():
         assert app.query_one("#tmem-info").display and "s" in shown_keys(app)
 
     drive(app, script)
+
+
+def test_field_editor_esc_gives_the_keys_back():
+    """The bit-field editor's box (Descriptors, SMEM) is an input too: Esc closes it, digits work again."""
+    app = FmhaApp("descriptors")
+
+    async def script(pilot):
+        await pilot.press("enter")
+        box = app.focused
+        assert isinstance(box, Input) and box.display
+        await pilot.press("1")
+        assert box.value.endswith("1") and current(app) == "descriptors"  # typed, not a screen switch
+        await pilot.press("escape")
+        assert not isinstance(app.focused, Input) and not box.display
+        await pilot.press("1")
+        assert current(app) == "tmem"
+
+    drive(app, script)
