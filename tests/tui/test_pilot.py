@@ -230,7 +230,8 @@ def test_malformed_hex_shows_message_and_keeps_running():
         page.hex_input.value = "0xZZ12"  # as pasted
         await pilot.pause()
         assert "is not an integer" in text(app, "#descriptors-msg")
-        assert page.view.value == 0x08400010  # the last good value stays on screen
+        assert page.view.value == 0x08400010  # the last good fields stay on screen ...
+        assert text(app, "#desc-verdict").startswith("NOT DECODED: ")  # ... but no verdict of them
         page.hex_input.value = "0x1ffffffff"
         await pilot.pause()
         assert "does not fit in 32 bits" in text(app, "#descriptors-msg")

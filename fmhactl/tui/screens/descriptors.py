@@ -4,6 +4,7 @@ the hex follows."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Input, Static
@@ -64,8 +65,13 @@ class DescriptorsPage(Page):
             f"[b]{TITLES.get(o['kind'], o['kind'])}[/] (ctrl+t: kind)"
             + (f"  operand major [b]{o['major'] or 'unknown'}[/] (ctrl+o)" if o["kind"] == "smem" else "")
             + "  tab: fields, Enter/e: edit")
-        value = backend.parse_descriptor_text(o["kind"], str(o["value"]))
-        view = backend.descriptor_view(o["kind"], value, o["major"])
+        try:
+            value = backend.parse_descriptor_text(o["kind"], str(o["value"]))
+            view = backend.descriptor_view(o["kind"], value, o["major"])
+        except backend.FmhactlError as exc:
+            # The hex box is the truth: no verdict of an older value beside text that says otherwise.
+            self.query_one("#desc-verdict", Static).update(Text(f"NOT DECODED: {exc}", style="bold red"))
+            raise
         self.view = view
         width = view.bits // 4
         self.query_one("#desc-verdict", Static).update(
