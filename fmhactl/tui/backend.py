@@ -73,6 +73,7 @@ class TmemView:
 
 def tmem_view(shape: str = "32x32b", num: int = 1, warp: int = 0, lane_base: int | None = None,
               col_base: int = 0, pack: bool = False) -> TmemView:
+    from fmhactl.layout import report
     from fmhactl.services import layout as svc
 
     taddr = None
@@ -92,8 +93,7 @@ def tmem_view(shape: str = "32x32b", num: int = 1, warp: int = 0, lane_base: int
     grid = GridModel(f"{a.instruction}, warp {a.warp}: cell = thread.register", lanes, list(a.cols), cells,
                      lambda r: f"L{r:<3}q{r // 32}" if r < 128 else f"L{r}!", lambda c: f"c{c}", 32, "lane")
     first = min((c.lane, c.col) for c in a.cells)
-    summary = (f"{a.instruction}  warp {a.warp}  taddr 0x{a.taddr:08x}: {a.registers_per_thread} registers per "
-               f"thread, lanes {a.lanes[0]}..{a.lanes[-1]}, columns {a.cols[0]}..{a.cols[-1]}")
+    summary = report.tmem_headline(a)  # the headline of `fmhactl layout tmem`
     return TmemView(a, a.instruction, a.warp, a.registers_per_thread, a.taddr, list(a.problems), grid, first,
                     summary)
 
