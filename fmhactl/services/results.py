@@ -106,14 +106,13 @@ def export_evidence(out: Path | None = None, *, evidence: Path | None = None,
     so superseded rows drop out and a re-export of the same rows is byte-identical."""
     from fmhactl.paths import check_output_path
     from fmhactl.results.evidence import EVIDENCE_FILE, evidence_dir, read_evidence, record_id, write_records
-    from fmhactl.status.service import run_status
+    from fmhactl.status.service import compute_report
 
     folder = Path(out) if out is not None else evidence_dir()
     if folder.exists() and not folder.is_dir():
         raise BadInput(f"--out {folder}: not a folder")
     check_output_path(folder / EVIDENCE_FILE, "--out")
-    report = run_status(write=False, milestones_file=milestones_file, evidence=evidence, use_local=True,
-                        out_dir=folder)
+    report = compute_report(milestones_file=milestones_file, evidence=evidence, use_local=True)
     rows = report.consulted
     known = {record_id(r) for r in read_evidence(evidence)}
     path = write_records(rows, folder)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fmhactl import paths
-from fmhactl.errors import BadInput, warn
+from fmhactl.errors import BadInput, CheckFailed, warn
 from fmhactl.results.evidence import merged_store, read_evidence, record_id
 from fmhactl.results.store import ResultRow, ResultStore
 from fmhactl.status.compute import MilestoneStatus, compute_status, state_map, state_regressions
@@ -39,18 +39,34 @@ class StatusReport:
                 "milestones": [s.to_dict() for s in self.statuses]}
 
 
-def _previous_states(out_dir: Path) -> dict:
-    """milestones/status.json as written last time (for the DONE -> IN PROGRESS regressions); a
-    damaged one is reported in one warning line and ignored."""
+def _previous_states(out_dir: Path, statuses: list[MilestoneStatus], *, check: bool) -> dict:
+    """milestones/status.json as written last time, validated (for the DONE -> IN PROGRESS
+    regressions).
+
+    For --check (the gate) a missing status file or milestone page fails the check (exit 1) and
+    an empty or unparsable one is bad input (exit 2). Otherwise a damaged file is reported in one
+    warning line and rewritten.
+    """
     from fmhactl.schemas import StatusFile, read_json
 
-    state_file = out_dir / "milestones" / "status.json"
+    folder = out_dir / "milestones"
+    state_file = folder / "status.json"
+    if check:
+        if not state_file.is_file():
+            raise CheckFailed(f"{state_file}: missing; `fmhactl status` writes it")
+        for s in statuses:
+            page = folder / f"{s.milestone.id}.md"
+            if not page.is_file():
+                raise CheckFailed(f"{page}: missing; `fmhactl status` writes it")
+            if not page.read_bytes().strip():
+                raise CheckFailed(f"{page}: empty; `fmhactl status` rewrites it")
+        return StatusFile.parse(read_json(state_file, "status file"), state_file)
     if not state_file.is_file():
         return {}
     try:
         return StatusFile.parse(read_json(state_file, "status file"), state_file)
     except BadInput as exc:
-        warn(f"{exc}; it is recomputed")
+        warn(f"{exc}; rewriting it")
         return {}
 
 
@@ -85,14 +101,10 @@ def _differences(files: dict[str, str], out_dir: Path) -> list[str]:
     return out
 
 
-def run_status(*, out_dir: Path | None = None, write: bool = True, milestones_file: Path | None = None,
-               store: ResultStore | None = None, evidence: Path | None = None,
-               use_local: bool = True) -> StatusReport:
-    """Compute every milestone from the evidence folder plus (use_local) the local results store.
-
-    write: write the status files into out_dir. Otherwise (--check) compare the files in out_dir
-    with what is computed, and list every difference in report.differences."""
-    out_dir = out_dir or default_out_dir()
+def compute_report(*, milestones_file: Path | None = None, store: ResultStore | None = None,
+                   evidence: Path | None = None, use_local: bool = True) -> StatusReport:
+    """Every milestone computed from the evidence folder plus (use_local) the local results store;
+    nothing read from or written to the status files."""
     milestones = load_milestones(milestones_file)
     evidence_rows = read_evidence(evidence)
     owned = store is None and use_local
@@ -108,9 +120,20 @@ def run_status(*, out_dir: Path | None = None, write: bool = True, milestones_fi
     finally:
         merged.close()
     report = StatusReport(statuses, len(evidence_rows), local_only, _origin(len(evidence_rows), local_only, use_local))
-    files = render_files(statuses, report.origin)
     report.regressions = [r for s in statuses for r in s.regressions]
-    report.regressions += state_regressions(_previous_states(out_dir), state_map(statuses))
+    return report
+
+
+def run_status(*, out_dir: Path | None = None, write: bool = True, milestones_file: Path | None = None,
+               store: ResultStore | None = None, evidence: Path | None = None,
+               use_local: bool = True) -> StatusReport:
+    """compute_report, then write the status files into out_dir, or (write=False: --check)
+    compare the files in out_dir with what is computed, each difference in report.differences."""
+    out_dir = out_dir or default_out_dir()
+    report = compute_report(milestones_file=milestones_file, store=store, evidence=evidence, use_local=use_local)
+    files = render_files(report.statuses, report.origin)
+    previous = _previous_states(out_dir, report.statuses, check=not write)
+    report.regressions += state_regressions(previous, state_map(report.statuses))
     if write:
         report.written = write_status(files, out_dir)
     else:
