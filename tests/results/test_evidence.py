@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 from fmhactl.build.hashing import source_hash
 from fmhactl.errors import BadInput
 from fmhactl.registry import load_registry
-from fmhactl.results import evidence
 from fmhactl.results.evidence import (EVIDENCE_FILE, import_rows, read_evidence, read_file, record_id,
                                       to_record, write_records)
 from fmhactl.results.store import ResultRow, ResultStore
@@ -19,12 +18,9 @@ from fmhactl.verify.grids import load_grid
 
 
 @pytest.fixture
-def committed(tmp_path, monkeypatch):
+def committed(empty_evidence):
     """The checkout's evidence/ folder, empty, in a temp dir."""
-    folder = tmp_path / "evidence"
-    folder.mkdir()
-    monkeypatch.setattr(evidence, "evidence_dir", lambda: folder)
-    return folder
+    return empty_evidence
 
 
 @pytest.fixture

@@ -46,14 +46,9 @@ def _seed_m0(store: ResultStore, hash_: str, *, worst_err=4.5e-3):
 
 
 @pytest.fixture(autouse=True)
-def no_committed_evidence(tmp_path, monkeypatch):
+def no_committed_evidence(empty_evidence):
     """These tests compute from the rows they seed, not from the checkout's evidence/."""
-    import fmhactl.results.evidence as evidence
-
-    folder = tmp_path / "evidence"
-    folder.mkdir()
-    monkeypatch.setattr(evidence, "evidence_dir", lambda: folder)
-    return folder
+    return empty_evidence
 
 
 @pytest.fixture

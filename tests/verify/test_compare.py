@@ -49,14 +49,14 @@ def test_reference_matches_a_naive_loop_with_gqa(causal, t, s):
         assert torch.all(out[:, : t - s] == 0) and torch.all(torch.isneginf(lse[:, :, : t - s]))
 
 
-def _case(seed=0, t=33, s=40):
+def _case(seed=0, t=33, s=40, causal=False):
     gen = torch.Generator().manual_seed(seed)
     q = torch.randn(1, t, 2, 16, generator=gen).bfloat16()
     k = torch.randn(1, s, 2, 16, generator=gen).bfloat16()
     v = torch.randn(1, s, 2, 16, generator=gen).bfloat16()
-    ref32, lse32 = attention(q, k, v, causal=False, compute_dtype=torch.float32)
-    low, _ = attention(q, k, v, causal=False, compute_dtype=torch.bfloat16)
-    _, lse64 = attention(q, k, v, causal=False, compute_dtype=torch.float64)
+    ref32, lse32 = attention(q, k, v, causal=causal, compute_dtype=torch.float32)
+    low, _ = attention(q, k, v, causal=causal, compute_dtype=torch.bfloat16)
+    _, lse64 = attention(q, k, v, causal=causal, compute_dtype=torch.float64)
     return ref32, low, lse32, lse64
 
 
@@ -121,20 +121,9 @@ def test_a_whole_lse_row_of_nan_or_inf_fails(value):
     assert "and 29 more" in " ".join(result.reasons)
 
 
-def _masked_case():
-    """Causal with t > s, bottom-right aligned: the first t - s query rows see no key (LSE -inf)."""
-    gen = torch.Generator().manual_seed(5)
-    q = torch.randn(1, 6, 2, 16, generator=gen).bfloat16()
-    k = torch.randn(1, 3, 2, 16, generator=gen).bfloat16()
-    v = torch.randn(1, 3, 2, 16, generator=gen).bfloat16()
-    ref32, lse32 = attention(q, k, v, causal=True, compute_dtype=torch.float32)
-    low, _ = attention(q, k, v, causal=True, compute_dtype=torch.bfloat16)
-    _, lse64 = attention(q, k, v, causal=True, compute_dtype=torch.float64)
-    return ref32, low, lse32, lse64
-
-
 def test_a_masked_row_passes_with_minus_inf_and_fails_with_anything_else():
-    ref32, low, lse32, lse64 = _masked_case()
+    # causal with t > s, bottom-right aligned: the first t - s query rows see no key (LSE -inf)
+    ref32, low, lse32, lse64 = _case(seed=5, t=6, s=3, causal=True)
     assert bool(torch.isneginf(lse64[0, 1, 0]))
     assert compare(ref32.bfloat16(), lse32.clone(), ref32, low, lse64, lse32).passed
     for value, shown in ((0.0, "finite"), (float("nan"), "NaN"), (float("inf"), "+inf")):
