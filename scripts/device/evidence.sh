@@ -8,7 +8,7 @@
 #   cpu   strict emulated builds of the five SM100 milestone variants, in parallel, at ptxas -O0
 #         (FMHACTL_EMU_PTXAS_O=0: about 4 min instead of 7-13; the strict rules are the same and the
 #         family passes at both levels, docs/emulation-strict.md; emulated speed is never reported);
-#         beside them `fmhactl build` of the milestone variants (the compile-only column)
+#         once they are done, `fmhactl build` of the milestone variants (the compile-only column)
 #   gpu   meanwhile: M0 `fmhactl scenario run proof-m0` (ref, native, seeds72 + awkward); M6
 #         `fmhactl bench --model llama-small` and `python -m fmhactl.torch.checks --record` (the op
 #         on its current dispatch: each row names the backend it ran)
@@ -18,7 +18,8 @@
 #         `fmhactl status --out $OUT/status`, and $OUT/summary.txt
 # The lead copies $OUT/evidence/records.jsonl to evidence/, runs `fmhactl status --evidence-only`
 # and commits evidence/, STATUS.md and milestones/.
-# Knobs: DEADLINE_S (default 540), STEPS (default "cpu gpu emu out"), FMHACTL_HOME (default
+# Knobs: DEADLINE_S (default 540), STEPS (default "cpu gpu emu out"), SM100 / EMU_SCENARIOS (the
+# variants to build strict / the scenarios to run after), FMHACTL_HOME (default
 # .fmhactl/evidence-run inside the tree, ignored by git: a warm machine finds the strict builds).
 set -u -o pipefail
 T0=$(date +%s)
@@ -29,8 +30,8 @@ export FMHACTL_EMU_PTXAS_O=${FMHACTL_EMU_PTXAS_O-0}
 PY=${PYTHON:-python3}
 DEADLINE_S=${DEADLINE_S:-540}
 STEPS=${STEPS:-cpu gpu emu out}
-SM100="sm100_direct_tmem sm100_tma_tmem sm100_tma_s2_tmem sm100_direct_smem sm100_tma_s2_smem"
-EMU_SCENARIOS="proof-m1 proof-m2 proof-m3-m4 proof-m5 proof-smem-p"
+SM100=${SM100-sm100_direct_tmem sm100_tma_tmem sm100_tma_s2_tmem sm100_direct_smem sm100_tma_s2_smem}
+EMU_SCENARIOS=${EMU_SCENARIOS-proof-m1 proof-m2 proof-m3-m4 proof-m5 proof-smem-p}
 SUM=$OUT/summary.txt; : > "$SUM"
 say() { echo "[+$(( $(date +%s) - T0 ))s] $*" | tee -a "$SUM"; }
 left() { local l=$(( DEADLINE_S - ($(date +%s) - T0) )); [ "$l" -lt 1 ] && l=1; echo "$l"; }
@@ -51,8 +52,6 @@ if has cpu; then
   items=""; for v in $SM100; do items="$items $v:strict"; done
   ( run builds-strict "$(left)" "$PY" scripts/device/build_targets.py $items ) &
   BUILDS=$!
-  ( run builds-compile-only 300 "$PY" -m fmhactl build ref $SM100 --jobs 4 ) &
-  COMPILE=$!
 fi
 
 if has gpu; then
@@ -62,7 +61,10 @@ if has gpu; then
 fi
 
 if has cpu; then
-  wait "$BUILDS"; cat "$LOGS/builds-strict.txt" | sed 's/^/    /' | tee -a "$SUM"
+  wait "$BUILDS"; sed 's/^/    /' "$LOGS/builds-strict.txt" | tee -a "$SUM"
+  # the compile-only column, on the CPU while the emulated verifies below use the GPU
+  ( run builds-compile-only "$(( $(left) > 60 ? $(left) - 45 : 15 ))" "$PY" -m fmhactl build ref $SM100 --jobs 8 ) &
+  COMPILE=$!
 fi
 
 if has emu; then
@@ -71,7 +73,7 @@ if has emu; then
     ( run "$s" "$(left)" "$PY" -m fmhactl scenario run "$s" ) &
     EMU_PIDS+=($!)
   done
-  wait "${EMU_PIDS[@]}"
+  [ "${#EMU_PIDS[@]}" -gt 0 ] && wait "${EMU_PIDS[@]}"
 fi
 if has cpu; then wait "$COMPILE"; fi
 
