@@ -9,7 +9,8 @@
 #         (FMHACTL_EMU_PTXAS_O=0: about 4 min instead of 7-13; the strict rules are the same and the
 #         family passes at both levels, docs/emulation-strict.md; emulated speed is never reported);
 #         once they are done, `fmhactl build` of the milestone variants (the compile-only column)
-#   gpu   meanwhile: M0 `fmhactl scenario run proof-m0` (ref, native, seeds72 + awkward); M6
+#   gpu   meanwhile: M0 `fmhactl scenario run proof-m0` (ref, native, seeds72 + awkward) beside
+#         SM90 `fmhactl scenario run proof-sm90` (the native Hopper family on seeds72/awkward/fa); M6
 #         `fmhactl bench --model llama-small` and `python -m fmhactl.torch.checks --record` (the op
 #         on its current dispatch: each row names the backend it ran)
 #   emu   once the strict builds are cached, in parallel: scenarios proof-m1, proof-m2, proof-m3-m4,
@@ -55,7 +56,10 @@ if has cpu; then
 fi
 
 if has gpu; then
+  ( run proof-sm90 "$(left)" "$PY" -m fmhactl scenario run proof-sm90 ) &
+  SM90_PID=$!
   run proof-m0 "$(left)" "$PY" -m fmhactl scenario run proof-m0
+  wait "$SM90_PID"
   run model-bench 150 "$PY" -m fmhactl bench --model llama-small --prompt 1 --prompt 17 --prompt 511 --prompt 2048 --json
   run torch-checks "$(left)" "$PY" -m fmhactl.torch.checks --record --json
 fi
