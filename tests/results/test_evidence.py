@@ -69,7 +69,7 @@ def test_export_import_round_trip_is_idempotent(tmp_path, committed, home):
     with ResultStore() as store:
         for row in rows:
             store.add(row, as_recorded=True)
-        store.add(ResultRow(kind="bench", variant="sm90_pingpong", arch="sm_90a", mode="native", status="OK",
+        store.add(ResultRow(kind="verify", variant="sm100_tma_s2_tmem_ex2", arch="sm_90a", mode="emulated", status="PASS",
                             config_key="not-a-milestone-row"))
     runner = CliRunner()
     exported = _export(runner)
