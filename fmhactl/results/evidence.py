@@ -209,6 +209,9 @@ def write_records(rows: list[ResultRow], folder: Path) -> Path:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".records-", suffix=".tmp")
         with os.fdopen(fd, "w") as handle:
             handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # a file to commit, not mkstemp's private 0600
         os.replace(tmp, target)
     except OSError as exc:
         raise MissingEnvironment(f"evidence file {target} cannot be written ({exc.strerror or exc})") from None
