@@ -29,7 +29,10 @@ def gate(report: StatusReport) -> None:
     """The --check verdict: CheckFailed (exit 1) when a committed file differs from what the
     evidence computes, or on any regression."""
     if report.differences:
-        raise CheckFailed(f"{len(report.differences)} status file(s) differ from the evidence: "
-                          f"{report.differences[0]}; run `fmhactl status --evidence-only` and commit the files")
+        changed = f" (states: {', '.join(report.state_changes)})" if report.state_changes else ""
+        raise CheckFailed(f"{len(report.differences)} status file(s) differ from what the committed evidence "
+                          f"computes{changed}: {report.differences[0]}; regenerate them with "
+                          "`fmhactl status --evidence-only` (STALE: re-run the milestone's proof scenario on a GPU "
+                          "and `fmhactl results export`) and commit")
     if report.regressions:
         raise CheckFailed(f"{len(report.regressions)} regression(s): {report.regressions[0]}")

@@ -25,6 +25,7 @@ class StatusReport:
     written: list[Path] = field(default_factory=list)
     regressions: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)  # --check: committed files that differ, first line each
+    state_changes: list[str] = field(default_factory=list)  # --check: "M1: DONE -> STALE" against status.json
 
     @property
     def consulted(self) -> list[ResultRow]:
@@ -36,6 +37,7 @@ class StatusReport:
         return {"evidence_records": self.evidence_records, "local_only_rows": self.local_only,
                 "origin": self.origin, "written": [str(p) for p in self.written],
                 "regressions": self.regressions, "differences": self.differences,
+                "state_changes": self.state_changes,
                 "milestones": [s.to_dict() for s in self.statuses]}
 
 
@@ -138,4 +140,7 @@ def run_status(*, out_dir: Path | None = None, write: bool = True, milestones_fi
         report.written = write_status(files, out_dir)
     else:
         report.differences = _differences(files, out_dir)
+        now = state_map(report.statuses)
+        report.state_changes = [f"{mid}: {previous.get(mid, {}).get('state', 'absent')} -> {now[mid]['state']}"
+                                for mid in now if previous.get(mid, {}).get("state") != now[mid]["state"]]
     return report

@@ -92,7 +92,7 @@ def test_a_changed_kernel_source_makes_its_milestones_stale_and_check_fail(clone
     header = clone / "kernels" / "ref" / "fmha_ref.cuh"
     header.write_text(header.read_text() + "\n// touched\n")
     check = _status("--check")
-    assert check.exit_code == 1 and "M0.md differs" in check.output
+    assert check.exit_code == 1 and "M0.md differs" in check.output and "M0: DONE -> STALE" in check.output
     assert _status("--evidence-only").exit_code == 0
     assert "Status: M0 STALE (sm90 native)" in (clone / "milestones" / "M0.md").read_text()
     assert "| M0 | STALE |" in (clone / "STATUS.md").read_text()
