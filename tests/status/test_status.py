@@ -206,7 +206,7 @@ def test_check_fails_on_regression_and_writes_nothing(tmp_path, monkeypatch, ref
     assert json.loads((out / "milestones" / "status.json").read_text())["M0"]["modes"]["sm90 native"] == DONE
     # --check alone compares with the committed evidence, which lacks the local rows
     alone = runner.invoke(app, ["status", "--check", "--out", str(out)])
-    assert alone.exit_code == 1 and "differ from the evidence" in alone.output
+    assert alone.exit_code == 1 and "differ from what the committed evidence computes" in alone.output
     with ResultStore() as store:
         store.add(_verify_row(configs[5], status="FAIL", err=1.0, cos=0.5, hash_=ref_hash))
     failed = runner.invoke(app, ["status", "--check", "--with-local", "--out", str(out)])
