@@ -16,7 +16,9 @@
 #   emu   once the strict builds are cached, in parallel: scenarios proof-m1, proof-m2, proof-m3-m4,
 #         proof-m5, proof-smem-p (verify --emulation strict, the default)
 #   out   `fmhactl results export --out $OUT/evidence` (this run's rows plus the committed evidence/),
-#         `fmhactl status --out $OUT/status`, and $OUT/summary.txt
+#         `fmhactl status` (into logs.tgz: status/), and $OUT/summary.txt
+# What comes back (3 files: the device tool returns at most 8): $OUT/summary.txt,
+# $OUT/evidence/records.jsonl, $OUT/logs.tgz (every step's log, status/STATUS.md + milestones/).
 # The lead copies $OUT/evidence/records.jsonl to evidence/, runs `fmhactl status --evidence-only`
 # and commits evidence/, STATUS.md and milestones/.
 # Knobs: DEADLINE_S (default 540), STEPS (default "cpu gpu emu out"), SM100 / EMU_SCENARIOS (the
@@ -47,7 +49,18 @@ run() {  # run NAME LIMIT_S CMD...: log to $LOGS/NAME.txt, one summary line with
 }
 
 say "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -n 1) | git $(git rev-parse --short HEAD 2>/dev/null || echo '?') | FMHACTL_EMU_PTXAS_O=$FMHACTL_EMU_PTXAS_O"
-"$PY" -c "import torch, pydantic, typer; print('torch', torch.__version__, 'cuda', torch.version.cuda)" 2>&1 | tee -a "$SUM"
+# The lent machines lack pydantic (and textual, nvtx): carry the repo's .whl/ (README of the device
+# tool) and they are installed here into /tmp/site, once per machine.
+if ! "$PY" -c "import pydantic" 2>/dev/null && [ -d .whl ]; then
+  "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    >> "$LOGS/pip.txt" 2>&1
+  say "wheels from .whl/ into /tmp/site rc=$?"
+fi
+[ -d /tmp/site ] && export PYTHONPATH="$PYTHONPATH:/tmp/site"
+if ! "$PY" -c "import torch, pydantic, typer, transformers; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'gpu', torch.cuda.is_available())" 2>&1 | tee -a "$SUM"; then
+  say "python3 lacks a package fmhactl needs: carry .whl (pydantic, typing_inspection, annotated_types, pydantic_core)"
+  exit 3
+fi
 
 if has cpu; then
   items=""; for v in $SM100; do items="$items $v:strict"; done
@@ -83,7 +96,7 @@ if has cpu; then wait "$COMPILE"; fi
 
 if has out; then
   run export 60 "$PY" -m fmhactl results export --out "$OUT/evidence"
-  run status 60 "$PY" -m fmhactl status --out "$OUT/status"
+  run status 60 "$PY" -m fmhactl status --out "$LOGS/status"
   echo "--- fmhactl status (this run's store + the committed evidence):" | tee -a "$SUM"
   cat "$LOGS/status.txt" | grep -v '^wrote ' | tee -a "$SUM"
   "$PY" - "$OUT/evidence/records.jsonl" <<'PY' 2>&1 | tee -a "$SUM"
