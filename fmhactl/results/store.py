@@ -73,8 +73,15 @@ class ResultRow:
             "config": self.config, "metrics": self.metrics, "source_hash": self.source_hash,
             "gpu": self.gpu, "driver": self.driver, "toolchain": self.toolchain,
             "seed": self.seed, "session": self.session, "created_at": self.created_at,
-            "schema_version": self.schema_version, "command": self.command,
+            "schema_version": self.schema_version, "command": self.command, "record": self.record,
         }
+
+    @property
+    def record(self) -> str:
+        """The evidence record id: a content hash, the same in every store (results/evidence.py)."""
+        from fmhactl.results.evidence import record_id
+
+        return record_id(self)
 
     @property
     def typed_metrics(self):
