@@ -33,3 +33,15 @@ def fmhactl_home(_session_home, monkeypatch):
     """A results DB and build cache of the test session's own, shared across tests for cache reuse."""
     monkeypatch.setenv("FMHACTL_HOME", str(_session_home))
     return _session_home
+
+
+@pytest.fixture
+def empty_evidence(tmp_path, monkeypatch):
+    """An empty evidence/ folder in place of the checkout's (results/evidence.evidence_dir), so a
+    test computes status from the rows it seeds, not from the committed evidence."""
+    import fmhactl.results.evidence as evidence
+
+    folder = tmp_path / "evidence"
+    folder.mkdir(exist_ok=True)
+    monkeypatch.setattr(evidence, "evidence_dir", lambda: folder)
+    return folder

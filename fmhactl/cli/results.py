@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import datetime
+from pathlib import Path
 from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import guarded, print_json, table
+from fmhactl.cli.common import guarded, note, print_json, table
 
 
 def register(app: typer.Typer) -> None:
-    app.command("results", rich_help_panel="Results")(results_command)
+    group = typer.Typer(help="List stored results; export/import the evidence that proves milestones.",
+                        no_args_is_help=False)
+    group.callback(invoke_without_command=True)(results_command)
+    group.command("export")(export_command)
+    group.command("import")(import_command)
+    app.add_typer(group, name="results", rich_help_panel="Results")
 
 
 @guarded
 def results_command(
+    ctx: typer.Context,
     kind: Optional[str] = typer.Option(None, "--kind", help="build, run, verify, bench, profile or dump."),
     variant: Optional[str] = typer.Option(None, "--variant"),
     status: Optional[str] = typer.Option(None, "--status", help="PASS, FAIL, CRASH, HANG, UNSUPPORTED, OK, ERROR."),
@@ -27,7 +34,9 @@ def results_command(
     limit: int = typer.Option(50, "--limit", help="Newest N rows (0: all)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """List stored results, newest first."""
+    """List stored results, newest first (`results export` / `results import`: the committed evidence)."""
+    if ctx.invoked_subcommand:
+        return
     from fmhactl import services
     from fmhactl.records import summary_text
 
@@ -41,3 +50,34 @@ def results_command(
               r.arch, r.mode, r.config_key, r.status, summary_text(r.kind, r.metrics)] for r in rows]
     table(f"fmhactl results ({len(rows)} rows)",
           ("id", "when", "kind", "variant", "arch", "mode", "config", "status", "summary"), lines)
+
+
+@guarded
+def export_command(
+    out: Optional[Path] = typer.Option(None, "--out", help="Folder for records.jsonl (default: the checkout's evidence/)."),
+    evidence: Optional[Path] = typer.Option(None, "--evidence", help="Evidence already committed, merged in "
+                                                                      "(default: the checkout's evidence/)."),
+    milestones: Optional[Path] = typer.Option(None, "--milestones", help="Milestones file (default scenarios/milestones.toml)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Write the rows that prove the milestones (local store + committed evidence) as JSON lines."""
+    from fmhactl import services
+
+    outcome = services.export_evidence(out, evidence=evidence, milestones_file=milestones)
+    if as_json:
+        print_json(outcome.to_dict())
+    note(f"wrote {outcome.path}: {outcome.records} records ({outcome.from_local} from the local store)")
+
+
+@guarded
+def import_command(
+    sources: Optional[list[Path]] = typer.Argument(None, help="Evidence files or folders (default: the checkout's evidence/)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Add evidence records to the local results store (each once; a bad line is refused, naming file:line)."""
+    from fmhactl import services
+
+    outcome = services.import_evidence(list(sources or []))
+    if as_json:
+        print_json(outcome.to_dict())
+    note(f"imported {outcome.added} records from {len(outcome.files)} files ({outcome.already_present} already present)")

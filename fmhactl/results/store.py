@@ -16,7 +16,7 @@ from fmhactl import paths
 from fmhactl.errors import MissingEnvironment
 from fmhactl.records import RECORD_SCHEMA
 
-SCHEMA_VERSION = 2  # 2: every row carries the record schema_version it was written with
+SCHEMA_VERSION = 3  # 2: every row carries the record schema_version it was written with; 3: and the command
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS results (
     seed         INTEGER,
     session      TEXT NOT NULL,      -- groups the rows of one command invocation
     created_at   REAL NOT NULL,
-    schema_version INTEGER NOT NULL DEFAULT 1
+    schema_version INTEGER NOT NULL DEFAULT 1,
+    command      TEXT NOT NULL DEFAULT ''  -- the command line that made the row (evidence for milestones)
 );
 CREATE INDEX IF NOT EXISTS results_by_variant ON results(variant, kind, mode);
 CREATE INDEX IF NOT EXISTS results_by_session ON results(session);
@@ -63,6 +64,7 @@ class ResultRow:
     created_at: float = 0.0
     id: int | None = None
     schema_version: int = RECORD_SCHEMA
+    command: str = ""
 
     def to_dict(self) -> dict:
         return {
@@ -71,8 +73,15 @@ class ResultRow:
             "config": self.config, "metrics": self.metrics, "source_hash": self.source_hash,
             "gpu": self.gpu, "driver": self.driver, "toolchain": self.toolchain,
             "seed": self.seed, "session": self.session, "created_at": self.created_at,
-            "schema_version": self.schema_version,
+            "schema_version": self.schema_version, "command": self.command, "record": self.record,
         }
+
+    @property
+    def record(self) -> str:
+        """The evidence record id: a content hash, the same in every store (results/evidence.py)."""
+        from fmhactl.results.evidence import record_id
+
+        return record_id(self)
 
     @property
     def typed_metrics(self):
@@ -80,6 +89,31 @@ class ResultRow:
         from fmhactl.records import metrics_of
 
         return metrics_of(self.kind, self.metrics)
+
+
+MAX_COMMAND = 1000
+
+
+def current_command() -> str:
+    """This process's command line as a user would type it: `fmhactl verify ...`,
+    `python -m fmhactl.torch.checks --record`, `pytest ...` (cut at MAX_COMMAND characters)."""
+    import shlex
+    import sys
+
+    if not sys.argv or not sys.argv[0]:
+        return ""
+    program = Path(sys.argv[0])
+    head = program.name
+    try:
+        inside = program.resolve().relative_to(paths.PACKAGE_DIR.parent)
+    except (ValueError, OSError):
+        inside = None
+    if inside is not None and inside.suffix == ".py":
+        parts = list(inside.with_suffix("").parts)
+        if parts[-1] == "__main__":
+            parts.pop()
+        head = "fmhactl" if parts == ["fmhactl"] else "python -m " + ".".join(parts)
+    return " ".join([head, shlex.join(sys.argv[1:])]).strip()[:MAX_COMMAND]
 
 
 def new_session_id() -> str:
@@ -161,9 +195,11 @@ class ResultStore:
 
     def _migrate(self) -> None:
         columns = {r[1] for r in self._conn.execute("PRAGMA table_info(results)")}
-        if "schema_version" not in columns:
+        for column, decl in (("schema_version", "INTEGER NOT NULL DEFAULT 1"), ("command", "TEXT NOT NULL DEFAULT ''")):
+            if column in columns:
+                continue
             try:
-                self._conn.execute("ALTER TABLE results ADD COLUMN schema_version INTEGER NOT NULL DEFAULT 1")
+                self._conn.execute(f"ALTER TABLE results ADD COLUMN {column} {decl}")
             except sqlite3.OperationalError as exc:  # another process migrated it a moment ago
                 if "duplicate column" not in str(exc):
                     raise
@@ -179,8 +215,12 @@ class ResultStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def add(self, row: ResultRow) -> int:
-        row.created_at = row.created_at or time.time()
+    def add(self, row: ResultRow, *, as_recorded: bool = False) -> int:
+        """Store a new row, dated now and with this process's command line unless it has them;
+        as_recorded (evidence import) stores the row exactly as it was recorded elsewhere."""
+        if not as_recorded:
+            row.created_at = row.created_at or time.time()
+            row.command = row.command or current_command()
         try:
             return self._insert(row)
         except sqlite3.DatabaseError as exc:
@@ -190,12 +230,12 @@ class ResultStore:
         with self._conn:
             cur = self._conn.execute(
                 "INSERT INTO results(kind, variant, arch, mode, config_key, config, status, metrics,"
-                " source_hash, gpu, driver, toolchain, seed, session, created_at, schema_version)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " source_hash, gpu, driver, toolchain, seed, session, created_at, schema_version, command)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (row.kind, row.variant, row.arch, row.mode, row.config_key,
                  json.dumps(row.config, sort_keys=True), row.status,
                  json.dumps(row.metrics, sort_keys=True), row.source_hash, row.gpu, row.driver,
-                 row.toolchain, row.seed, row.session, row.created_at, row.schema_version))
+                 row.toolchain, row.seed, row.session, row.created_at, row.schema_version, row.command))
         row.id = int(cur.lastrowid or 0)
         return row.id
 
@@ -242,4 +282,4 @@ def _row_from_sql(r: sqlite3.Row) -> ResultRow:
         status=r["status"], config_key=r["config_key"], config=json.loads(r["config"]),
         metrics=json.loads(r["metrics"]), source_hash=r["source_hash"], gpu=r["gpu"],
         driver=r["driver"], toolchain=r["toolchain"], seed=r["seed"], session=r["session"],
-        created_at=r["created_at"], schema_version=r["schema_version"])
+        created_at=r["created_at"], schema_version=r["schema_version"], command=r["command"])

@@ -22,6 +22,7 @@ from fmhactl.services.kernels import (BenchOutcome, BenchPoint, DumpOutcome, Run
                                       list_variants, run, verify)
 from fmhactl.services.profile import ProfileOutcome, profile
 from fmhactl.services.results import ResultsFilter, query as query_results
+from fmhactl.services.results import ExportOutcome, ImportOutcome, export_evidence, import_evidence
 from fmhactl.services.scenario import list_scenarios, load_scenario, run as run_named_scenario, run_scenario
 from fmhactl.services.status import gate as status_gate, status
 from fmhactl.services import layout, tma  # noqa: E402 - the layout/tma questions (layoutsvc)
@@ -32,6 +33,7 @@ __all__ = [
     "KernelBuildRow", "build", "build_variants", "instruction_mixes", "kernel_rows", "gpu_status",
     "BenchOutcome", "BenchPoint", "DumpOutcome", "RunOutcome", "VerifyOutcome", "bench", "dump", "list_variants",
     "run", "verify", "ProfileOutcome", "profile", "ResultsFilter", "query_results",
+    "ExportOutcome", "ImportOutcome", "export_evidence", "import_evidence",
     "list_scenarios", "load_scenario", "run_named_scenario", "run_scenario", "status", "status_gate",
     "layout", "tma",
 ]

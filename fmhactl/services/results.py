@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
+from pathlib import Path
 
 from fmhactl.errors import BadInput
 from fmhactl.results.store import ResultRow, ResultStore
@@ -75,3 +76,58 @@ def query(flt: ResultsFilter, *, store: ResultStore | None = None) -> list[Resul
     with _store(store) as s:
         return s.query(kind=kind, variant=flt.variant, status=status, mode=mode, session=flt.session,
                        config_keys=keys, since=since, until=until, limit=flt.limit or None)
+
+
+@dataclass(frozen=True)
+class ExportOutcome:
+    path: Path  # the evidence file written
+    records: int  # records in it
+    from_local: int  # of those, rows that were only in the local store before
+
+    def to_dict(self) -> dict:
+        return {"path": str(self.path), "records": self.records, "from_local_store": self.from_local}
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    files: list[Path]
+    added: int
+    already_present: int
+
+    def to_dict(self) -> dict:
+        return {"files": [str(p) for p in self.files], "added": self.added, "already_present": self.already_present}
+
+
+def export_evidence(out: Path | None = None, *, evidence: Path | None = None,
+                    milestones_file: Path | None = None) -> ExportOutcome:
+    """Write the rows that prove (or disprove) the milestones, from the local store plus the
+    evidence already in `evidence` (default: the checkout's evidence/), to OUT/records.jsonl
+    (default: the evidence folder itself). Only rows the status computation reads are written,
+    so superseded rows drop out and a re-export of the same rows is byte-identical."""
+    from fmhactl.paths import check_output_path
+    from fmhactl.results.evidence import EVIDENCE_FILE, evidence_dir, read_evidence, record_id, write_records
+    from fmhactl.status.service import compute_report
+
+    folder = Path(out) if out is not None else evidence_dir()
+    if folder.exists() and not folder.is_dir():
+        raise BadInput(f"--out {folder}: not a folder")
+    check_output_path(folder / EVIDENCE_FILE, "--out")
+    report = compute_report(milestones_file=milestones_file, evidence=evidence, use_local=True)
+    rows = report.consulted
+    known = {record_id(r) for r in read_evidence(evidence)}
+    path = write_records(rows, folder)
+    return ExportOutcome(path, len(rows), sum(1 for r in rows if record_id(r) not in known))
+
+
+def import_evidence(sources: list[Path], *, store: ResultStore | None = None) -> ImportOutcome:
+    """Add the records of evidence files (or folders of *.jsonl) to the local store, each once:
+    importing twice adds nothing. Every file is validated before anything is stored."""
+    from fmhactl.results.evidence import evidence_dir, evidence_files, import_rows, read_file
+
+    files: list[Path] = []
+    for source in sources or [evidence_dir()]:
+        files += evidence_files(Path(source))
+    rows = [row for path in files for row in read_file(path)]
+    with _store(store) as s:
+        added, present = import_rows(rows, s)
+    return ImportOutcome(files, added, present)

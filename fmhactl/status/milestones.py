@@ -26,6 +26,15 @@ def milestones_path() -> Path:
     return paths.scenarios_dir() / "milestones.toml"
 
 
+def _uncovered(scenario: str, variants: list[str], grids: list[str]) -> list[str]:
+    """The "variant on grid GRID" pairs of a milestone that no verify step of its scenario runs."""
+    from fmhactl.scenario.model import load_scenario
+
+    steps = [s for s in load_scenario(scenario).steps if s.type == "verify"]
+    covered = {(v, s.options.get("grid")) for s in steps for v in s.options.get("variants", [])}
+    return [f"{v} on grid {g}" for v in variants for g in grids if (v, g) not in covered]
+
+
 def load_milestones(path: Path | None = None) -> list[Milestone]:
     """The milestones file, checked against fmhactl.schemas.MilestonesFile (ids, dependencies,
     cycles) and against what exists: grids and scenarios must be known (exit 2 otherwise).
@@ -47,6 +56,11 @@ def load_milestones(path: Path | None = None) -> list[Milestone]:
                            f"(known: {', '.join(sorted(grids))})")
         if m.scenario and m.scenario not in scenarios:
             raise BadInput(f"{path}: milestone[{index}].scenario: unknown scenario {m.scenario!r}")
+        if m.scenario:
+            uncovered = _uncovered(m.scenario, m.variants, m.grids)
+            if uncovered:
+                raise BadInput(f"{path}: milestone[{index}].scenario: {m.scenario!r} does not verify "
+                               f"{uncovered[0]} (a milestone's scenario re-proves every variant on every grid)")
         out.append(Milestone(id=m.id, title=m.title, variants=tuple(m.variants), grids=tuple(m.grids),
                              scenario=m.scenario, blocked=m.blocked, depends=tuple(m.depends), what=m.what,
                              checks=tuple(m.checks)))

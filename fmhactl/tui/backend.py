@@ -758,7 +758,7 @@ def milestone_lines(db: Path | None = None) -> list[MilestoneLine]:
     if db is None:
         from fmhactl import services
 
-        report = services.status(check=True)
+        report = services.status(check=True, evidence_only=False)  # what `fmhactl status` shows: local store + evidence
     else:
         with ResultStore(Path(db)) as store:
             report = run_status(write=False, store=store)

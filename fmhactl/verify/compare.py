@@ -21,7 +21,8 @@ class Comparison:
     lse_max_err: float | None = None
     lse_tolerance: float | None = None
     lse_unwritten: int = 0
-    lse_inf_mismatch: int = 0
+    lse_inf_mismatch: int = 0  # LSE values whose class (finite, NaN, +inf, -inf) differs from the reference's
+    lse_bad_rows: list[list[int]] = field(default_factory=list)  # (b, h, t) of the first such rows
     failing_elements: int = 0
     reasons: list[str] = field(default_factory=list)
     error_map: str = ""
@@ -68,27 +69,69 @@ def compare(out, lse, ref32, ref_low, lse_ref64, lse_ref32, *, block_m: int = 0,
                         unwritten=unwritten, nan_mismatch=nan_mismatch + inf_mismatch,
                         failing_elements=failing_count)
     if lse is not None:
-        lse_unwritten = int((lse.view(torch.int32) == POISON_32).sum().item())
-        ref_neg_inf = torch.isneginf(lse_ref64)
-        inf_bad = int((torch.isneginf(lse) != ref_neg_inf).sum().item())
-        ok = ~ref_neg_inf & torch.isfinite(lse)
-        lse_err = float(torch.where(ok, (lse.double() - lse_ref64).abs(), torch.zeros_like(lse_ref64)).max().item()) if lse.numel() else 0.0
-        lse32_err = float(torch.where(~ref_neg_inf, (lse_ref32.double() - lse_ref64).abs(), torch.zeros_like(lse_ref64)).max().item()) if lse.numel() else 0.0
-        lse_tol = 4.0 * lse32_err + 1e-4
-        result.lse_max_err, result.lse_tolerance = lse_err, lse_tol
-        result.lse_unwritten, result.lse_inf_mismatch = lse_unwritten, inf_bad
-        if lse_unwritten:
-            reasons.append(f"{lse_unwritten} LSE values never written")
-        if inf_bad:
-            reasons.append(f"LSE -inf positions differ from the reference ({inf_bad})")
-        if lse_err > lse_tol:
-            reasons.append(f"max|lse-ref| {lse_err:.3e} > {lse_tol:.3e}")
+        _check_lse(result, reasons, lse, lse_ref64, lse_ref32)
     result.reasons = reasons
     result.passed = not reasons
     if not result.passed:
         bad = failing | (out.view(torch.int16) == POISON_16) | (torch.isnan(outf) != ref_nan)
         result.error_map = error_map(bad, block_m, warp_rows, lane_quarters)
     return result
+
+
+LSE_ROWS_NAMED = 4  # rows named per LSE reason
+
+
+def _lse_class(x):
+    """0 finite, 1 NaN, 2 +inf, 3 -inf: the classes an LSE value must share with the reference."""
+    import torch
+
+    cls = torch.zeros_like(x, dtype=torch.int8)
+    cls[torch.isnan(x)] = 1
+    cls[torch.isposinf(x)] = 2
+    cls[torch.isneginf(x)] = 3
+    return cls
+
+
+_CLASS_NAME = ("finite", "NaN", "+inf", "-inf")
+
+
+def _check_lse(result: Comparison, reasons: list[str], lse, lse_ref64, lse_ref32) -> None:
+    """LSE checked like O: poison (never written), then the class of every value against the
+    reference (NaN, +inf or -inf where the reference is finite; anything but -inf where the
+    reference row is fully masked, i.e. -inf), then the error over rows finite in both.
+    Each class mismatch names its rows (b, h, t)."""
+    import torch
+
+    unwritten_mask = lse.view(torch.int32) == POISON_32
+    lse_unwritten = int(unwritten_mask.sum().item())
+    got, want = _lse_class(lse), _lse_class(lse_ref64)
+    wrong = (got != want) & ~unwritten_mask
+    bad_count = int(wrong.sum().item())
+    ok = (want == 0) & (got == 0)
+    zeros = torch.zeros_like(lse_ref64)
+    lse_err = float(torch.where(ok, (lse.double() - lse_ref64).abs(), zeros).max().item()) if lse.numel() else 0.0
+    ref_finite = want == 0
+    lse32_err = float(torch.where(ref_finite, (lse_ref32.double() - lse_ref64).abs(), zeros).nan_to_num(0.0)
+                      .max().item()) if lse.numel() else 0.0
+    lse_tol = 4.0 * lse32_err + 1e-4
+    result.lse_max_err, result.lse_tolerance = lse_err, lse_tol
+    result.lse_unwritten, result.lse_inf_mismatch = lse_unwritten, bad_count
+    if lse_unwritten:
+        reasons.append(f"{lse_unwritten} LSE values never written")
+    if bad_count:
+        rows = wrong.nonzero().tolist()
+        result.lse_bad_rows = rows[:LSE_ROWS_NAMED]
+        for ref_cls in (0, 3):  # the reference is finite, or -inf (a fully masked row)
+            picked = [r for r in rows if int(want[tuple(r)]) == ref_cls]
+            if not picked:
+                continue
+            named = ", ".join(f"(b={b}, h={h}, t={t}) {_CLASS_NAME[int(got[b, h, t])]}"
+                              for b, h, t in picked[:LSE_ROWS_NAMED])
+            more = f" and {len(picked) - LSE_ROWS_NAMED} more" if len(picked) > LSE_ROWS_NAMED else ""
+            where = "finite" if ref_cls == 0 else "-inf (fully masked row)"
+            reasons.append(f"LSE wrong where the reference is {where}: {len(picked)} rows: {named}{more}")
+    if lse_err > lse_tol:
+        reasons.append(f"max|lse-ref| {lse_err:.3e} > {lse_tol:.3e}")
 
 
 def _unravel(index: int, shape: tuple[int, ...]) -> tuple[int, int, int, int]:

@@ -45,6 +45,12 @@ def _seed_m0(store: ResultStore, hash_: str, *, worst_err=4.5e-3):
     return configs
 
 
+@pytest.fixture(autouse=True)
+def no_committed_evidence(empty_evidence):
+    """These tests compute from the rows they seed, not from the checkout's evidence/."""
+    return empty_evidence
+
+
 @pytest.fixture
 def store(tmp_path):
     with ResultStore(tmp_path / "results.sqlite") as s:
@@ -86,7 +92,7 @@ def test_done_numbers_match_the_db(store, ref_hash, tmp_path):
     assert f"DONE {len(configs)}/{len(configs)}" in text
     assert "max err 4.50e-03" in text and "min cos 0.999990" in text
     assert "42.2 (" in text and "0.11x cudnn" in text
-    assert f"{len(configs) + 1} rows" in text
+    assert f"0 evidence records (`evidence/*.jsonl`) and {len(configs) + 1} rows found only in the local" in text
     milestone = (tmp_path / "out" / "milestones" / "M0.md").read_text()
     assert milestone.startswith("# M0 — ") and "Status: M0 DONE (sm90 native)" in milestone
     assert f"sources {ref_hash[:12]}" in milestone
@@ -131,7 +137,7 @@ blocked = "outside this repository"
     by_id = {s.milestone.id: s for s in compute_status(load_milestones(path), store)}
     assert by_id["A"].state == BLOCKED
     assert by_id["A"].reason == "variants not in kernels/family.toml: sm100_not_written_yet"
-    assert by_id["B"].state == BLOCKED and by_id["B"].reason == "waits for A (BLOCKED)"
+    assert by_id["B"].state == BLOCKED and by_id["B"].reason == "by A (BLOCKED); own proof NOT RUN"
     assert by_id["C"].state == BLOCKED and by_id["C"].reason == "outside this repository"
     shipped = {s.milestone.id: s for s in compute_status(load_milestones(), store)}
     assert shipped["M6"].state == BLOCKED and shipped["M0"].state == NOT_RUN
@@ -190,19 +196,23 @@ def test_check_fails_on_regression_and_writes_nothing(tmp_path, monkeypatch, ref
     runner = CliRunner()
     with ResultStore() as store:
         configs = _seed_m0(store, ref_hash)
-    missing = runner.invoke(app, ["status", "--check", "--out", str(out)])
+    missing = runner.invoke(app, ["status", "--check", "--with-local", "--out", str(out)])
     assert missing.exit_code == 1 and "status.json: missing" in missing.output, missing.output
     assert not out.exists()
     written = runner.invoke(app, ["status", "--out", str(out)])
     assert written.exit_code == 0 and (out / "STATUS.md").is_file()
-    ok = runner.invoke(app, ["status", "--check", "--out", str(out)])
+    ok = runner.invoke(app, ["status", "--check", "--with-local", "--out", str(out)])
     assert ok.exit_code == 0, ok.output
     assert json.loads((out / "milestones" / "status.json").read_text())["M0"]["modes"]["sm90 native"] == DONE
+    # --check alone compares with the committed evidence, which lacks the local rows
+    alone = runner.invoke(app, ["status", "--check", "--out", str(out)])
+    assert alone.exit_code == 1 and "differ from what the committed evidence computes" in alone.output
     with ResultStore() as store:
         store.add(_verify_row(configs[5], status="FAIL", err=1.0, cos=0.5, hash_=ref_hash))
-    failed = runner.invoke(app, ["status", "--check", "--out", str(out)])
+    failed = runner.invoke(app, ["status", "--check", "--with-local", "--out", str(out)])
     assert failed.exit_code == 1
-    assert "passed before, now FAIL" in failed.output and "DONE before, IN PROGRESS now" in failed.output
+    assert "passed before" in failed.output and "now FAIL" in failed.output
+    assert "DONE before, IN PROGRESS now" in failed.output
 
 
 def test_bad_milestones_file_is_bad_input(tmp_path):

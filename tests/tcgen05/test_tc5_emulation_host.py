@@ -227,3 +227,12 @@ def test_sessions_reuse_and_regrow_per_module(fake):
     with pytest.raises(emu.EmulationViolations, match="unwritten-read"):
         sessions.finish(MODULE)
     sessions.close()
+
+
+def test_every_fast_error_code_has_a_wrong_kernel():
+    """Pure Python, so it runs in CI (it used to sit under test_tc5_gpu.py's module-wide gpu mark).
+    Strict-mode rules have theirs in tests/kernels/emu_rules (tests/tcgen05/test_emu_rules.py)."""
+    from conformance_cases import CONFORMANCE_CASES
+
+    assert set(CONFORMANCE_CASES) == set(emu.FAST_ERRORS)
+    assert all(emu.ERROR_CODES[name] > 0 for name in CONFORMANCE_CASES)

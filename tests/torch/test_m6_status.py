@@ -38,9 +38,24 @@ def test_m6_names_its_checks():
     assert m6.checks == CHECKS and not m6.blocked
 
 
+def _prove_m0(store):
+    from fmhactl.verify.grids import load_grid
+
+    ref_hash = source_hash(load_registry()["ref"].source_path)
+    keys = {c.key: c for grid in ("seeds72", "awkward") for c in load_grid(grid).configs}
+    for key, cfg in keys.items():
+        store.add(ResultRow(kind="verify", variant="ref", arch="sm_90a", mode="native", status="PASS",
+                            config_key=key, config=cfg.to_dict(), metrics={"max_abs_err": 1e-3, "cosine": 1.0},
+                            source_hash=ref_hash))
+
+
 def test_m6_done_when_every_check_passes_in_a_mode(store):
     for check in CHECKS:
         _record(store, check, "OK" if check.startswith("model-bench") else "PASS")
+    m6, by_id = _m6(store)
+    # its own proof is complete, but M0 (its dependency) is not DONE: never DONE before M0
+    assert m6.state == BLOCKED and m6.own_state == DONE and m6.reason == "by M0 (NOT RUN); own proof DONE"
+    _prove_m0(store)
     m6, by_id = _m6(store)
     assert m6.state == DONE and m6.proved_in == ["sm90 native"]
     mode = m6.mode("sm90 native")
@@ -66,7 +81,7 @@ def test_m6_in_progress_on_a_failing_or_missing_check_and_stale_on_changed_sourc
 
 def test_m6_without_rows_waits_for_m0(store):
     m6, _ = _m6(store)
-    assert m6.state == BLOCKED and m6.reason.startswith("waits for M0")
+    assert m6.state == BLOCKED and m6.reason.startswith("by M0 (NOT RUN)")
 
 
 def test_malformed_checks_are_bad_input(tmp_path):

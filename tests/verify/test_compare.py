@@ -49,14 +49,14 @@ def test_reference_matches_a_naive_loop_with_gqa(causal, t, s):
         assert torch.all(out[:, : t - s] == 0) and torch.all(torch.isneginf(lse[:, :, : t - s]))
 
 
-def _case(seed=0, t=33, s=40):
+def _case(seed=0, t=33, s=40, causal=False):
     gen = torch.Generator().manual_seed(seed)
     q = torch.randn(1, t, 2, 16, generator=gen).bfloat16()
     k = torch.randn(1, s, 2, 16, generator=gen).bfloat16()
     v = torch.randn(1, s, 2, 16, generator=gen).bfloat16()
-    ref32, lse32 = attention(q, k, v, causal=False, compute_dtype=torch.float32)
-    low, _ = attention(q, k, v, causal=False, compute_dtype=torch.bfloat16)
-    _, lse64 = attention(q, k, v, causal=False, compute_dtype=torch.float64)
+    ref32, lse32 = attention(q, k, v, causal=causal, compute_dtype=torch.float32)
+    low, _ = attention(q, k, v, causal=causal, compute_dtype=torch.bfloat16)
+    _, lse64 = attention(q, k, v, causal=causal, compute_dtype=torch.float64)
     return ref32, low, lse32, lse64
 
 
@@ -86,18 +86,52 @@ def test_a_wrong_row_block_fails_with_an_error_map():
     assert result.error_map.split(": ", 1)[1].startswith("rows 32")
 
 
-def test_lse_poison_nan_and_error_are_caught():
+def test_lse_poison_and_error_are_caught_and_a_nan_in_o_too():
     ref32, low, lse32, lse64 = _case()
     lse = lse32.clone()
     lse.view(torch.int32)[0, 0, 3] = POISON_32
     result = compare(ref32.bfloat16(), lse, ref32, low, lse64, lse32)
-    assert not result.passed and result.lse_unwritten == 1
+    assert not result.passed and result.lse_unwritten == 1 and result.lse_inf_mismatch == 0
     lse = lse32.clone() + 0.01
     assert not compare(ref32.bfloat16(), lse, ref32, low, lse64, lse32).passed
     out = ref32.bfloat16()
     out[0, 0, 0, 0] = float("nan")
     bad = compare(out, lse32.clone(), ref32, low, lse64, lse32)
     assert not bad.passed and bad.nan_mismatch == 1
+
+
+@pytest.mark.parametrize("value, shown", [(float("nan"), "NaN"), (float("inf"), "+inf"), (float("-inf"), "-inf")])
+def test_a_non_finite_lse_where_the_reference_is_finite_fails_naming_the_row(value, shown):
+    ref32, low, lse32, lse64 = _case()
+    lse = lse32.clone()
+    lse[0, 1, 7] = value
+    result = compare(ref32.bfloat16(), lse, ref32, low, lse64, lse32)
+    assert not result.passed and result.lse_inf_mismatch == 1
+    assert result.lse_bad_rows == [[0, 1, 7]]
+    assert any("where the reference is finite" in r and f"(b=0, h=1, t=7) {shown}" in r for r in result.reasons)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_whole_lse_row_of_nan_or_inf_fails(value):
+    ref32, low, lse32, lse64 = _case()
+    lse = lse32.clone()
+    lse[0, 0, :] = value
+    result = compare(ref32.bfloat16(), lse, ref32, low, lse64, lse32)
+    assert not result.passed and result.lse_inf_mismatch == lse.shape[2]
+    assert "and 29 more" in " ".join(result.reasons)
+
+
+def test_a_masked_row_passes_with_minus_inf_and_fails_with_anything_else():
+    # causal with t > s, bottom-right aligned: the first t - s query rows see no key (LSE -inf)
+    ref32, low, lse32, lse64 = _case(seed=5, t=6, s=3, causal=True)
+    assert bool(torch.isneginf(lse64[0, 1, 0]))
+    assert compare(ref32.bfloat16(), lse32.clone(), ref32, low, lse64, lse32).passed
+    for value, shown in ((0.0, "finite"), (float("nan"), "NaN"), (float("inf"), "+inf")):
+        lse = lse32.clone()
+        lse[0, 1, 2] = value
+        result = compare(ref32.bfloat16(), lse, ref32, low, lse64, lse32)
+        assert not result.passed, value
+        assert any("-inf (fully masked row)" in r and f"(b=0, h=1, t=2) {shown}" in r for r in result.reasons)
 
 
 def test_error_map_compresses_ranges():
