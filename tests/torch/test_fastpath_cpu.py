@@ -24,8 +24,8 @@ class RecordingDriver:
 
     def launch(self, function, grid, block, dynamic_smem, stream, kernel_params) -> None:
         """Copy the parameter block as the driver would (the kernel's first by-value argument)."""
-        block = ctypes.cast(kernel_params, ctypes.POINTER(ctypes.c_void_p))[0]
-        copied = FmhaParams.from_buffer_copy(ctypes.string_at(block, ctypes.sizeof(FmhaParams)))
+        first = ctypes.cast(kernel_params, ctypes.POINTER(ctypes.c_void_p))[0]
+        copied = FmhaParams.from_buffer_copy(ctypes.string_at(first, ctypes.sizeof(FmhaParams)))
         self.launches.append((function, grid, block, dynamic_smem, stream, copied))
 
     def replace_address(self, tensor_map: int, address: int) -> None:
