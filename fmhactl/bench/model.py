@@ -29,6 +29,7 @@ class ModelSpec:
     intermediate_size: int
     vocab_size: int
     max_position_embeddings: int
+    family: str = "llama"  # the transformers config class: llama (LlamaConfig) or qwen2 (Qwen2Config)
 
     @property
     def head_dim(self) -> int:
@@ -39,6 +40,8 @@ MODELS: dict[str, ModelSpec] = {
     # The model: 4 layers, hidden 1024, 16 heads (hd 64), 4 KV heads (GQA 4:1).
     "llama-small": ModelSpec("llama-small", 1024, 4, 16, 4, 2816, 32000, 4096),
     "llama-small-hd128": ModelSpec("llama-small-hd128", 2048, 4, 16, 4, 5632, 32000, 4096),
+    # The Qwen2-style model: hd 128, GQA 16/4, 4 layers, q/k/v projections with bias.
+    "qwen2-small": ModelSpec("qwen2-small", 2048, 4, 16, 4, 5632, 32000, 8192, family="qwen2"),
 }
 
 
@@ -54,13 +57,14 @@ def build_models(spec: ModelSpec, implementations: Sequence[str], dtype, device:
     import torch
 
     try:
-        from transformers import AutoModelForCausalLM, LlamaConfig
+        from transformers import AutoModelForCausalLM, LlamaConfig, Qwen2Config
     except ImportError:
         raise MissingEnvironment("the model bench needs transformers: pip install 'fmhactl[hf]'") from None
     from fmhactl.torch import register_transformers
 
     register_transformers()
-    config = LlamaConfig(hidden_size=spec.hidden_size, num_hidden_layers=spec.num_hidden_layers,
+    config_class = {"llama": LlamaConfig, "qwen2": Qwen2Config}[spec.family]
+    config = config_class(hidden_size=spec.hidden_size, num_hidden_layers=spec.num_hidden_layers,
                          num_attention_heads=spec.num_attention_heads, num_key_value_heads=spec.num_key_value_heads,
                          intermediate_size=spec.intermediate_size, vocab_size=spec.vocab_size,
                          max_position_embeddings=spec.max_position_embeddings)

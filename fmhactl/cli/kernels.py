@@ -169,11 +169,19 @@ def bench_command(
     model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small) with sdpa vs fmhactl attention, instead of a variant."),
     prompt: Optional[list[int]] = typer.Option(None, "--prompt", help="With --model: prompt lengths (repeatable; default 128, 512, 2048)."),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    overhead: bool = typer.Option(False, "--overhead", help="Host µs per call of the torch op vs SDPA (same run) at each --shape (default a tiny one), instead of a variant."),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
     use_emulation(emulation)
     from fmhactl.errors import BadInput
 
+    if overhead:
+        from fmhactl.cli.model_bench import overhead_bench
+
+        if variant or suite or model:
+            raise BadInput("--overhead times the torch op at --shape values: give no VARIANT, --suite or --model")
+        overhead_bench(shape or [], iters=iters, seed=seed, as_json=as_json)
+        return
     if model is not None:
         from fmhactl.cli.model_bench import model_bench
 
