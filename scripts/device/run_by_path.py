@@ -19,6 +19,7 @@ def main(argv: list[str]) -> int:
     path, function, kwargs, *args = argv
     spec = importlib.util.spec_from_file_location("bench_module", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     call = getattr(module, function)
     result = call(args, **json.loads(kwargs)) if args else call(**json.loads(kwargs))  # ARGs: one list
