@@ -103,26 +103,72 @@ def count_op_calls(model, ids, use_cache: bool = False) -> int:
     return Counter.calls
 
 
-def _time_forward(model, ids, warmup: int, iters: int) -> list[float]:
+def _time_forward(model, ids, warmup: int, iters: int, attention_mask=None) -> list[float]:
     import torch
 
     with torch.inference_mode():
         for _ in range(warmup):
-            model(ids, use_cache=False)
+            model(ids, attention_mask=attention_mask, use_cache=False)
         torch.cuda.synchronize()
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
         for i in range(iters):
             starts[i].record()
-            model(ids, use_cache=False)
+            model(ids, attention_mask=attention_mask, use_cache=False)
             ends[i].record()
         torch.cuda.synchronize()
     return sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
+def padded_lengths(length: int) -> tuple[int, ...]:
+    """The padded batch for a prompt length: 4 rows of uneven lengths, the longest `length`."""
+    return tuple(max(1, (length * share) // 4) for share in (4, 3, 2, 1))
+
+
+def padding_mask(lengths: Sequence[int], side: str, device: str = "cuda"):
+    """(rows, max length) 0/1 mask with each row's tokens on the `side` (left: as generate pads)."""
+    import torch
+
+    width = max(lengths)
+    mask = torch.zeros(len(lengths), width, dtype=torch.long, device=device)
+    for row, n in enumerate(lengths):
+        if side == "left":
+            mask[row, width - n:] = 1
+        else:
+            mask[row, :n] = 1
+    return mask
+
+
+def _padded_entry(models: dict, spec: ModelSpec, length: int, gen, warmup: int, iters: int) -> dict:
+    """Prefill of a left-padded batch of 4 uneven lengths: tokens/s counts real tokens only; logits
+    are compared at real tokens; SDPA fallbacks (none expected) are counted."""
+    import torch
+
+    from fmhactl.torch.hf import fallbacks
+
+    lengths = padded_lengths(length)
+    mask = padding_mask(lengths, "left")
+    ids = torch.randint(0, spec.vocab_size, mask.shape, generator=gen, device="cuda")
+    before = sum(fallbacks().values())
+    entry: dict = {"lengths": list(lengths), "padding": "left"}
+    for impl, model in models.items():
+        times = _time_forward(model, ids, warmup, iters, attention_mask=mask)
+        median = statistics.median(times)
+        entry[impl] = {"median_ms": median, "tokens_per_s": sum(lengths) / (median * 1e-3) if median > 0 else 0.0}
+    with torch.inference_mode():
+        a = models["sdpa"](ids, attention_mask=mask, use_cache=False).logits.float()
+        b = models["fmhactl"](ids, attention_mask=mask, use_cache=False).logits.float()
+    seen = mask.bool()
+    entry["max_logit_diff_vs_sdpa"] = float((a[seen] - b[seen]).abs().max().item())
+    entry["ratio_tokens_per_s"] = entry["fmhactl"]["tokens_per_s"] / entry["sdpa"]["tokens_per_s"]
+    entry["sdpa_fallback_calls"] = sum(fallbacks().values()) - before
+    return entry
+
+
 def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1, dtype_name: str = "bf16",
-                    warmup: int = 3, iters: int = 10, seed: int = 0) -> dict:
-    """Prefill tokens/s of `name` with sdpa and fmhactl attention, measured in this process."""
+                    warmup: int = 3, iters: int = 10, seed: int = 0, padded: bool = False) -> dict:
+    """Prefill tokens/s of `name` with sdpa and fmhactl attention, measured in this process; with
+    `padded`, each prompt length also as a left-padded batch of 4 uneven lengths (padded_lengths)."""
     spec = get_spec(name)
     if batch < 1 or not prompt_lengths or any(t < 1 for t in prompt_lengths):
         raise BadInput("--batch and every --prompt length must be >= 1")
@@ -165,6 +211,8 @@ def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1,
             b = models["fmhactl"](ids, use_cache=False).logits.float()
         entry["max_logit_diff_vs_sdpa"] = float((a - b).abs().max().item())
         entry["ratio_tokens_per_s"] = entry["fmhactl"]["tokens_per_s"] / entry["sdpa"]["tokens_per_s"]
+        if padded:
+            entry["padded_batch"] = _padded_entry(models, spec, length, gen, warmup, iters)
         rows.append(entry)
     return {"model": asdict(spec), "dtype": dtype_name, "backend": {**asdict(backend)},
             "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "warmup": warmup, "iters": iters,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from fmhactl.cli.common import out_console, print_json
 
 
-def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed: int | None, as_json: bool) -> None:
+def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed: int | None, as_json: bool,
+                padded: bool = False) -> None:
     from fmhactl.bench.model import record, run_model_bench
     from fmhactl.results.store import ResultStore
 
-    result = run_model_bench(name, prompts, warmup=min(warmup, 5), iters=min(iters, 20), seed=seed or 0)
+    result = run_model_bench(name, prompts, warmup=min(warmup, 5), iters=min(iters, 20), seed=seed or 0, padded=padded)
     with ResultStore() as store:
         result["row_id"] = record(result, store)
     if as_json:
@@ -26,6 +27,12 @@ def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed:
         table.add_row(str(r["prompt_length"]), f"{r['sdpa']['median_ms']:.3f}", f"{r['fmhactl']['median_ms']:.3f}",
                       f"{r['sdpa']['tokens_per_s']:.0f}", f"{r['fmhactl']['tokens_per_s']:.0f}",
                       f"{r['ratio_tokens_per_s']:.3f}", f"{r['max_logit_diff_vs_sdpa']:.4g}")
+        if "padded_batch" in r:
+            p = r["padded_batch"]
+            table.add_row(f"4 rows {'/'.join(map(str, p['lengths']))} ({p['padding']} padded)",
+                          f"{p['sdpa']['median_ms']:.3f}", f"{p['fmhactl']['median_ms']:.3f}",
+                          f"{p['sdpa']['tokens_per_s']:.0f}", f"{p['fmhactl']['tokens_per_s']:.0f}",
+                          f"{p['ratio_tokens_per_s']:.3f}", f"{p['max_logit_diff_vs_sdpa']:.4g}")
     out_console.print(table)
 
 

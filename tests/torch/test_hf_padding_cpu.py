@@ -91,14 +91,10 @@ def _models():
 def test_padded_llama_logits_match_sdpa(side, monkeypatch):
     monkeypatch.setattr(hf, "_piece_attention", reference_piece)
     models = _models()
-    lengths = (13, 9, 4, 11)
-    ids = torch.randint(0, 1000, (4, 13), generator=torch.Generator().manual_seed(1))
-    mask = torch.zeros(4, 13, dtype=torch.long)
-    for row, n in enumerate(lengths):
-        if side == "left":
-            mask[row, 13 - n:] = 1
-        else:
-            mask[row, :n] = 1
+    from fmhactl.bench.model import padding_mask
+
+    mask = padding_mask((13, 9, 4, 11), "right" if side == "holes" else side, device="cpu")
+    ids = torch.randint(0, 1000, mask.shape, generator=torch.Generator().manual_seed(1))
     if side == "holes":
         mask[2, 1] = 0
     before = sum(hf.fallbacks().values())
@@ -122,3 +118,22 @@ def test_forward_serves_a_4d_mask_through_sdpa_and_still_refuses_softcap():
     torch.testing.assert_close(out, masked_reference(q, k, k, torch.ones(1, 3, dtype=torch.bool), 0, True, 0.25))
     with pytest.raises(hf.UnsupportedAttentionCall, match="softcap"):
         hf.fmhactl_attention_forward(module, q, k, k, None, softcap=30.0)
+
+
+def test_left_padded_decode_step_matches_sdpa(monkeypatch):
+    """Prefill with a cache, then one step: the step's query sits at key index `past` (shift)."""
+    from fmhactl.bench.model import padding_mask
+
+    monkeypatch.setattr(hf, "_piece_attention", reference_piece)
+    models = _models()
+    mask = padding_mask((10, 7, 3, 5), "left", device="cpu")
+    gen = torch.Generator().manual_seed(2)
+    ids = torch.randint(0, 1000, mask.shape, generator=gen)
+    step = torch.randint(0, 1000, (4, 1), generator=gen)
+    mask2 = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=1)
+    logits = {}
+    with torch.no_grad():
+        for name, model in models.items():
+            cache = model(ids, attention_mask=mask, use_cache=True).past_key_values
+            logits[name] = model(step, attention_mask=mask2, past_key_values=cache).logits
+    torch.testing.assert_close(logits["fmhactl"], logits["sdpa"], atol=2e-4, rtol=2e-4)

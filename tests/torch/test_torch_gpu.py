@@ -31,6 +31,13 @@ def test_llama_small_logits_match_sdpa(compiled):
     _passed(check_model(compiled, prompts=(1, 17, 511)))
 
 
+def test_padded_batches_match_sdpa():
+    pytest.importorskip("transformers")
+    from fmhactl.torch.checks import check_padded
+
+    _passed(check_padded())
+
+
 def test_cuda_graph_capture_replays():
     pytest.importorskip("transformers")
     from fmhactl.torch.checks import check_cuda_graph
