@@ -43,8 +43,13 @@ def parse_shapes(texts: Sequence[str]) -> list[AttnConfig]:
     return configs
 
 
-def _callables(cfg: AttnConfig, q, k, v) -> dict[str, Callable[[], object] | str]:
-    """name -> zero-argument call, or the reason that implementation cannot run this shape."""
+def _callables(cfg: AttnConfig, q, k, v) -> dict[str, tuple[Callable[[], object], Callable] | str]:
+    """name -> (zero-argument call, context it runs in), or the reason it cannot run this shape.
+
+    The SDPA backends are pinned by a context entered once around all of a measurement's calls,
+    not per call (entering sdpa_kernel costs more host time than a small call itself)."""
+    import contextlib
+
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -53,58 +58,56 @@ def _callables(cfg: AttnConfig, q, k, v) -> dict[str, Callable[[], object] | str
 
     causal = cfg.causal
     gqa = cfg.heads != cfg.heads_kv
-    calls: dict[str, Callable[[], object] | str] = {
-        "fmhactl": lambda: ft.attention(q, k, v, causal=causal),
-        "fmhactl-dispatcher": lambda: torch.ops.fmhactl.attention.default(q, k, v, causal=causal),
-        "fmhactl-general": lambda: torch.ops.fmhactl.attention.default(q, k, v, causal=causal),
+    plain = contextlib.nullcontext
+    calls: dict[str, tuple[Callable[[], object], Callable] | str] = {
+        "fmhactl": (lambda: ft.attention(q, k, v, causal=causal), plain),
+        "fmhactl-dispatcher": (lambda: torch.ops.fmhactl.attention.default(q, k, v, causal=causal), plain),
+        "fmhactl-general": (lambda: torch.ops.fmhactl.attention.default(q, k, v, causal=causal), plain),
     }
 
-    def sdpa(backend=None):
-        def call():
-            if backend is None:
-                return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
-            with sdpa_kernel(backend):
-                return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
-        return call
+    def sdpa():
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
 
     for name, backend in (("sdpa", None), ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION),
                           ("sdpa-flash", SDPBackend.FLASH_ATTENTION)):
         if causal and cfg.seq_q != cfg.seq_k:
             calls[name] = "SDPA's is_causal is top-left aligned; the op's bottom-right: only t == s compares"
             continue
+        context = plain if backend is None else (lambda b=backend: sdpa_kernel(b))
         try:
-            call = sdpa(backend)
-            call()
+            with context():
+                sdpa()
             torch.cuda.synchronize()
-            calls[name] = call
+            calls[name] = (sdpa, context)
         except RuntimeError as exc:
             calls[name] = str(exc).splitlines()[0][:200]
     return calls
 
 
-def _measure(call: Callable[[], object], iters: int, rounds: int, with_do_bench: bool) -> dict:
+def _measure(call: Callable[[], object], context: Callable, iters: int, rounds: int, with_do_bench: bool) -> dict:
     import torch
 
     host, per_call = [], []
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(max(3, iters // 10)):
-        call()
-    for _ in range(rounds):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        start.record()
-        for _ in range(iters):
+    with context():
+        for _ in range(max(3, iters // 10)):
             call()
-        end.record()
-        t1 = time.perf_counter()
-        torch.cuda.synchronize()
-        host.append((t1 - t0) * 1e6 / iters)
-        per_call.append(start.elapsed_time(end) * 1e3 / iters)
-    result = {"host_us": statistics.median(host), "per_call_us": statistics.median(per_call)}
-    if with_do_bench:
-        from triton.testing import do_bench
+        for _ in range(rounds):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            start.record()
+            for _ in range(iters):
+                call()
+            end.record()
+            t1 = time.perf_counter()
+            torch.cuda.synchronize()
+            host.append((t1 - t0) * 1e6 / iters)
+            per_call.append(start.elapsed_time(end) * 1e3 / iters)
+        result = {"host_us": statistics.median(host), "per_call_us": statistics.median(per_call)}
+        if with_do_bench:
+            from triton.testing import do_bench
 
-        result["do_bench_us"] = float(do_bench(call, warmup=25, rep=100, return_mode="median")) * 1e3
+            result["do_bench_us"] = float(do_bench(call, warmup=25, rep=100, return_mode="median")) * 1e3
     return result
 
 
@@ -152,14 +155,14 @@ def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7
             if fastpath is not None:
                 fastpath.set_enabled(name != "fmhactl-general")
             try:
-                impls[name] = _measure(call, iters, rounds, with_do_bench)
+                impls[name] = _measure(*call, iters, rounds, with_do_bench)
             finally:
                 if fastpath is not None:
                     fastpath.set_enabled(True)
         row = {"shape": cfg.key, "backend": str(backend), "impls": impls, "ratios": _ratios(impls)}
-        if callable(calls.get("sdpa")):
+        if isinstance(calls.get("sdpa"), tuple):
             with torch.no_grad():
-                diff = (ft.attention(q, k, v, causal=cfg.causal).float() - calls["sdpa"]().float()).abs().max()
+                diff = (ft.attention(q, k, v, causal=cfg.causal).float() - calls["sdpa"][0]().float()).abs().max()
             row["max_abs_diff_vs_sdpa"] = float(diff.item())
         rows.append(row)
     return {"kind": "overhead", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "iters": iters,
