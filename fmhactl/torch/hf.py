@@ -148,16 +148,27 @@ def _sdpa_mask_of(batch: PaddedBatch, query, key):
     return mask
 
 
+_PLAIN_MASKS: list[tuple[object, bool]] = []  # (transformers' mask function, causal), filled once
+
+
+def _load_plain_masks() -> None:
+    """Look transformers' plain mask functions up once, outside any traced code: torch.compile
+    cannot trace an import of transformers (a lazy module), and the mask function runs traced."""
+    if not _PLAIN_MASKS:
+        from transformers.masking_utils import bidirectional_mask_function, causal_mask_function
+
+        _PLAIN_MASKS.extend([(causal_mask_function, True), (bidirectional_mask_function, False)])
+
+
 def _mask_kind(mask_function) -> bool | None:
     """True: plain causal, False: bidirectional, None: any other pattern (the kernels cannot express it)."""
     if mask_function is None:
         return True
-    from transformers import masking_utils
-
-    if mask_function is getattr(masking_utils, "causal_mask_function", None):
-        return True
-    if mask_function is getattr(masking_utils, "bidirectional_mask_function", None):
-        return False
+    if not _PLAIN_MASKS:
+        _load_plain_masks()
+    for known, causal in _PLAIN_MASKS:
+        if mask_function is known:
+            return causal
     return None
 
 
@@ -228,5 +239,6 @@ def register_transformers() -> str:
     except ImportError:  # older transformers build masks per model; a 4-D mask then reaches the forward: SDPA serves it
         pass
     else:
+        _load_plain_masks()
         AttentionMaskInterface.register(NAME, fmhactl_attention_mask)
     return NAME

@@ -137,3 +137,22 @@ def test_left_padded_decode_step_matches_sdpa(monkeypatch):
             cache = model(ids, attention_mask=mask, use_cache=True).past_key_values
             logits[name] = model(step, attention_mask=mask2, past_key_values=cache).logits
     torch.testing.assert_close(logits["fmhactl"], logits["sdpa"], atol=2e-4, rtol=2e-4)
+
+
+def test_mask_function_traces_under_compile_fullgraph():
+    """transformers calls the mask function inside a compiled forward, so it must trace. (On the
+    H100's torch 2.11 + transformers 5.17, an import of transformers inside it broke fullgraph
+    compilation; this CPU's versions trace that import, so this test guards tracing in general.)"""
+    from transformers.masking_utils import causal_mask_function
+
+    import fmhactl.torch as ft
+
+    ft.register_transformers()
+    torch._dynamo.reset()
+
+    def fn(x):
+        mask = hf.fmhactl_attention_mask(1, 5, 5, mask_function=causal_mask_function, attention_mask=None)
+        return x * 2 if mask is None else x
+
+    compiled = torch.compile(fn, fullgraph=True, backend="eager")
+    assert torch.equal(compiled(torch.ones(3)), torch.full((3,), 2.0))
