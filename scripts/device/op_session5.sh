@@ -25,20 +25,7 @@ PY="${PYTHON:-python3}"
 SHAPES=(b=1,h=8,t=32,s=32,d=64,causal b=1,h=16,hkv=4,t=17,s=17,d=64,causal b=1,h=16,hkv=4,t=1,s=2048,d=128
         b=16,h=16,t=1024,s=1024,d=64 b=16,h=16,t=1024,s=1024,d=64,causal
         b=32,h=16,t=512,s=512,d=128)
-FAILED=0
-declare -a SUMMARY=()
-
-step() {  # step NAME SECONDS CMD... : stdout to a file the caller names, stderr to device.log; STEPS="a b" runs only those
-    local name="$1" limit="$2"; shift 2
-    if [ -n "${STEPS:-}" ] && [[ " $STEPS " != *" $name "* ]]; then return 0; fi
-    echo "=== $name: $*" >> "$OUT/device.log"
-    local start=$SECONDS
-    timeout "$limit" "$@" 2>>"$OUT/device.log"
-    local rc=$?
-    SUMMARY+=("$name rc=$rc $((SECONDS - start))s")
-    if [ "$rc" -ne 0 ]; then FAILED=$((FAILED + 1)); fi
-    return 0
-}
+source "$(dirname "${BASH_SOURCE[0]}")/step.sh"  # step NAME SECONDS CMD..., SUMMARY, FAILED
 
 # FUNCTION of this tree's module FILE, with fmhactl imported from the tree named (run_by_path.py).
 RUN_AFTER=(env "PYTHONPATH=$AFTER${BASE_PATH:+:$BASE_PATH}" "$PY" "$AFTER/scripts/device/run_by_path.py")
