@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -56,7 +57,7 @@ class LaunchPlan:
     dtype: torch.dtype
     device: torch.device
     align_mask: int  # base addresses & align_mask must be 0 (tile loads need 16 bytes)
-    counter_for: object  # stream -> tile counter address, or None
+    counter_for: Callable[[int], int] | None  # stream -> its tile counter's address (persistent kernels)
     stream: int
     kernel_params: ctypes.Array = field(repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -243,11 +244,17 @@ def _check_replace_address(operand: torch.Tensor) -> None:
 
     from fmhactl.runtime.tma_maps import encode_params, map_params
 
-    params = map_params(operand, 64)
-    moved_to = params.global_address + (1 << 16)
-    moved = encode_params(params)
-    _state["driver"].replace_address(ctypes.addressof(moved), moved_to)
-    if bytes(moved) != bytes(encode_params(dataclasses.replace(params, global_address=moved_to))):
+    try:
+        params = map_params(operand, 64)
+        moved_to = params.global_address + (1 << 16)
+        moved = encode_params(params)
+        _state["driver"].replace_address(ctypes.addressof(moved), moved_to)
+        same = bytes(moved) == bytes(encode_params(dataclasses.replace(params, global_address=moved_to)))
+    except Exception as exc:  # noqa: BLE001 - the check must never fail the call it runs in
+        same, why = False, f"the cuTensorMapReplaceAddress check could not run: {type(exc).__name__}: {exc}"
+    else:
+        why = "cuTensorMapReplaceAddress did not reproduce a fresh encoding"
+    if not same:
         _state["enabled"] = False
-        _state["why_off"] = "cuTensorMapReplaceAddress did not reproduce a fresh encoding"
+        _state["why_off"] = why.splitlines()[0]
     _state["replace_checked"] = True
