@@ -160,3 +160,50 @@ def test_dispatcher_is_kept_when_something_watches_the_call():
     with FakeTensorMode() as mode:
         fake = mode.from_tensor(q)
     assert _dispatcher_needed(fake, fake, fake)
+
+
+class _AddressDriver:
+    """replace_address writes the address where _fake_encode puts it (the first 8 bytes), or not."""
+
+    def __init__(self, works: bool) -> None:
+        self.works = works
+
+    def replace_address(self, tensor_map: int, address: int) -> None:
+        if self.works:
+            ctypes.c_uint64.from_address(tensor_map).value = address
+
+
+def _fake_encode(params):
+    from fmhactl.runtime.tma_maps import TmaMap
+
+    tmap = TmaMap()
+    tmap.opaque[0] = params.global_address
+    tmap.opaque[1] = params.global_dim[1]
+    return tmap
+
+
+@pytest.mark.parametrize("works", [True, False])
+def test_replace_address_is_checked_once_against_a_fresh_encoding(monkeypatch, works):
+    from fmhactl.runtime import tma_maps
+
+    monkeypatch.setattr(tma_maps, "encode_params", _fake_encode)
+    state = {"enabled": True, "driver": _AddressDriver(works), "why_off": None, "replace_checked": False}
+    monkeypatch.setattr(fastpath, "_state", state)
+    fastpath._check_replace_address(_bshd(1, 16, 4))
+    assert state["replace_checked"] and state["enabled"] is works
+    assert (state["why_off"] is None) is works
+    if not works:
+        assert "did not reproduce a fresh encoding" in fastpath.status()["off_reason"]
+
+
+def test_a_check_that_cannot_run_turns_the_cached_path_off(monkeypatch):
+    from fmhactl.runtime import tma_maps
+
+    def refuse(params):
+        raise RuntimeError("no driver here")
+
+    monkeypatch.setattr(tma_maps, "encode_params", refuse)
+    state = {"enabled": True, "driver": _AddressDriver(True), "why_off": None, "replace_checked": False}
+    monkeypatch.setattr(fastpath, "_state", state)
+    fastpath._check_replace_address(_bshd(1, 16, 4))
+    assert not state["enabled"] and "could not run: RuntimeError: no driver here" in state["why_off"]
