@@ -29,6 +29,7 @@ class ModelSpec:
     intermediate_size: int
     vocab_size: int
     max_position_embeddings: int
+    family: str = "llama"  # the transformers config class: llama (LlamaConfig) or qwen2 (Qwen2Config)
 
     @property
     def head_dim(self) -> int:
@@ -39,6 +40,8 @@ MODELS: dict[str, ModelSpec] = {
     # The issue's model: 4 layers, hidden 1024, 16 heads (hd 64), 4 KV heads (GQA 4:1).
     "llama-small": ModelSpec("llama-small", 1024, 4, 16, 4, 2816, 32000, 4096),
     "llama-small-hd128": ModelSpec("llama-small-hd128", 2048, 4, 16, 4, 5632, 32000, 4096),
+    # The issue's Qwen2-style model: hd 128, GQA 16/4, 4 layers, q/k/v projections with bias.
+    "qwen2-small": ModelSpec("qwen2-small", 2048, 4, 16, 4, 5632, 32000, 8192, family="qwen2"),
 }
 
 
@@ -54,13 +57,14 @@ def build_models(spec: ModelSpec, implementations: Sequence[str], dtype, device:
     import torch
 
     try:
-        from transformers import AutoModelForCausalLM, LlamaConfig
+        from transformers import AutoModelForCausalLM, LlamaConfig, Qwen2Config
     except ImportError:
         raise MissingEnvironment("the model bench needs transformers: pip install 'fmhactl[hf]'") from None
     from fmhactl.torch import register_transformers
 
     register_transformers()
-    config = LlamaConfig(hidden_size=spec.hidden_size, num_hidden_layers=spec.num_hidden_layers,
+    config_class = {"llama": LlamaConfig, "qwen2": Qwen2Config}[spec.family]
+    config = config_class(hidden_size=spec.hidden_size, num_hidden_layers=spec.num_hidden_layers,
                          num_attention_heads=spec.num_attention_heads, num_key_value_heads=spec.num_key_value_heads,
                          intermediate_size=spec.intermediate_size, vocab_size=spec.vocab_size,
                          max_position_embeddings=spec.max_position_embeddings)
@@ -99,26 +103,72 @@ def count_op_calls(model, ids, use_cache: bool = False) -> int:
     return Counter.calls
 
 
-def _time_forward(model, ids, warmup: int, iters: int) -> list[float]:
+def _time_forward(model, ids, warmup: int, iters: int, attention_mask=None) -> list[float]:
     import torch
 
     with torch.inference_mode():
         for _ in range(warmup):
-            model(ids, use_cache=False)
+            model(ids, attention_mask=attention_mask, use_cache=False)
         torch.cuda.synchronize()
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
         for i in range(iters):
             starts[i].record()
-            model(ids, use_cache=False)
+            model(ids, attention_mask=attention_mask, use_cache=False)
             ends[i].record()
         torch.cuda.synchronize()
     return sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
+def padded_lengths(length: int) -> tuple[int, ...]:
+    """The padded batch for a prompt length: 4 rows of uneven lengths, the longest `length`."""
+    return tuple(max(1, (length * share) // 4) for share in (4, 3, 2, 1))
+
+
+def padding_mask(lengths: Sequence[int], side: str, device: str = "cuda"):
+    """(rows, max length) 0/1 mask with each row's tokens on the `side` (left: as generate pads)."""
+    import torch
+
+    width = max(lengths)
+    mask = torch.zeros(len(lengths), width, dtype=torch.long, device=device)
+    for row, n in enumerate(lengths):
+        if side == "left":
+            mask[row, width - n:] = 1
+        else:
+            mask[row, :n] = 1
+    return mask
+
+
+def _padded_entry(models: dict, spec: ModelSpec, length: int, gen, warmup: int, iters: int) -> dict:
+    """Prefill of a left-padded batch of 4 uneven lengths: tokens/s counts real tokens only; logits
+    are compared at real tokens; SDPA fallbacks (none expected) are counted."""
+    import torch
+
+    from fmhactl.torch.hf import fallbacks
+
+    lengths = padded_lengths(length)
+    mask = padding_mask(lengths, "left")
+    ids = torch.randint(0, spec.vocab_size, mask.shape, generator=gen, device="cuda")
+    before = sum(fallbacks().values())
+    entry: dict = {"lengths": list(lengths), "padding": "left"}
+    for impl, model in models.items():
+        times = _time_forward(model, ids, warmup, iters, attention_mask=mask)
+        median = statistics.median(times)
+        entry[impl] = {"median_ms": median, "tokens_per_s": sum(lengths) / (median * 1e-3) if median > 0 else 0.0}
+    with torch.inference_mode():
+        a = models["sdpa"](ids, attention_mask=mask, use_cache=False).logits.float()
+        b = models["fmhactl"](ids, attention_mask=mask, use_cache=False).logits.float()
+    seen = mask.bool()
+    entry["max_logit_diff_vs_sdpa"] = float((a[seen] - b[seen]).abs().max().item())
+    entry["ratio_tokens_per_s"] = entry["fmhactl"]["tokens_per_s"] / entry["sdpa"]["tokens_per_s"]
+    entry["sdpa_fallback_calls"] = sum(fallbacks().values()) - before
+    return entry
+
+
 def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1, dtype_name: str = "bf16",
-                    warmup: int = 3, iters: int = 10, seed: int = 0) -> dict:
-    """Prefill tokens/s of `name` with sdpa and fmhactl attention, measured in this process."""
+                    warmup: int = 3, iters: int = 10, seed: int = 0, padded: bool = False) -> dict:
+    """Prefill tokens/s of `name` with sdpa and fmhactl attention, measured in this process; with
+    `padded`, each prompt length also as a left-padded batch of 4 uneven lengths (padded_lengths)."""
     spec = get_spec(name)
     if batch < 1 or not prompt_lengths or any(t < 1 for t in prompt_lengths):
         raise BadInput("--batch and every --prompt length must be >= 1")
@@ -161,6 +211,8 @@ def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1,
             b = models["fmhactl"](ids, use_cache=False).logits.float()
         entry["max_logit_diff_vs_sdpa"] = float((a - b).abs().max().item())
         entry["ratio_tokens_per_s"] = entry["fmhactl"]["tokens_per_s"] / entry["sdpa"]["tokens_per_s"]
+        if padded:
+            entry["padded_batch"] = _padded_entry(models, spec, length, gen, warmup, iters)
         rows.append(entry)
     return {"model": asdict(spec), "dtype": dtype_name, "backend": {**asdict(backend)},
             "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "warmup": warmup, "iters": iters,

@@ -166,20 +166,32 @@ def bench_command(
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
     gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP + " Never two timed kernels on one GPU."),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small) with sdpa vs fmhactl attention, instead of a variant."),
+    model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small, llama-small-hd128, qwen2-small) with sdpa vs fmhactl attention, instead of a variant."),
     prompt: Optional[list[int]] = typer.Option(None, "--prompt", help="With --model: prompt lengths (repeatable; default 128, 512, 2048)."),
+    padded: bool = typer.Option(False, "--padded", help="With --model: also each prompt length as a left-padded batch of 4 uneven lengths."),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    overhead: bool = typer.Option(False, "--overhead", help="Host µs per call of the torch op vs SDPA (same run) at each --shape (default a tiny one), instead of a variant."),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
     use_emulation(emulation)
     from fmhactl.errors import BadInput
 
+    if padded and model is None:
+        raise BadInput("--padded needs --model NAME")
+    if overhead:
+        from fmhactl.cli.model_bench import overhead_bench
+
+        if variant or suite or model:
+            raise BadInput("--overhead times the torch op at --shape values: give no VARIANT, --suite or --model")
+        overhead_bench(shape or [], iters=iters, seed=seed, as_json=as_json)
+        return
     if model is not None:
         from fmhactl.cli.model_bench import model_bench
 
         if variant or shape or suite:
             raise BadInput("give either VARIANT --shape/--suite ... or --model NAME, not both")
-        model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json)
+        model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json,
+                    padded=padded)
         return
     if not variant or not (shape or suite):
         raise BadInput("bench needs VARIANT and at least one --shape or --suite NAME (or --model NAME)")

@@ -5,11 +5,12 @@ from __future__ import annotations
 from fmhactl.cli.common import out_console, print_json
 
 
-def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed: int | None, as_json: bool) -> None:
+def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed: int | None, as_json: bool,
+                padded: bool = False) -> None:
     from fmhactl.bench.model import record, run_model_bench
     from fmhactl.results.store import ResultStore
 
-    result = run_model_bench(name, prompts, warmup=min(warmup, 5), iters=min(iters, 20), seed=seed or 0)
+    result = run_model_bench(name, prompts, warmup=min(warmup, 5), iters=min(iters, 20), seed=seed or 0, padded=padded)
     with ResultStore() as store:
         result["row_id"] = record(result, store)
     if as_json:
@@ -26,4 +27,32 @@ def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed:
         table.add_row(str(r["prompt_length"]), f"{r['sdpa']['median_ms']:.3f}", f"{r['fmhactl']['median_ms']:.3f}",
                       f"{r['sdpa']['tokens_per_s']:.0f}", f"{r['fmhactl']['tokens_per_s']:.0f}",
                       f"{r['ratio_tokens_per_s']:.3f}", f"{r['max_logit_diff_vs_sdpa']:.4g}")
+        if "padded_batch" in r:
+            p = r["padded_batch"]
+            table.add_row(f"4 rows {'/'.join(map(str, p['lengths']))} ({p['padding']} padded)",
+                          f"{p['sdpa']['median_ms']:.3f}", f"{p['fmhactl']['median_ms']:.3f}",
+                          f"{p['sdpa']['tokens_per_s']:.0f}", f"{p['fmhactl']['tokens_per_s']:.0f}",
+                          f"{p['ratio_tokens_per_s']:.3f}", f"{p['max_logit_diff_vs_sdpa']:.4g}")
     out_console.print(table)
+
+
+def overhead_bench(shapes: list[str], *, iters: int, seed: int | None, as_json: bool) -> None:
+    """`fmhactl bench --overhead`: host µs per call, the op beside SDPA (fmhactl.bench.overhead)."""
+    from fmhactl.bench.overhead import run_overhead
+    from fmhactl.cli.common import table
+
+    result = run_overhead(shapes, iters=iters, seed=seed or 0)
+    if as_json:
+        print_json(result)
+        return
+    rows = []
+    for row in result["rows"]:
+        for name, m in row["impls"].items():
+            if "skipped" in m:
+                rows.append([row["shape"], name, "-", "-", "-", m["skipped"]])
+                continue
+            rows.append([row["shape"], name, f"{m['host_us']:.1f}", f"{m['per_call_us']:.1f}",
+                         f"{m['do_bench_us']:.1f}" if "do_bench_us" in m else "-", ""])
+    table(f"fmhactl bench --overhead ({result['gpu']}, median of {result['rounds']} x {result['iters']} calls)",
+          ["shape", "implementation", "host µs/call", "per-call µs", "do_bench µs", "note"], rows,
+          right=["host µs/call", "per-call µs", "do_bench µs"])

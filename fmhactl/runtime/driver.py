@@ -49,14 +49,20 @@ class LoadedModule:
         return self._functions[name]
 
 
+def allow_dynamic_smem(function, dynamic_smem: int) -> None:
+    """Let `function` launch with more than the default 48 KiB of dynamic SMEM (a function attribute: once is enough)."""
+    if dynamic_smem > 48 * 1024:
+        driver = _driver()
+        check(driver.cuFuncSetAttribute(
+            function, driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            dynamic_smem), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+
+
 def launch(function, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_smem: int,
            stream: int, *args: ctypes.Structure) -> None:
     """Launch with by-value struct arguments on the given stream handle."""
     driver = _driver()
-    if dynamic_smem > 48 * 1024:
-        check(driver.cuFuncSetAttribute(
-            function, driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            dynamic_smem), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+    allow_dynamic_smem(function, dynamic_smem)
     arg_ptrs = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
     check(driver.cuLaunchKernel(function, *grid, *block, dynamic_smem, driver.CUstream(stream),
                                 ctypes.addressof(arg_ptrs), 0), "cuLaunchKernel")
@@ -71,3 +77,37 @@ def driver_version() -> str:
     driver = _driver()
     version = check(driver.cuDriverGetVersion(), "cuDriverGetVersion")
     return f"cuda-driver-{version // 1000}.{(version % 1000) // 10}"
+
+
+class RawDriver:
+    """cuLaunchKernel and cuTensorMapReplaceAddress called on libcuda through ctypes.
+
+    cuda-python's wrappers convert and check every argument, which costs several microseconds a
+    call; the torch op's cached launch path needs only plain integers (handles, addresses) and
+    calls these two entry points once per launch, so it binds them directly. Both are the
+    documented driver API (cuTensorMapReplaceAddress since CUDA 12.0).
+    """
+
+    def __init__(self, library: str = "libcuda.so.1") -> None:
+        lib = ctypes.CDLL(library)
+        u32, ptr = ctypes.c_uint, ctypes.c_void_p
+        self._launch = lib.cuLaunchKernel
+        self._launch.argtypes = [ptr, u32, u32, u32, u32, u32, u32, u32, ptr, ptr, ptr]
+        self._launch.restype = ctypes.c_int
+        self._replace = lib.cuTensorMapReplaceAddress
+        self._replace.argtypes = [ptr, ptr]
+        self._replace.restype = ctypes.c_int
+
+    def launch(self, function: int, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_smem: int,
+               stream: int, kernel_params: int) -> None:
+        """kernel_params: the address of an array of pointers to the by-value arguments."""
+        rc = self._launch(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], dynamic_smem, stream,
+                          kernel_params, None)
+        if rc:
+            check(_driver().CUresult(rc), "cuLaunchKernel")
+
+    def replace_address(self, tensor_map: int, address: int) -> None:
+        """Point the encoded tensor map at `tensor_map` (its host address) to a new global address."""
+        rc = self._replace(tensor_map, address)
+        if rc:
+            check(_driver().CUresult(rc), "cuTensorMapReplaceAddress")

@@ -110,8 +110,10 @@ class Executor:
         lse.view(torch.int32).fill_(POISON_32)
         return o, lse
 
-    def launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
-               scale: float | None = None) -> None:
+    def launch_args(self, job: dict, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
+                    scale: float | None = None):
+        """(function, launch shape, by-value arguments) of one launch on the current stream:
+        the parameter block, then the tensor maps for the launchers that take them."""
         torch = _torch()
         fn = self._function(job)
         shape = launch_shape(job["launcher"], cfg, job["switches"], self._sm_count())
@@ -122,6 +124,13 @@ class Executor:
             args.append(self._tma_maps(job, cfg, q, k, v))
         elif job["launcher"] == "sm90":
             args.append(self._sm90_maps(job, cfg, q, k, v, o))
+        return fn, shape, args
+
+    def launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
+               scale: float | None = None) -> None:
+        torch = _torch()
+        fn, shape, args = self.launch_args(job, cfg, q, k, v, o, lse, checkpoints=checkpoints, scale=scale)
+        stream = torch.cuda.current_stream().cuda_stream
         if job.get("mode") == "emulated":
             # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
             self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0),
@@ -138,18 +147,8 @@ class Executor:
         torch = _torch()
         if job.get("mode") == "emulated":
             return lambda: self.launch(job, cfg, q, k, v, o, lse)
-        fn = self._function(job)
-        shape = launch_shape(job["launcher"], cfg, job["switches"], self._sm_count())
-        args = [make_params(cfg, q, k, v, o, lse,
-                            tile_counter=self.tile_counter(job, torch.cuda.current_stream().cuda_stream))]
-        if job["launcher"] == "sm100":
-            args.append(self._tma_maps(job, cfg, q, k, v))
-        elif job["launcher"] == "sm90":
-            args.append(self._sm90_maps(job, cfg, q, k, v, o))
-        if shape.dynamic_smem > 48 * 1024:
-            driver.check(cu.cuFuncSetAttribute(
-                fn, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shape.dynamic_smem),
-                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+        fn, shape, args = self.launch_args(job, cfg, q, k, v, o, lse)
+        driver.allow_dynamic_smem(fn, shape.dynamic_smem)
         import ctypes
 
         arg_ptrs = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])

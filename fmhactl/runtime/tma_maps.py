@@ -39,11 +39,15 @@ def map_params(tensor, box_rows: int):
 
 
 def encode(tensor, box_rows: int) -> TmaMap:
+    return encode_params(map_params(tensor, box_rows))
+
+
+def encode_params(params) -> TmaMap:
+    """Check the parameters against the layout model's rules, then encode them with the driver."""
     from cuda.bindings import driver as cu
 
     from fmhactl.layout.tensormap import validate
 
-    params = map_params(tensor, box_rows)
     problems = [p for p in validate(params) if p.severity == "error"]
     if problems:
         raise BadInput("tensor map rejected before encoding: " + "; ".join(f"{p.code}: {p.message}" for p in problems))

@@ -147,6 +147,38 @@ def check_model(compiled: bool, prompts=MODEL_PROMPTS) -> dict:
                         "prompts": per_prompt}}
 
 
+def check_padded(length: int = 96) -> dict:
+    """llama-small on padded batches of 4 uneven lengths (left and right padding): prefill logits at
+    real tokens, then (left) one cached decode step, vs sdpa under the FA rule; no SDPA fallback."""
+    from fmhactl.bench.model import padded_lengths, padding_mask
+    from fmhactl.torch.hf import fallbacks
+
+    spec, models, ref32_model = _models()
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    lengths = padded_lengths(length)
+    before = sum(fallbacks().values())
+    cases = []
+    with torch.no_grad():
+        for side in ("left", "right"):
+            mask = padding_mask(lengths, side)
+            ids = torch.randint(0, spec.vocab_size, mask.shape, generator=gen, device="cuda")
+            seen = mask.bool()
+            runs = {name: m(ids, attention_mask=mask, use_cache=side == "left")
+                    for name, m in (("ours", models["fmhactl"]), ("low", models["sdpa"]), ("ref32", ref32_model))}
+            rule = _rule(runs["ours"].logits.float()[seen], runs["ref32"].logits.float()[seen],
+                         runs["low"].logits.float()[seen])
+            cases.append({"case": f"prefill {side} {lengths}", **rule})
+            if side == "left":  # one decode step on the padded cache
+                step = torch.randint(0, spec.vocab_size, (len(lengths), 1), generator=gen, device="cuda")
+                mask2 = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=1)
+                logits = {name: m(step, attention_mask=mask2, past_key_values=runs[name].past_key_values).logits.float()
+                          for name, m in (("ours", models["fmhactl"]), ("low", models["sdpa"]), ("ref32", ref32_model))}
+                cases.append({"case": f"decode step {side}", **_rule(logits["ours"], logits["ref32"], logits["low"])})
+    fell_back = sum(fallbacks().values()) - before
+    ok = all(c["passed"] for c in cases) and fell_back == 0
+    return {"status": "PASS" if ok else "FAIL", "metrics": {"cases": cases, "sdpa_fallback_calls": fell_back}}
+
+
 def check_cuda_graph() -> dict:
     """Capture the op alone and the model forward in CUDA graphs; replay with new inputs; compare."""
     import fmhactl.torch  # noqa: F401
@@ -210,6 +242,7 @@ CHECKS: dict[str, Callable[[], dict]] = {
     "model-eager": lambda: check_model(False),
     "model-compile": lambda: check_model(True),
     "cuda-graph": check_cuda_graph,
+    "padded": check_padded,
 }
 
 

@@ -3,54 +3,226 @@
 transformers calls an attention implementation as
     fn(module, query, key, value, attention_mask, scaling=..., dropout=..., **kwargs) -> (out, weights)
 with query (batch, heads, seq_q, dim), key/value (batch, heads_kv, seq_k, dim) (not repeated for
-GQA) and expects out as (batch, seq_q, heads, dim). The kernels take no arbitrary mask, so a
-mask function is registered too: it lets a causal model through with no mask (the op's
-bottom-right causal flag covers prefill and decoding with a cache) and refuses padding with one
-line instead of silently ignoring it.
+GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered mask function
+(once per forward, not per layer) what to hand every layer as `attention_mask`:
+
+* None: no padding, a plain causal (or bidirectional) mask: the op's bottom-right causal flag does
+  the masking (prefill and decoding with a cache), with no host read;
+* PaddedBatch: a 2-D padding mask whose every row is one interval of valid keys (left padding,
+  right padding, a static cache's unfilled tail): each row runs as a slice of the batch through
+  the op, a causal block plus, for right padding, a non-causal tail (the padded queries see every
+  valid key, as they do under SDPA); queries that see no key get zeros. One host read of the
+  (batch, keys) mask per forward, as transformers' own flash-attention path does;
+* SdpaFallback: anything the kernels cannot express (a mask with holes, a mask function other
+  than plain causal or bidirectional, such as packed sequences or sliding windows): the call runs
+  through transformers' SDPA with the mask SDPA would get, and the reason is counted
+  (`fallbacks()`) and logged once. Never refused, never a wrong answer.
 """
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
 NAME = "fmhactl"
+_log = logging.getLogger(__name__)
+_fallbacks: Counter[str] = Counter()
 
 
 class UnsupportedAttentionCall(ValueError):
     pass
 
 
+@dataclass(frozen=True)
+class PaddedBatch:
+    """Per row, the interval [start, end) of valid key indices; `shift` is q_offset - kv_offset
+    (query i sits at key index i + shift); causal or bidirectional."""
+
+    rows: tuple[tuple[int, int], ...]
+    shift: int
+    causal: bool
+
+
+@dataclass(frozen=True)
+class SdpaFallback:
+    """The mask SDPA would get for this forward, and why the kernels cannot serve it."""
+
+    mask: object
+    reason: str
+
+
+def fallbacks() -> dict[str, int]:
+    """How many attention calls fell back to SDPA in this process, by reason."""
+    return dict(_fallbacks)
+
+
 def _fail(message: str) -> None:
     raise UnsupportedAttentionCall(f"attn_implementation='fmhactl': {message}")
+
+
+def _note_fallback(reason: str) -> None:
+    if reason not in _fallbacks:
+        _log.warning("attn_implementation='fmhactl': falling back to SDPA: %s", reason)
+    _fallbacks[reason] += 1
+
+
+def _piece_attention(q, k, v, causal: bool, scale):
+    """One slice of a padded batch through the op (tests put a CPU reference here)."""
+    from fmhactl.torch.op import attention
+
+    return attention(q, k, v, causal=causal, scale=scale, layout="bhsd")
+
+
+def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Callable = None):
+    """(batch, seq_q, heads, dim) output of a padded batch, row by row (see the module docstring)."""
+    attend = attend or _piece_attention
+    b, heads, seq_q, dim = query.shape
+    out = query.new_zeros(b, seq_q, heads, dim)
+    d = batch.shift
+    for row, (start, end) in enumerate(batch.rows):
+        q, k, v = query[row:row + 1], key[row:row + 1], value[row:row + 1]
+        if not batch.causal:
+            if end > start:
+                out[row] = attend(q, k[:, :, start:end], v[:, :, start:end], False, scale)[0].transpose(0, 1)
+            continue
+        end = min(end, seq_q + d)  # keys past the last query's position are never visible
+        if end <= start:
+            continue  # no query of this row sees a valid key: zeros
+        first = max(0, start - d)  # queries before it see nothing: zeros
+        last_causal = end - 1 - d  # the query whose causal row ends at the last valid key
+        ks, vs = k[:, :, start:end], v[:, :, start:end]
+        if last_causal >= first:
+            piece = attend(q[:, :, first:last_causal + 1], ks, vs, True, scale)
+            out[row, first:last_causal + 1] = piece[0].transpose(0, 1)
+        tail = max(first, last_causal + 1)
+        if tail < seq_q:  # right padding: these queries see every valid key
+            out[row, tail:] = attend(q[:, :, tail:], ks, vs, False, scale)[0].transpose(0, 1)
+    return out
 
 
 def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling=None, dropout: float = 0.0,
                               **kwargs):
     from fmhactl.torch.op import attention
 
-    if attention_mask is not None:
-        _fail("attention masks (padding) are not supported; pass unpadded batches or use attn_implementation='sdpa'")
-    if dropout and module.training:
-        _fail(f"attention dropout ({dropout}) is not supported")
+    fallback = None
+    if isinstance(attention_mask, SdpaFallback):
+        fallback = attention_mask
+    elif attention_mask is not None and not isinstance(attention_mask, PaddedBatch):
+        fallback = SdpaFallback(attention_mask, "an attention mask tensor (a 4-D or custom mask)")
+    elif dropout and module.training:
+        fallback = SdpaFallback(None if attention_mask is None else _sdpa_mask_of(attention_mask, query, key),
+                                f"attention dropout ({dropout}) in training")
+    if fallback is not None:
+        from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+        _note_fallback(fallback.reason)
+        return sdpa_attention_forward(module, query, key, value, fallback.mask, dropout=dropout, scaling=scaling,
+                                      **kwargs)
     for unsupported in ("sliding_window", "softcap", "s_aux"):
         if kwargs.get(unsupported) is not None:
             _fail(f"{unsupported} is not supported")
     if kwargs.get("output_attentions"):
         _fail("output_attentions=True needs the attention weights; use attn_implementation='eager'")
+    if isinstance(attention_mask, PaddedBatch):
+        return padded_attention(query, key, value, attention_mask, scaling), None
     is_causal = kwargs.get("is_causal")
     causal = bool(getattr(module, "is_causal", True) if is_causal is None else is_causal)
     out = attention(query, key, value, causal=causal, scale=scaling, layout="bhsd")
     return out.transpose(1, 2), None  # stored (batch, seq, heads, dim): this view is contiguous
 
 
+def _sdpa_mask_of(batch: PaddedBatch, query, key):
+    """The boolean (batch, 1, seq_q, seq_k) mask SDPA needs for a PaddedBatch (dropout fallback)."""
+    import torch
+
+    seq_q, seq_k = query.shape[2], key.shape[2]
+    j = torch.arange(seq_k, device=query.device)
+    rows = torch.tensor(batch.rows, device=query.device)
+    valid = (j >= rows[:, :1]) & (j < rows[:, 1:])  # (batch, seq_k)
+    mask = valid[:, None, None, :].expand(-1, 1, seq_q, -1)
+    if batch.causal:
+        i = torch.arange(seq_q, device=query.device)
+        mask = mask & (j[None, :] <= i[:, None] + batch.shift)
+    return mask
+
+
+_PLAIN_MASKS: list[tuple[object, bool]] = []  # (transformers' mask function, causal), filled once
+
+
+def _load_plain_masks() -> None:
+    """Look transformers' plain mask functions up once, outside any traced code: torch.compile
+    cannot trace an import of transformers (a lazy module), and the mask function runs traced."""
+    if not _PLAIN_MASKS:
+        from transformers.masking_utils import bidirectional_mask_function, causal_mask_function
+
+        _PLAIN_MASKS.extend([(causal_mask_function, True), (bidirectional_mask_function, False)])
+
+
+def _mask_kind(mask_function) -> bool | None:
+    """True: plain causal, False: bidirectional, None: any other pattern (the kernels cannot express it)."""
+    if mask_function is None:
+        return True
+    if not _PLAIN_MASKS:
+        _load_plain_masks()
+    for known, causal in _PLAIN_MASKS:
+        if mask_function is known:
+            return causal
+    return None
+
+
+def _row_intervals(valid) -> list[tuple[int, int]] | None:
+    """Per row of a (batch, keys) bool mask: [first, last + 1) of its valid keys, (0, 0) for none;
+    None if a row's valid keys are not one interval. One host read."""
+    import torch
+
+    keys = valid.shape[1]
+    count = valid.sum(dim=1)
+    first = valid.int().argmax(dim=1)
+    last = keys - 1 - valid.flip(1).int().argmax(dim=1)
+    facts = torch.stack([count, first, last]).tolist()
+    rows = []
+    for n, a, z in zip(*facts):
+        if n == 0:
+            rows.append((0, 0))
+        elif n != z - a + 1:
+            return None
+        else:
+            rows.append((a, z + 1))
+    return rows
+
+
 def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_offset: int = 0, kv_offset: int = 0,
                            mask_function=None, attention_mask=None, **kwargs):
-    """No mask for unpadded batches (the kernel's causal flag does the masking); padding is refused."""
-    if attention_mask is None:
+    """None, a PaddedBatch or an SdpaFallback for every layer of this forward (see the module docstring)."""
+    causal = _mask_kind(mask_function)
+    reason = None
+    if causal is None:
+        reason = f"mask function {getattr(mask_function, '__qualname__', mask_function)!r} (not plain causal)"
+    elif attention_mask is None:
         return None
-    attention_mask = attention_mask[:, -kv_length:]
-    # A host read, as transformers' flash-attention mask does: only when a 2-D mask was passed.
-    if attention_mask.shape[1] == kv_length and bool(attention_mask.all()):
-        return None
-    _fail("padded batches (an attention_mask with zeros) are not supported; use attn_implementation='sdpa'")
+    else:
+        import torch
+
+        valid = attention_mask.to(torch.bool)
+        if valid.shape[-1] < kv_length + kv_offset:  # a static cache's unfilled tail: invalid keys
+            valid = torch.nn.functional.pad(valid, (0, kv_length + kv_offset - valid.shape[-1]))
+        valid = valid[:, kv_offset:kv_offset + kv_length]
+        rows = _row_intervals(valid)
+        if rows is None:
+            reason = "an attention_mask row whose valid tokens are not one interval"
+        elif all(row == (0, kv_length) for row in rows):
+            return None
+        else:
+            return PaddedBatch(tuple(rows), int(q_offset) - int(kv_offset), causal)
+    from transformers.masking_utils import sdpa_mask
+
+    kwargs.pop("allow_is_causal_skip", None)
+    mask = sdpa_mask(batch_size=batch_size, q_length=q_length, kv_length=kv_length, q_offset=q_offset,
+                     kv_offset=kv_offset, mask_function=mask_function, attention_mask=attention_mask,
+                     allow_is_causal_skip=False, **kwargs)
+    return SdpaFallback(mask, reason)
 
 
 def register_transformers() -> str:
@@ -64,8 +236,9 @@ def register_transformers() -> str:
     AttentionInterface.register(NAME, fmhactl_attention_forward)
     try:
         from transformers.masking_utils import AttentionMaskInterface
-    except ImportError:  # older transformers build masks per model; a 4-D mask then reaches the forward and is refused
+    except ImportError:  # older transformers build masks per model; a 4-D mask then reaches the forward: SDPA serves it
         pass
     else:
+        _load_plain_masks()
         AttentionMaskInterface.register(NAME, fmhactl_attention_mask)
     return NAME

@@ -28,7 +28,7 @@ def registry() -> dict[str, Variant]:
     return load_registry()
 
 
-def _executor(device_index: int):
+def executor(device_index: int):
     with _lock:
         if device_index not in _executors:
             from fmhactl.runtime.execute import Executor
@@ -57,12 +57,12 @@ def job_for(backend: Backend, cfg: AttnConfig) -> dict:
 
 def launch(backend: Backend, cfg: AttnConfig, q, k, v, o, lse, scale: float, device_index: int) -> None:
     """One launch on the current stream of the tensors' device; q/k/v/o indexed (batch, seq, heads, dim)."""
-    executor = _executor(device_index)
+    runner = executor(device_index)
     job = job_for(backend, cfg)
-    executor.launch(job, cfg, q, k, v, o, lse, scale=scale)
+    runner.launch(job, cfg, q, k, v, o, lse, scale=scale)
     if backend.mode == "emulated":
         # The emulation reports broken tcgen05 rules only after the kernel finished.
-        executor.synchronize(job)
+        runner.synchronize(job)
 
 
 def needs_copy(launcher: str, tensor) -> bool:

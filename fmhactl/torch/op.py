@@ -20,75 +20,19 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import torch
 
-from fmhactl.config import AttnConfig
-from fmhactl.errors import BadInput
-from fmhactl.torch import backends
+from fmhactl.torch import backends, fastpath
 from fmhactl.torch import launch as _launch
+from fmhactl.torch.inputs import (LAYOUTS, AttentionInputError, Problem, check_inputs, choose_backend, config_of,
+                                  to_bshd)
 
-LAYOUTS = ("bhsd", "bshd")
-_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16"}
-HEAD_DIM_MULTIPLE, MAX_HEAD_DIM = 8, 512
+__all__ = ["LAYOUTS", "AttentionInputError", "Problem", "attention", "attention_op", "backend_for", "check_inputs",
+           "to_bshd"]
 
-
-class AttentionInputError(BadInput, ValueError):
-    """A call the op cannot serve; the message is one line naming the input and the rule."""
-
-
-@dataclass(frozen=True)
-class Problem:
-    batch: int
-    heads: int
-    heads_kv: int
-    seq_q: int
-    seq_k: int
-    head_dim: int
-
-
-def _fail(message: str) -> None:
-    raise AttentionInputError(f"fmhactl.attention: {message}")
-
-
-def to_bshd(t: torch.Tensor, layout: str) -> torch.Tensor:
-    return t.transpose(1, 2) if layout == "bhsd" else t
-
-
-def check_inputs(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout: str, scale: float | None) -> Problem:
-    """Shape, dtype and device rules every backend shares (the fake implementation runs them too)."""
-    if layout not in LAYOUTS:
-        _fail(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if t.dim() != 4:
-            _fail(f"{name} must be 4-D ({'batch, heads, seq, dim' if layout == 'bhsd' else 'batch, seq, heads, dim'}),"
-                  f" got shape {tuple(t.shape)}")
-        if t.dtype not in _DTYPES:
-            _fail(f"{name} has dtype {t.dtype}; supported: torch.bfloat16, torch.float16")
-        if t.device.type not in ("cuda", "meta"):
-            _fail(f"{name} is on {t.device}; the kernels need CUDA tensors")
-    if not (q.dtype == k.dtype == v.dtype):
-        _fail(f"q, k, v must share one dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
-    if not (q.device == k.device == v.device):
-        _fail(f"q, k, v must be on one device, got {q.device}, {k.device}, {v.device}")
-    b, sq, h, d = to_bshd(q, layout).shape
-    kb, sk, hkv, kd = to_bshd(k, layout).shape
-    if tuple(k.shape) != tuple(v.shape):
-        _fail(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
-    if kb != b:
-        _fail(f"batch of k/v ({kb}) differs from q's ({b})")
-    if kd != d:
-        _fail(f"head dim of k/v ({kd}) differs from q's ({d})")
-    if d % HEAD_DIM_MULTIPLE or d > MAX_HEAD_DIM or d <= 0:
-        _fail(f"head dim {d} not supported (multiples of {HEAD_DIM_MULTIPLE} up to {MAX_HEAD_DIM})")
-    if hkv <= 0 or h % hkv:
-        _fail(f"q heads ({h}) must be a multiple of k/v heads ({hkv})")
-    if sk <= 0:
-        _fail("k/v have no keys (seq_k = 0)")
-    if scale is not None and not (math.isfinite(scale) and scale > 0):
-        _fail(f"scale must be a positive finite number, got {scale!r}")
-    return Problem(b, h, hkv, sq, sk, d)
+SCHEMA = ('attention(Tensor q, Tensor k, Tensor v, *, bool causal=False, float? scale=None, '
+          'bool return_lse=False, str layout="bhsd") -> (Tensor, Tensor)')
 
 
 def _outputs(q: torch.Tensor, p: Problem, layout: str, return_lse: bool) -> tuple[torch.Tensor, torch.Tensor]:
@@ -102,43 +46,21 @@ def _outputs(q: torch.Tensor, p: Problem, layout: str, return_lse: bool) -> tupl
     return out, lse
 
 
-def config_of(p: Problem, dtype: torch.dtype, causal: bool) -> AttnConfig:
-    return AttnConfig(batch=p.batch, heads=p.heads, heads_kv=p.heads_kv, seq_q=max(p.seq_q, 1), seq_k=p.seq_k,
-                      head_dim=p.head_dim, dtype=_DTYPES[dtype], causal=bool(causal))
-
-
-def _capability(device: torch.device) -> tuple[int, int]:
-    from fmhactl.runtime.device import torch_device_capability  # the one GPU probe, cached per device
-
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    return torch_device_capability(index)
-
-
 def backend_for(q: torch.Tensor, k: torch.Tensor | None = None, v: torch.Tensor | None = None, *,
                 causal: bool = False, layout: str = "bhsd") -> backends.Backend:
     """The kernel a call with these tensors would run now (k/v default to q's shape)."""
     k = q if k is None else k
     v = k if v is None else v
-    p = check_inputs(q, k, v, layout, None)
-    if q.device.type != "cuda":
-        _fail(f"q is on {q.device}; the kernels need CUDA tensors")
-    try:
-        return backends.choose(_capability(q.device), config_of(p, q.dtype, causal), _launch.registry(),
-                               backends.current_override())
-    except backends.NoBackend as exc:
-        _fail(str(exc))
-        raise  # unreachable: _fail raises
+    return choose_backend(q, check_inputs(q, k, v, layout, None), causal)
 
 
-@torch.library.custom_op("fmhactl::attention", mutates_args=())
-def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool = False,
-                 scale: float | None = None, return_lse: bool = False,
-                 layout: str = "bhsd") -> tuple[torch.Tensor, torch.Tensor]:
+def _general(q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str):
+    """Every check on every call, copies where the kernel cannot read a tensor, any backend (emulated too)."""
     p = check_inputs(q, k, v, layout, scale)
     out, lse = _outputs(q, p, layout, return_lse)
     if p.seq_q == 0:
         return out, lse
-    backend = backend_for(q, k, v, causal=causal, layout=layout)
+    backend = choose_backend(q, p, causal)
     cfg = config_of(p, q.dtype, causal)
     launcher = _launch.registry()[backend.variant].launcher
     views = []
@@ -151,10 +73,30 @@ def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: b
     return out, lse
 
 
-@attention_op.register_fake
+def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool = False,
+                    scale: float | None = None, return_lse: bool = False,
+                    layout: str = "bhsd") -> tuple[torch.Tensor, torch.Tensor]:
+    """The op's kernel for every backend key: the cached launch path, else the general one."""
+    served = fastpath.attention(q, k, v, causal, scale, return_lse, layout)
+    if served is None:
+        return _general(q, k, v, causal, scale, return_lse, layout)
+    out, lse = served
+    return out, (lse if lse is not None else q.new_empty((0,), dtype=torch.float32))
+
+
 def _attention_fake(q, k, v, *, causal=False, scale=None, return_lse=False, layout="bhsd"):
     p = check_inputs(q, k, v, layout, scale)
     return _outputs(q, p, layout, return_lse)
+
+
+# A plain Library registration rather than torch.library.custom_op: the same schema, fake and
+# autograd registrations (so torch.compile, export, CUDA graphs and opcheck behave the same), with
+# about half of custom_op's per-call Python overhead (custom_op wraps the kernel in more layers).
+_lib = torch.library.Library("fmhactl", "DEF")
+_lib.define(SCHEMA)
+_lib.impl("attention", _attention_impl, "CompositeExplicitAutograd")
+torch.library.register_fake("fmhactl::attention", _attention_fake, lib=_lib)
+attention_op = torch.ops.fmhactl.attention.default
 
 
 # ---- autograd: recompute in fp32 math ------------------------------------------------------------
@@ -217,12 +159,32 @@ def _backward(ctx, grad_out, grad_lse):
     return back(dq, q), back(dk, k), back(dv, v)
 
 
-attention_op.register_autograd(_backward, setup_context=_setup_context)
+torch.library.register_autograd("fmhactl::attention", _backward, setup_context=_setup_context, lib=_lib)
+
+
+def _dispatcher_needed(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> bool:
+    """Whether this call must go through the dispatcher (so autograd, tracing, modes and the
+    profiler see the op) rather than straight to the cached launch."""
+    if torch.compiler.is_compiling():
+        return True
+    if type(q) is not torch.Tensor or type(k) is not torch.Tensor or type(v) is not torch.Tensor:
+        return True  # fake, functional or other subclass tensors
+    if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+        return True
+    return bool(torch._C._len_torch_dispatch_stack() or torch._C._is_torch_function_mode_enabled()
+                or torch._C._autograd._profiler_enabled())
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool = False,
               scale: float | None = None, return_lse: bool = False, layout: str = "bhsd"):
-    """torch.ops.fmhactl.attention returning `out`, or `(out, lse)` when return_lse."""
-    out, lse = torch.ops.fmhactl.attention(q, k, v, causal=causal, scale=scale, return_lse=return_lse,
-                                           layout=layout)
+    """torch.ops.fmhactl.attention returning `out`, or `(out, lse)` when return_lse.
+
+    In eager mode with nothing watching (no grad wanted, no tracing, no dispatch or function mode,
+    no profiler) the call skips the dispatcher and goes straight to the cached launch path: the
+    same kernel and outputs as the op, minus the dispatcher's Python layers."""
+    if not _dispatcher_needed(q, k, v):
+        served = fastpath.attention(q, k, v, causal, scale, return_lse, layout)
+        if served is not None:
+            return served if return_lse else served[0]
+    out, lse = attention_op(q, k, v, causal=causal, scale=scale, return_lse=return_lse, layout=layout)
     return (out, lse) if return_lse else out

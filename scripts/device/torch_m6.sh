@@ -15,19 +15,7 @@ mkdir -p "$OUT"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export FMHACTL_HOME="${FMHACTL_HOME:-/tmp/fmhactl-torch-home}"
 PY="${PYTHON:-python3}"
-FAILED=0
-declare -a SUMMARY=()
-
-step() {  # step NAME SECONDS CMD... : run with a time limit, log to $OUT/device.log
-    local name="$1" limit="$2"; shift 2
-    echo "=== $name: $*" >> "$OUT/device.log"
-    local start=$SECONDS
-    timeout "$limit" "$@" 2>>"$OUT/device.log"
-    local rc=$?
-    SUMMARY+=("$name rc=$rc $((SECONDS - start))s")
-    if [ "$rc" -ne 0 ]; then FAILED=$((FAILED + 1)); fi
-    return 0
-}
+source "$(dirname "${BASH_SOURCE[0]}")/step.sh"  # step NAME SECONDS CMD..., SUMMARY, FAILED
 
 "$PY" -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, torch.cuda.get_device_name())" | tee -a "$OUT/device.log"
 step checks 300 "$PY" -m fmhactl.torch.checks --record --json > "$OUT/checks.json"

@@ -212,18 +212,17 @@ def test_register_transformers_makes_from_config_use_fmhactl():
     assert transformers.__version__
 
 
-def test_transformers_forward_refuses_padding_masks():
+def test_transformers_mask_and_forward_without_padding():
+    """No mask, or an all-ones one: the op's causal flag does the masking (padding: test_hf_padding_cpu)."""
     pytest.importorskip("transformers")
-    from fmhactl.torch.hf import UnsupportedAttentionCall, fmhactl_attention_forward, fmhactl_attention_mask
+    from fmhactl.torch.hf import PaddedBatch, fmhactl_attention_forward, fmhactl_attention_mask
 
     assert fmhactl_attention_mask(1, 4, 4) is None
     assert fmhactl_attention_mask(1, 4, 4, attention_mask=torch.ones(1, 4, dtype=torch.bool)) is None
-    with pytest.raises(UnsupportedAttentionCall, match="padded batches"):
-        fmhactl_attention_mask(1, 4, 4, attention_mask=torch.tensor([[0, 1, 1, 1]], dtype=torch.bool))
+    assert fmhactl_attention_mask(1, 4, 4, attention_mask=torch.tensor([[0, 1, 1, 1]], dtype=torch.bool)) == \
+        PaddedBatch(((1, 4),), 0, True)
     module = SimpleNamespace(is_causal=True, training=False)
     q = meta(1, 4, 3, 64)
-    with pytest.raises(UnsupportedAttentionCall, match="attention masks"):
-        fmhactl_attention_forward(module, q, q, q, torch.ones(1, 1, 3, 3))
     out, weights = fmhactl_attention_forward(module, q, meta(1, 2, 3, 64), meta(1, 2, 3, 64), None, scaling=0.1)
     assert out.shape == (1, 3, 4, 64) and out.is_contiguous() and weights is None
 

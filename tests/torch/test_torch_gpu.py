@@ -31,6 +31,13 @@ def test_llama_small_logits_match_sdpa(compiled):
     _passed(check_model(compiled, prompts=(1, 17, 511)))
 
 
+def test_padded_batches_match_sdpa():
+    pytest.importorskip("transformers")
+    from fmhactl.torch.checks import check_padded
+
+    _passed(check_padded())
+
+
 def test_cuda_graph_capture_replays():
     pytest.importorskip("transformers")
     from fmhactl.torch.checks import check_cuda_graph
@@ -69,3 +76,34 @@ def test_backend_for_on_this_gpu_is_native_family_or_ref():
         assert backend.variant == "ref"
     with ft.use_backend("ref"):
         assert ft.backend_for(q).variant == "ref"
+
+
+@pytest.mark.parametrize("layout, causal, dims", [
+    ("bhsd", True, (2, 16, 4, 17, 17, 64)),      # GQA, the tiny prefill shape
+    ("bshd", False, (1, 8, 8, 130, 300, 128)),   # T != S, hd128
+    ("bhsd", True, (1, 4, 1, 1, 129, 128)),      # MQA decode step
+])
+def test_cached_path_matches_the_general_path_as_addresses_change(layout, causal, dims):
+    """Fresh tensors every call (so every TMA map moves): the cached path's out and LSE equal the
+    general path's bit for bit, and the cached path really served the calls."""
+    import torch
+
+    import fmhactl.torch as ft
+    from fmhactl.torch import fastpath
+
+    b, h, hkv, sq, sk, d = dims
+    shape = (lambda s, n: (b, n, s, d)) if layout == "bhsd" else (lambda s, n: (b, s, n, d))
+    before = fastpath.status()["plans"]
+    for seed in range(3):
+        gen = torch.Generator(device="cuda").manual_seed(seed)
+        q, k, v = (torch.randn(*shape(s, n), generator=gen, device="cuda").to(torch.bfloat16)
+                   for s, n in ((sq, h), (sk, hkv), (sk, hkv)))
+        fast_out, fast_lse = ft.attention(q, k, v, causal=causal, layout=layout, return_lse=True)
+        fastpath.set_enabled(False)
+        try:
+            slow_out, slow_lse = ft.attention(q, k, v, causal=causal, layout=layout, return_lse=True)
+        finally:
+            fastpath.set_enabled(True)
+        assert torch.equal(fast_out, slow_out) and torch.equal(fast_lse, slow_lse)
+    status = fastpath.status()
+    assert status["off_reason"] is None and status["plans"] == before + 1, status

@@ -1,0 +1,182 @@
+"""Host cost per call of the torch op beside SDPA, measured in one process (`fmhactl bench --overhead`).
+
+For each shape, every implementation is called back to back on one stream:
+* host_us: wall-clock time to enqueue `iters` calls (the GPU is synchronised before, not inside),
+  divided by `iters`: what a Python caller pays per call;
+* per_call_us: CUDA events around the same `iters` calls, divided by `iters`: the larger of host
+  and GPU time per call, which is what a model sees at small shapes;
+* do_bench_us: triton.testing.do_bench's median (L2 flushed between calls), where triton is
+  installed: the issue's original measure.
+Each number is the median over `rounds` repetitions. Implementations: the op as models call it
+(`fmhactl.torch.attention`), the op through the dispatcher (`torch.ops.fmhactl.attention`), the
+op's general path (the cached path turned off: every check and choice on every call), and SDPA
+with its default choice, cuDNN and flash. A baseline that cannot run a shape is reported with the
+reason instead of a time. Nothing is stored; timing lives here, never in tests.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+from fmhactl.config import AttnConfig, parse_shape
+from fmhactl.errors import BadInput, MissingEnvironment
+
+DEFAULT_SHAPES = ("b=1,h=8,t=32,s=32,d=64,causal",)
+MAX_ITERS, MAX_ROUNDS, MAX_SHAPES = 10000, 50, 32
+MAX_ELEMENTS = 1 << 28  # per tensor: the bench is about host cost, not memory
+OP_IMPLS = ("fmhactl", "fmhactl-dispatcher", "fmhactl-general")
+SDPA_IMPLS = ("sdpa", "sdpa-cudnn", "sdpa-flash")
+
+
+def parse_shapes(texts: Sequence[str]) -> list[AttnConfig]:
+    """--shape values (default: one tiny causal shape), checked before any GPU work."""
+    texts = list(texts) or list(DEFAULT_SHAPES)
+    if len(texts) > MAX_SHAPES:
+        raise BadInput(f"--shape: at most {MAX_SHAPES} shapes, got {len(texts)}")
+    configs = [parse_shape(text) for text in texts]
+    for cfg in configs:
+        if max(cfg.batch * cfg.heads * cfg.seq_q, cfg.batch * cfg.heads_kv * cfg.seq_k) * cfg.head_dim > MAX_ELEMENTS:
+            raise BadInput(f"--shape {cfg.key}: over {MAX_ELEMENTS} elements per tensor (the overhead bench is for "
+                           "small and medium shapes)")
+    return configs
+
+
+def _callables(cfg: AttnConfig, q, k, v) -> dict[str, tuple[Callable[[], object], Callable] | str]:
+    """name -> (zero-argument call, context it runs in), or the reason it cannot run this shape.
+
+    The SDPA backends are pinned by a context entered once around all of a measurement's calls,
+    not per call (entering sdpa_kernel costs more host time than a small call itself)."""
+    import contextlib
+
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    import fmhactl.torch as ft
+
+    causal = cfg.causal
+    gqa = cfg.heads != cfg.heads_kv
+    plain = contextlib.nullcontext
+    calls: dict[str, tuple[Callable[[], object], Callable] | str] = {
+        "fmhactl": (lambda: ft.attention(q, k, v, causal=causal), plain),
+        "fmhactl-dispatcher": (lambda: torch.ops.fmhactl.attention.default(q, k, v, causal=causal), plain),
+        "fmhactl-general": (lambda: torch.ops.fmhactl.attention.default(q, k, v, causal=causal), plain),
+    }
+
+    def sdpa():
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
+
+    for name, backend in (("sdpa", None), ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION),
+                          ("sdpa-flash", SDPBackend.FLASH_ATTENTION)):
+        if causal and cfg.seq_q != cfg.seq_k:
+            calls[name] = "SDPA's is_causal is top-left aligned; the op's bottom-right: only t == s compares"
+            continue
+        context = plain if backend is None else (lambda b=backend: sdpa_kernel(b))
+        try:
+            with context():
+                sdpa()
+            torch.cuda.synchronize()
+            calls[name] = (sdpa, context)
+        except RuntimeError as exc:
+            calls[name] = str(exc).splitlines()[0][:200]
+    return calls
+
+
+def _measure(call: Callable[[], object], context: Callable, iters: int, rounds: int, with_do_bench: bool) -> dict:
+    import torch
+
+    host, per_call = [], []
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    with context():
+        for _ in range(max(3, iters // 10)):
+            call()
+        for _ in range(rounds):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            start.record()
+            for _ in range(iters):
+                call()
+            end.record()
+            t1 = time.perf_counter()
+            torch.cuda.synchronize()
+            host.append((t1 - t0) * 1e6 / iters)
+            per_call.append(start.elapsed_time(end) * 1e3 / iters)
+        result = {"host_us": statistics.median(host), "per_call_us": statistics.median(per_call)}
+        if with_do_bench:
+            from triton.testing import do_bench
+
+            result["do_bench_us"] = float(do_bench(call, warmup=25, rep=100, return_mode="median")) * 1e3
+    return result
+
+
+def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7, seed: int = 0) -> dict:
+    """Host µs per call and per-call µs of the op and SDPA at each shape, measured in this process."""
+    configs = parse_shapes(shapes)
+    if not 1 <= iters <= MAX_ITERS:
+        raise BadInput(f"--iters must be in 1..{MAX_ITERS}, got {iters}")
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise BadInput(f"rounds must be in 1..{MAX_ROUNDS}, got {rounds}")
+    import torch
+
+    if not torch.cuda.is_available():
+        raise MissingEnvironment("the overhead bench needs a CUDA GPU")
+    import fmhactl.torch as ft
+
+    try:
+        from fmhactl.torch import fastpath
+    except ImportError:  # a tree from before the cached path (the device script times one for "before")
+        fastpath = None
+
+    try:
+        import triton.testing  # noqa: F401
+        with_do_bench = True
+    except ImportError:
+        with_do_bench = False
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    rows = []
+    for cfg in configs:
+        dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[cfg.dtype]
+
+        def draw(heads: int, seq: int):
+            return torch.randn(cfg.batch, heads, seq, cfg.head_dim, generator=gen, device="cuda").to(dtype)
+
+        q, k, v = draw(cfg.heads, cfg.seq_q), draw(cfg.heads_kv, cfg.seq_k), draw(cfg.heads_kv, cfg.seq_k)
+        backend = ft.backend_for(q, k, v, causal=cfg.causal)
+        calls = _callables(cfg, q, k, v)
+        impls: dict[str, dict] = {}
+        if fastpath is None:
+            calls["fmhactl-general"] = "this tree has no cached path to turn off"
+        for name, call in calls.items():
+            if isinstance(call, str):
+                impls[name] = {"skipped": call}
+                continue
+            if fastpath is not None:
+                fastpath.set_enabled(name != "fmhactl-general")
+            try:
+                impls[name] = _measure(*call, iters, rounds, with_do_bench)
+            finally:
+                if fastpath is not None:
+                    fastpath.set_enabled(True)
+        row = {"shape": cfg.key, "backend": str(backend), "impls": impls, "ratios": _ratios(impls)}
+        if isinstance(calls.get("sdpa"), tuple):
+            with torch.no_grad():
+                diff = (ft.attention(q, k, v, causal=cfg.causal).float() - calls["sdpa"][0]().float()).abs().max()
+            row["max_abs_diff_vs_sdpa"] = float(diff.item())
+        rows.append(row)
+    return {"kind": "overhead", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "iters": iters,
+            "rounds": rounds, "do_bench": with_do_bench, "fastpath": fastpath.status() if fastpath else None,
+            "rows": rows}
+
+
+def _ratios(impls: dict[str, dict]) -> dict[str, float]:
+    """op / baseline for every measure both have (below 1: the op costs less)."""
+    ratios = {}
+    for op in OP_IMPLS:
+        for base in SDPA_IMPLS:
+            a, b = impls.get(op, {}), impls.get(base, {})
+            for measure in ("host_us", "per_call_us", "do_bench_us"):
+                if measure in a and measure in b and b[measure] > 0:
+                    ratios[f"{op}/{base} {measure}"] = a[measure] / b[measure]
+    return ratios

@@ -1,0 +1,260 @@
+"""The op's cached launch path: per call, only what differs between calls.
+
+A call is keyed by everything the op's checks and its kernel choice read: shapes, strides, dtypes
+and devices of q, k, v, the flags, the scale and the backend override. The first call with a key
+runs the full checks (fmhactl.torch.inputs), chooses the backend, builds and loads the kernel and
+makes a LaunchPlan: the parameter block with sizes, strides, scale and mask filled in, the launch
+geometry, the SMEM attribute set, and the TMA descriptors encoded once. A later call with that key
+checks the three base addresses' alignment (O(1)), allocates the outputs, writes five pointers into
+the block, moves each descriptor whose operand moved (cuTensorMapReplaceAddress), and enqueues the
+kernel with one driver call on the current stream. Nothing synchronises the host.
+
+Calls the plan cannot serve return None and take the general path in fmhactl.torch.op: emulated
+backends (they read results back after each launch), tensors that must be copied first (strides
+or base addresses a tile-loading kernel cannot read), an empty query, another current device, or
+no usable libcuda (the fast path then reports why in `status()`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+
+from fmhactl.torch import backends
+from fmhactl.torch import launch as _launch
+from fmhactl.torch.inputs import check_inputs, choose_backend, config_of, to_bshd
+
+ENABLE_ENV = "FMHACTL_TORCH_FAST"  # "0" turns the cached path off (every call takes the general path)
+MAX_PLANS = 4096  # distinct call signatures kept; the cache is cleared past this (decode grows seq_k by one a step)
+_NOT_SERVED = None  # a cached "this signature takes the general path"
+
+# Tensor maps per launcher, in the order of the map struct's fields: which of (q, k, v, o) each reads.
+_MAP_OPERANDS = {"sm90": (0, 1, 2, 3), "sm100": (0, 1, 2)}
+
+
+@dataclass(eq=False)
+class LaunchPlan:
+    """One call signature's launch, settled once; `run` fills in this call's addresses."""
+
+    variant: str
+    device_index: int
+    function: int
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    dynamic_smem: int
+    params: ctypes.Structure
+    maps: ctypes.Structure | None
+    map_slots: tuple[tuple[int, int], ...]  # (host address of the map, operand index in (q, k, v, o))
+    map_addresses: list[int]  # the global address each map holds now
+    out_size: tuple[int, ...]
+    out_stride: tuple[int, ...]
+    lse_size: tuple[int, ...] | None  # None: the call wants no LSE
+    dtype: torch.dtype
+    device: torch.device
+    align_mask: int  # base addresses & align_mask must be 0 (tile loads need 16 bytes)
+    counter_for: Callable[[int], int] | None  # stream -> its tile counter's address (persistent kernels)
+    stream: int
+    kernel_params: ctypes.Array = field(repr=False)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, driver) -> tuple | None:
+        """(out, lse or None) for this call, or None when its addresses need the general path."""
+        qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
+        if (qp | kp | vp) & self.align_mask:
+            return None
+        out = torch.empty_strided(self.out_size, self.out_stride, dtype=self.dtype, device=self.device)
+        lse = None
+        if self.lse_size is not None:
+            lse = torch.empty(self.lse_size, dtype=torch.float32, device=self.device)
+        op = out.data_ptr()
+        stream = _raw_stream(self.device_index)
+        with self.lock:
+            p = self.params
+            p.q, p.k, p.v, p.o = qp, kp, vp, op
+            if lse is not None:
+                p.lse = lse.data_ptr()
+            if self.map_slots:
+                addresses = (qp, kp, vp, op)
+                for i, (tmap, operand) in enumerate(self.map_slots):
+                    address = addresses[operand]
+                    if address != self.map_addresses[i]:
+                        driver.replace_address(tmap, address)
+                        self.map_addresses[i] = address
+            if self.counter_for is not None and stream != self.stream:
+                p.tile_counter = self.counter_for(stream)
+                self.stream = stream
+            driver.launch(self.function, self.grid, self.block, self.dynamic_smem, stream,
+                          ctypes.addressof(self.kernel_params))
+        return out, lse
+
+
+_plans: dict[tuple, LaunchPlan | None] = {}
+_build_lock = threading.Lock()
+_state: dict[str, object] = {"enabled": os.environ.get(ENABLE_ENV, "1") != "0", "driver": None, "why_off": None,
+                             "replace_checked": False}
+
+
+def set_enabled(enabled: bool) -> None:
+    """Turn the cached path on or off for this process (off: every call takes the general path)."""
+    _state["enabled"] = bool(enabled)
+
+
+def status() -> dict:
+    """Whether the cached path serves calls, how many signatures it holds, and why it is off if it is."""
+    return {"enabled": bool(_state["enabled"]), "plans": sum(p is not None for p in _plans.values()),
+            "general_path_signatures": sum(p is None for p in _plans.values()), "off_reason": _state["why_off"]}
+
+
+def clear() -> None:
+    """Forget every plan (they hold loaded-kernel handles and descriptor copies)."""
+    with _build_lock:
+        _plans.clear()
+
+
+def _raw_stream(device_index: int) -> int:
+    return torch.cuda.current_stream(device_index).cuda_stream
+
+
+def _current_device() -> int:
+    return torch.cuda.current_device()
+
+
+if hasattr(torch._C, "_cuda_getCurrentRawStream"):  # CUDA builds: the stream handle without a Stream object
+    _raw_stream = torch._C._cuda_getCurrentRawStream  # noqa: F811
+if hasattr(torch._C, "_cuda_getDevice"):
+    _current_device = torch._C._cuda_getDevice  # noqa: F811
+
+
+def _driver():
+    """The ctypes driver, made on first use; None (and the reason in status()) when libcuda cannot be bound."""
+    if _state["driver"] is None and _state["why_off"] is None:
+        from fmhactl.runtime.driver import RawDriver
+
+        try:
+            _state["driver"] = RawDriver()
+        except (OSError, AttributeError) as exc:
+            _state["why_off"] = f"libcuda could not be bound through ctypes: {exc}"
+    return _state["driver"]
+
+
+def call_key(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
+             return_lse: bool, layout: str) -> tuple:
+    """Everything the checks and the kernel choice read (addresses and the stream excluded)."""
+    return (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype, v.dtype,
+            q.get_device(), k.get_device(), v.get_device(), causal, scale, return_lse, layout,
+            backends.current_override())
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
+              return_lse: bool, layout: str) -> tuple | None:
+    """(out, lse or None) through a cached plan, or None when this call takes the general path.
+
+    Raises AttentionInputError for bad input (the same line the general path gives)."""
+    if not (_state["enabled"] and q.is_cuda and k.is_cuda and v.is_cuda):
+        return None
+    key = call_key(q, k, v, causal, scale, return_lse, layout)
+    plan = _plans.get(key, False)
+    if plan is False:
+        plan = _build(key, q, k, v, causal, scale, return_lse, layout)
+    if plan is None or _current_device() != plan.device_index:
+        return None
+    return plan.run(q, k, v, _state["driver"])
+
+
+def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str):
+    p = check_inputs(q, k, v, layout, scale)  # bad input raises here, and is never cached
+    with _build_lock:
+        if key in _plans:
+            return _plans[key]
+        plan = _make_plan(p, q, k, v, causal, scale, return_lse, layout)
+        if len(_plans) >= MAX_PLANS:
+            _plans.clear()
+        if plan is not None or _current_device() == q.get_device():
+            _plans[key] = plan  # a refusal made on another current device is not the signature's
+        return plan
+
+
+def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str):
+    from fmhactl.runtime import driver as cuda_driver
+    from fmhactl.runtime.params import default_scale
+
+    if p.seq_q == 0 or _current_device() != q.get_device():
+        return _NOT_SERVED
+    backend = choose_backend(q, p, causal)
+    if backend.mode != "native" or _driver() is None:
+        return _NOT_SERVED
+    variant = _launch.registry()[backend.variant]
+    views = [to_bshd(t, layout) for t in (q, k, v)]
+    if any(_launch.needs_copy(variant.launcher, t) for t in views):
+        return _NOT_SERVED  # strides (or this call's addresses) a tile-loading kernel cannot read
+    cfg = config_of(p, q.dtype, causal)
+    device = q.device
+    out_bshd = torch.empty((p.batch, p.seq_q, p.heads, p.head_dim), dtype=q.dtype, device=device)
+    out = out_bshd.transpose(1, 2) if layout == "bhsd" else out_bshd
+    lse = torch.empty((p.batch, p.heads, p.seq_q), dtype=torch.float32, device=device) if return_lse else None
+    executor = _launch.executor(q.get_device())
+    job = _launch.job_for(backend, cfg)
+    fn, shape, args = executor.launch_args(job, cfg, *views, out_bshd, lse,
+                                           scale=default_scale(cfg) if scale is None else scale)
+    cuda_driver.allow_dynamic_smem(fn, shape.dynamic_smem)
+    params = args[0]
+    maps = type(args[1]).from_buffer_copy(args[1]) if len(args) > 1 else None  # ours to patch
+    slots: tuple[tuple[int, int], ...] = ()
+    if maps is not None and variant.launcher in _MAP_OPERANDS and _maps_are_real(maps):
+        names = [name for name, _ in maps._fields_]
+        slots = tuple((ctypes.addressof(maps) + getattr(type(maps), name).offset, operand)
+                      for name, operand in zip(names, _MAP_OPERANDS[variant.launcher]))
+        _check_replace_address(views[0])
+        if not _state["enabled"]:
+            return _NOT_SERVED
+    kept = [params] + ([maps] if maps is not None else [])
+    kernel_params = (ctypes.c_void_p * len(kept))(*[ctypes.addressof(a) for a in kept])
+    addresses = [t.data_ptr() for t in (*views, out_bshd)]
+    stream = _raw_stream(q.get_device())
+    counter = None
+    if params.tile_counter:
+        def counter(s: int, _executor=executor, _job=job) -> int:
+            return _executor.tile_counter(_job, s).data_ptr()
+    plan = LaunchPlan(
+        variant=backend.variant, device_index=q.get_device(), function=int(fn), grid=tuple(shape.grid),
+        block=tuple(shape.block), dynamic_smem=shape.dynamic_smem, params=params, maps=maps, map_slots=slots,
+        map_addresses=[addresses[operand] for _, operand in slots], out_size=tuple(out.shape),
+        out_stride=tuple(out.stride()), lse_size=tuple(lse.shape) if lse is not None else None, dtype=q.dtype,
+        device=device, align_mask=0 if variant.launcher == "ref" else 15, counter_for=counter, stream=stream,
+        kernel_params=kernel_params)
+    return plan
+
+
+def _maps_are_real(maps: ctypes.Structure) -> bool:
+    """SM100 variants that load without TMA get a zeroed map struct: nothing to move."""
+    return any(ctypes.string_at(ctypes.addressof(maps), ctypes.sizeof(maps)))
+
+
+def _check_replace_address(operand: torch.Tensor) -> None:
+    """Once per process: a descriptor moved with cuTensorMapReplaceAddress must equal one encoded at
+    the new address, byte for byte; otherwise the cached path turns itself off (status() says why)."""
+    if _state["replace_checked"]:
+        return
+    import dataclasses
+
+    from fmhactl.runtime.tma_maps import encode_params, map_params
+
+    try:
+        params = map_params(operand, 64)
+        moved_to = params.global_address + (1 << 16)
+        moved = encode_params(params)
+        _state["driver"].replace_address(ctypes.addressof(moved), moved_to)
+        same = bytes(moved) == bytes(encode_params(dataclasses.replace(params, global_address=moved_to)))
+    except Exception as exc:  # noqa: BLE001 - the check must never fail the call it runs in
+        same, why = False, f"the cuTensorMapReplaceAddress check could not run: {type(exc).__name__}: {exc}"
+    else:
+        why = "cuTensorMapReplaceAddress did not reproduce a fresh encoding"
+    if not same:
+        _state["enabled"] = False
+        _state["why_off"] = why.splitlines()[0]
+    _state["replace_checked"] = True
