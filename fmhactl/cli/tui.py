@@ -101,7 +101,10 @@ def tui_command(
     if screenshot:
         from fmhactl.tui.headless import check_svg_path, screenshot_app
 
+        from fmhactl.services.common import output
+
         target = check_svg_path(screenshot)
+        output(target, "--screenshot")  # proved writable by writing, as every output path is (root too)
         screenshot_app(link, target, width_height, [k.strip() for k in press.split(",")] if press else [])
         err_console.print(f"wrote {target}")
         return

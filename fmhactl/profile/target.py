@@ -36,7 +36,9 @@ def run(spec: dict) -> dict:
 
     info = gpu_info()
     if info.get("gpu") is None:
-        raise MissingEnvironment(f"no GPU: {info.get('reason')}")
+        from fmhactl.runtime.device import no_gpu
+
+        raise no_gpu(str(info.get("reason", "")))
     variant = get_variant(spec["variant"])
     cfg = AttnConfig.from_dict(spec["config"])
     reason = variant.unsupported_reason(cfg)

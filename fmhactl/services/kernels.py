@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
 from fmhactl.progress import CancelToken, ProgressCallback, notify
 from fmhactl.records import BenchMetrics, DumpMetrics, RunMetrics, VerifyMetrics
@@ -18,12 +19,9 @@ FAILING = ("FAIL", "CRASH", "HANG", "ERROR")
 
 def require_gpu() -> None:
     """MissingEnvironment (exit 3) at once when the driver sees no usable GPU, before a worker starts."""
-    from fmhactl.errors import MissingEnvironment
-    from fmhactl.runtime.device import probe
+    from fmhactl.runtime import device
 
-    status = probe()
-    if not status.available:
-        raise MissingEnvironment(f"no GPU usable here: {status.reason}")
+    device.require_gpu()
 
 
 def list_variants(*, selftest: bool = False) -> list[Variant]:
@@ -100,6 +98,8 @@ def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence
         raise BadInput("name at least one variant")
     chosen = common.variants(variants)
     configs = common.configs(grid, shapes)
+    if not grid:
+        _require_someone_runs_each(chosen, configs)
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
     if placement is None:  # a placement finds its own devices (and says when there are none)
         require_gpu()
@@ -122,6 +122,16 @@ def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence
             summary = run_verify(chosen, configs, store=s, timeout_s=timeout_s, seed=seed, progress=progress,
                                  cancel=cancel)
         return VerifyOutcome(summary.session, summary.rows, s.path)
+
+
+def _require_someone_runs_each(chosen: Sequence[Variant], configs: Sequence[AttnConfig]) -> None:
+    """Shapes given by hand (not a grid) must be runnable: one no chosen variant can run is bad input
+    (exit 2, with the variant's rule) before the GPU is probed; where some can, the others record
+    UNSUPPORTED as they do on a grid."""
+    for cfg in configs:
+        reasons = [v.unsupported_reason(cfg) for v in chosen]
+        if all(reasons):
+            raise BadInput(f"{chosen[0].name} cannot run {cfg.key}: {reasons[0]}")
 
 
 @dataclass

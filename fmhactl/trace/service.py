@@ -127,11 +127,38 @@ def record_trace(variant_name: str, cfg: AttnConfig, *, timeout_s: float, seed: 
         return out.read_bytes()
 
 
+MAX_RAW_BYTES = TRACE_CAPACITY * 32  # the most events one traced launch can record
+
+
+def read_raw(path: Path) -> bytes:
+    """A raw event file (--raw): BadInput naming the path when it is missing, a folder, unreadable,
+    too big or not a whole number of events."""
+    from fmhactl.trace.events import RAW_SIZE
+
+    try:
+        if path.is_dir():
+            raise BadInput(f"--raw {path}: is a folder, a raw event file is needed")
+        size = path.stat().st_size
+        if size > MAX_RAW_BYTES:
+            raise BadInput(f"--raw {path}: {size} bytes, more than the {MAX_RAW_BYTES} one traced launch records")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise BadInput(f"--raw {path}: no such file") from None
+    except OSError as exc:
+        raise BadInput(f"--raw {path}: cannot be read ({exc.strerror or exc})") from None
+    if not data or len(data) % RAW_SIZE:
+        raise BadInput(f"--raw {path}: {len(data)} bytes is not a whole, non-zero number of {RAW_SIZE}-byte events")
+    return data
+
+
 def trace_variant(variant_name: str, cfg: AttnConfig, *, timeout_s: float = 120.0,
                   seed: int | None = None, raw_out: Path | None = None) -> TraceResult:
+    from fmhactl.runtime.device import require_gpu
+
     geo = geometry_for(variant_name, cfg)
     check_shape(cfg)
     source = kernel_source_text()
+    require_gpu()  # every input checked above; the worker starts only on a machine with a GPU
     raw = record_trace(variant_name, cfg, timeout_s=timeout_s, seed=seed)
     if raw_out is not None:
         raw_out.write_bytes(raw)
