@@ -410,8 +410,10 @@ def plan_cmd(
     plan = plan_for_variant(variant, head_dim)
     _write_svg(svg, lambda: plan_svg(variant, plan))
     if as_json:
+        from fmhactl.records import envelope
+
         meta, records = plan_records(variant, plan)
-        output.records(json_document(meta, records, None))
+        output.records(json_document({**envelope("fmhactl.layout.plan", 1), **meta}, records, None))
     else:
         for line in plan_lines(variant, plan, head_dim):
             output.say(line)
