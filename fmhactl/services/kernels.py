@@ -143,6 +143,7 @@ class BenchPoint:
     tflops: float
     median_ms: float
     ratio_ours_over_it: float | None = None
+    config: AttnConfig | None = None  # the plot draws decode shapes in GB/s from it
 
 
 @dataclass
@@ -165,11 +166,12 @@ class BenchOutcome:
             m = self.metrics(row)
             if row.status != "OK" or m.kernel is None:
                 continue
-            out.append(BenchPoint(row.config_key, self.variant, m.kernel.tflops, m.kernel.median_ms))
+            cfg = AttnConfig.from_dict(row.config) if row.config else None
+            out.append(BenchPoint(row.config_key, self.variant, m.kernel.tflops, m.kernel.median_ms, config=cfg))
             for b in m.baselines:
                 if b.available and b.timing is not None:
                     out.append(BenchPoint(row.config_key, f"sdpa/{b.name}", b.timing.tflops, b.timing.median_ms,
-                                          b.ratio))
+                                          b.ratio, config=cfg))
         return out
 
 
