@@ -54,7 +54,7 @@ def kernel_source_text() -> str:
 
 
 def geometry_for(variant_name: str, cfg: AttnConfig) -> Geometry:
-    from fmhactl.plans.sm100 import entry_head_dim, plan_from_switches
+    from fmhactl.plans.sm100 import barrier_roles, entry_head_dim, plan_from_switches
     from fmhactl.registry import get_variant
 
     variant = get_variant(variant_name)
@@ -64,7 +64,8 @@ def geometry_for(variant_name: str, cfg: AttnConfig) -> Geometry:
     plan = plan_from_switches(cfg.head_dim, variant.switches)
     poly = int(variant.switches.get("FMHA_EXP2_POLY", 0))
     return Geometry(plan.block_m, plan.block_n, plan.d_part, plan.col_s, plan.col_o, entry_head_dim(cfg.head_dim),
-                    exp2_poly_fraction=poly / 4.0, ctas_per_sm=plan.ctas_per_sm)
+                    exp2_poly_fraction=poly / 4.0, ctas_per_sm=plan.ctas_per_sm,
+                    barrier_roles=barrier_roles(plan.stages))
 
 
 def check_shape(cfg: AttnConfig) -> None:
@@ -85,7 +86,7 @@ def model_trace(variant: str, cfg: AttnConfig, raw: bytes, geo: Geometry, source
         raise FmhactlError(f"{variant} {cfg.key}: the launch recorded no trace events (was it a strict "
                            "emulated build?)", ExitCode.MISSING_ENV)
     roles = warp_roles(source_text)
-    ctas = decode(events, source_text.splitlines())
+    ctas = decode(events, source_text.splitlines(), geo.barrier_roles)
     schedules, summaries = [], []
     fallback_tiles = math.ceil(cfg.seq_k / geo.block_n)
     for cta in ctas:
@@ -146,9 +147,24 @@ def read_raw(path: Path) -> bytes:
         raise BadInput(f"--raw {path}: no such file") from None
     except OSError as exc:
         raise BadInput(f"--raw {path}: cannot be read ({exc.strerror or exc})") from None
+    if data[:2] == b"\x1f\x8b":  # a gzipped recording (docs/trace/*.raw.gz: committed recordings)
+        data = _gunzip(path, data)
     if not data or len(data) % RAW_SIZE:
         raise BadInput(f"--raw {path}: {len(data)} bytes is not a whole, non-zero number of {RAW_SIZE}-byte events")
     return data
+
+
+def _gunzip(path: Path, data: bytes) -> bytes:
+    import zlib
+
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(data, MAX_RAW_BYTES + 1)
+    except zlib.error as exc:
+        raise BadInput(f"--raw {path}: a damaged gzip file ({exc})") from None
+    if len(out) > MAX_RAW_BYTES:
+        raise BadInput(f"--raw {path}: unpacks to more than the {MAX_RAW_BYTES} bytes one traced launch records")
+    return out
 
 
 def trace_variant(variant_name: str, cfg: AttnConfig, *, timeout_s: float = 120.0,
