@@ -24,6 +24,7 @@ KERNEL_SOURCE = "sm100/fmha_sm100.cuh"  # the file whose __builtin_LINE() sites 
 MAX_CTAS = 32           # traced CTAs: every one is modeled and drawn
 MAX_SEQ_K = 65536
 TRACE_CAPACITY = 1 << 20  # events (32 MiB of device memory)
+MAX_TIMEOUT_S = 7 * 24 * 3600.0  # as every other command's --timeout
 
 
 @dataclass
@@ -170,9 +171,13 @@ def _gunzip(path: Path, data: bytes) -> bytes:
 def trace_variant(variant_name: str, cfg: AttnConfig, *, timeout_s: float = 120.0,
                   seed: int | None = None, raw_out: Path | None = None) -> TraceResult:
     from fmhactl.runtime.device import require_gpu
+    from fmhactl.schemas import finite_positive, int_in_range
 
     geo = geometry_for(variant_name, cfg)
     check_shape(cfg)
+    finite_positive(timeout_s, "--timeout", maximum=MAX_TIMEOUT_S)
+    if seed is not None:
+        int_in_range(seed, "--seed", 0, 2**62)
     source = kernel_source_text()
     require_gpu()  # every input checked above; the worker starts only on a machine with a GPU
     raw = record_trace(variant_name, cfg, timeout_s=timeout_s, seed=seed)
