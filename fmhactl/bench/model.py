@@ -128,6 +128,9 @@ def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1,
         raise BadInput(f"batch * prompt length must be <= {MAX_TOKENS}, got {batch * max(prompt_lengths)}")
     if warmup < 0 or iters < 1:
         raise BadInput("--warmup must be >= 0 and --iters >= 1")
+    from fmhactl.runtime.device import require_gpu
+
+    require_gpu()  # the driver's answer first: the same GPU-missing line as every other command
     import torch
 
     if not torch.cuda.is_available():
