@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import tempfile
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from fmhactl.config import AttnConfig
@@ -24,7 +25,7 @@ KERNEL_SOURCE = "sm100/fmha_sm100.cuh"  # the file whose __builtin_LINE() sites 
 MAX_CTAS = 32           # traced CTAs: every one is modeled and drawn
 MAX_SEQ_K = 65536
 TRACE_CAPACITY = 1 << 20  # events (32 MiB of device memory)
-MAX_TIMEOUT_S = 7 * 24 * 3600.0  # as every other command's --timeout
+MAX_TIMEOUT_S = timedelta(weeks=1).total_seconds()  # as every other command's --timeout
 
 
 @dataclass
@@ -156,12 +157,14 @@ def read_raw(path: Path) -> bytes:
 
 
 def _gunzip(path: Path, data: bytes) -> bytes:
+    import gzip
+    import io
     import zlib
 
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
-        out = inflater.decompress(data, MAX_RAW_BYTES + 1)
-    except zlib.error as exc:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
+            out = unpacked.read(MAX_RAW_BYTES + 1)  # never more than one launch can record
+    except (OSError, EOFError, zlib.error) as exc:
         raise BadInput(f"--raw {path}: a damaged gzip file ({exc})") from None
     if len(out) > MAX_RAW_BYTES:
         raise BadInput(f"--raw {path}: unpacks to more than the {MAX_RAW_BYTES} bytes one traced launch records")
