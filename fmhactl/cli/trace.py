@@ -8,7 +8,6 @@ from typing import Optional
 import typer
 
 from fmhactl.cli.common import err_console, guarded, print_json, use_emulation
-from fmhactl.services.common import output as check_output
 
 
 def register(app: typer.Typer) -> None:
@@ -48,6 +47,7 @@ def trace_command(
     B200 cost model, write a Perfetto trace and summarise (modeled, not measured)."""
     from fmhactl.config import parse_shape
     from fmhactl.errors import BadInput
+    from fmhactl.services.common import output as check_output
     from fmhactl.trace import service
 
     if compare and variant:
