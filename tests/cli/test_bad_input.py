@@ -128,12 +128,20 @@ def test_read_only_fmhactl_home_is_exit_3():
     lambda bad: ["bench", "ref", "--shape", "d=64", "--plot", bad],
     lambda bad: ["profile", "ref", "--shape", "d=64", "--png", bad],
     lambda bad: ["status", "--out", bad],
+    lambda bad: ["dump", "sm100_tma_s2_smem", "--shape", "d=64", "--at", "S", "--out", bad],
+    lambda bad: ["trace", "sm100_tma_s2_tmem", "--shape", "t=128,s=512,d=128", "--out", bad],
+    lambda bad: ["trace", "sm100_tma_s2_tmem", "--shape", "t=128,s=512,d=128", "--save-raw", bad],
+    lambda bad: ["layout", "smem", "--svg", bad],
+    lambda bad: ["tma", "check", "--preset", "seed002", "--svg", bad],
+    lambda bad: ["tui", "--screen", "tmem", "--screenshot", bad],
 ])
-@pytest.mark.parametrize("kind", ["a folder", "under a file"])
+@pytest.mark.parametrize("kind", ["a folder", "under a file", "under /proc"])
 def test_unwritable_output_paths_fail_before_any_work(fmhactl_home, tmp_path, args_for, kind):
     blocker = tmp_path / "plain-file"
     blocker.write_text("x")
-    bad = str(tmp_path) if kind == "a folder" else str(blocker / "out" / "x.png")
+    suffix = ".svg" if args_for("X")[0] in ("layout", "tma", "tui") else ".png"
+    bad = {"a folder": str(tmp_path), "under a file": str(blocker / "out" / f"x{suffix}"),
+           "under /proc": f"/proc/x{suffix}"}[kind]  # /proc: unwritable for root too
     if args_for("X")[0] == "status" and kind == "a folder":
         bad = str(blocker)  # --out is a folder option: a file is the wrong thing there
     before = rows_in(fmhactl_home)
