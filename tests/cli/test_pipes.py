@@ -124,3 +124,29 @@ def test_gpu_commands_keep_their_exit_code_with_a_closed_reader(name):
     if full.returncode != 0:
         assert len(closed.stderr.strip().splitlines()) == 1, closed.stderr[-800:]
 
+
+
+def test_abort_and_sys_exit_pass_through_the_group_as_one_line(capsys):
+    """typer 0.29 vendors click without Abort in typer._click.exceptions (the crash of issue 22):
+    the group catches typer's own Abort, and a command's sys.exit keeps its code."""
+    import typer
+
+    from fmhactl.cli.errors_group import OneLineErrorGroup
+
+    demo = typer.Typer(cls=OneLineErrorGroup, add_completion=False)
+
+    @demo.command("abort")
+    def _abort() -> None:
+        raise typer.Abort()
+
+    @demo.command("leave")
+    def _leave() -> None:
+        print("some output")
+        sys.exit(4)
+
+    for args, code in ((["abort"], 1), (["leave"], 4)):
+        with pytest.raises(SystemExit) as ended:
+            demo(args=args, prog_name="demo")
+        assert ended.value.code == code
+    err = capsys.readouterr().err
+    assert "fmhactl: error: aborted" in err and "Traceback" not in err
