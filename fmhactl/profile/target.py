@@ -26,7 +26,7 @@ def run(spec: dict) -> dict:
     os.environ.setdefault("FMHACTL_NVTX_FALLBACK", "torch")
     from fmhactl.build.compiler import build
     from fmhactl.config import AttnConfig
-    from fmhactl.errors import BadInput, MissingEnvironment
+    from fmhactl.errors import BadInput
     from fmhactl.registry import get_variant
     from fmhactl.runtime import driver
     from fmhactl.runtime.execute import Executor, gpu_info
