@@ -112,6 +112,8 @@ def parse_shape(text: str) -> AttnConfig:
     """
     if len(text) > MAX_SHAPE_TEXT:
         raise BadInput(f"--shape is {len(text)} characters long; a shape has at most {MAX_SHAPE_TEXT}")
+    if not text.replace(" ", "").replace(",", ""):
+        raise BadInput("--shape is empty: give at least one field, e.g. d=128 (b,h,hkv,t,s,d,dtype,causal)")
     values: dict[str, object] = {}
     for raw in text.replace(" ", "").split(","):
         if not raw:

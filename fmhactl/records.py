@@ -14,6 +14,13 @@ from typing import Any, TypeVar
 
 RECORD_SCHEMA = 1
 
+
+def envelope(document: str, version: int) -> dict[str, Any]:
+    """The one envelope of every JSON document fmhactl prints: `schema_version` (the same key the
+    stored records and `list --json` carry) and, for documents with their own format (layout, tma),
+    `document` naming that format."""
+    return {"schema_version": version, "document": document}
+
 T = TypeVar("T")
 
 

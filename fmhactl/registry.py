@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,52 +76,28 @@ class Variant:
         }
 
 
-def _variant_from_table(table: dict, origin: Path) -> Variant:
-    try:
-        name = table["name"]
-        variant = Variant(
-            name=name,
-            description=table.get("description", ""),
-            source=table["source"],
-            archs=tuple(table["archs"]),
-            launcher=table["launcher"],
-            kernel=table["kernel"],
-            switches=dict(table.get("switches", {})),
-            dtypes=tuple(table.get("dtypes", DTYPES)),
-            head_dims=tuple(table.get("head_dims", ())),
-            head_dim_multiple=int(table.get("head_dim_multiple", 8)),
-            max_head_dim=int(table.get("max_head_dim", 256)),
-            max_seq_q=int(table.get("max_seq_q", 0)),
-            max_seq_k=int(table.get("max_seq_k", 0)),
-            features=tuple(table.get("features", ())),
-            emulated_on=tuple(table.get("emulated_on", ())),
-            selftest=bool(table.get("selftest", False)),
-        )
-    except KeyError as missing:
-        raise BadInput(f"{origin}: variant {table.get('name', '?')!r} lacks field {missing}") from None
-    except (TypeError, ValueError) as exc:
-        raise BadInput(f"{origin}: variant {table.get('name', '?')!r}: {exc}") from None
-    for arch in variant.archs + variant.emulated_on:
-        if arch not in KNOWN_ARCHS:
-            raise BadInput(f"{origin}: variant {name!r} names unknown arch {arch!r}")
-    return variant
+def _variant_from_entry(entry) -> Variant:
+    return Variant(name=entry.name, description=entry.description, source=entry.source, archs=tuple(entry.archs),
+                   launcher=entry.launcher, kernel=entry.kernel, switches=dict(entry.switches),
+                   dtypes=tuple(entry.dtypes), head_dims=tuple(entry.head_dims),
+                   head_dim_multiple=entry.head_dim_multiple, max_head_dim=entry.max_head_dim,
+                   max_seq_q=entry.max_seq_q, max_seq_k=entry.max_seq_k, features=tuple(entry.features),
+                   emulated_on=tuple(entry.emulated_on), selftest=entry.selftest)
 
 
 def load_registry(path: Path | None = None) -> dict[str, Variant]:
+    """kernels/family.toml checked against fmhactl.schemas.FamilyFile: an unreadable, binary or
+    malformed file, an unknown field or a zero tile size is one BadInput line naming the file."""
+    from fmhactl.schemas import FamilyFile, read_toml, validate
+
     path = path or paths.kernels_dir() / "family.toml"
     try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise BadInput(f"kernel registry not found: {path}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise BadInput(f"{path}: malformed TOML: {exc}") from None
-    variants: dict[str, Variant] = {}
-    for table in data.get("variant", []):
-        variant = _variant_from_table(table, path)
-        if variant.name in variants:
-            raise BadInput(f"{path}: variant {variant.name!r} defined twice")
-        variants[variant.name] = variant
-    return variants
+        if not path.is_file() and not path.exists():
+            raise BadInput(f"kernel registry not found: {path}")
+    except OSError as exc:
+        raise BadInput(f"kernel registry {path} cannot be read ({exc.strerror or exc})") from None
+    family = validate(FamilyFile, read_toml(path, "kernel registry"), path)
+    return {entry.name: _variant_from_entry(entry) for entry in family.variant}
 
 
 def get_variant(name: str, registry: dict[str, Variant] | None = None) -> Variant:

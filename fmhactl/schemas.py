@@ -396,3 +396,54 @@ def int_in_range(value: int, option: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise BadInput(f"{option} must be an integer in {lo}..{hi}, got {shown(value)}")
     return value
+
+
+# ---- the kernel registry (kernels/family.toml) ------------------------------------------------
+
+# Switches that size a tile or a ring: a launcher divides by them, so 0 is refused here, at load.
+SIZE_SWITCHES = frozenset({"FMHA_BLOCK_M", "FMHA_BLOCK_N", "FMHA_STAGES", "FMHA_STAGES_D64"})
+Switch = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]{0,63}$")]
+PositiveInt = Annotated[int, Field(ge=1, le=1 << 20)]
+
+
+class VariantEntry(_Strict):
+    name: Annotated[str, Field(pattern=NAME_PATTERN.pattern)]
+    description: Annotated[str, Field(max_length=2000)] = ""
+    source: Annotated[str, Field(min_length=1, max_length=400)]
+    archs: Annotated[list[Literal["sm_80", "sm_90a", "sm_100a"]], Field(min_length=1, max_length=3)]
+    launcher: Annotated[str, Field(pattern=NAME_PATTERN.pattern)]
+    kernel: Annotated[str, Field(min_length=1, max_length=200)]
+    switches: dict[Switch, Annotated[int, Field(ge=0, le=1 << 20)] | Annotated[str, Field(max_length=200)]] = {}
+    dtypes: Annotated[list[Literal["bf16", "f16"]], Field(min_length=1, max_length=2)] = ["bf16", "f16"]
+    head_dims: Annotated[list[PositiveInt], Field(max_length=64)] = []
+    head_dim_multiple: Annotated[int, Field(ge=1, le=512)] = 8
+    max_head_dim: Annotated[int, Field(ge=1, le=4096)] = 256
+    max_seq_q: Annotated[int, Field(ge=0, le=2**31 - 1)] = 0
+    max_seq_k: Annotated[int, Field(ge=0, le=2**31 - 1)] = 0
+    features: Annotated[list[Annotated[str, Field(pattern=r"^[a-z0-9_]{1,32}$")]], Field(max_length=32)] = []
+    emulated_on: Annotated[list[Literal["sm_80", "sm_90a", "sm_100a"]], Field(max_length=3)] = []
+    selftest: bool = False
+
+    @model_validator(mode="after")
+    def _sizes_positive(self) -> "VariantEntry":
+        for key in sorted(SIZE_SWITCHES & set(self.switches)):
+            value = self.switches[key]
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"switches.{key} sizes a tile or a ring: it must be an integer >= 1, "
+                                 f"got {shown(value)}")
+        for label, items in (("head_dims", self.head_dims), ("features", self.features), ("archs", self.archs)):
+            if len(set(items)) != len(items):
+                raise ValueError(f"{label} names an item twice")
+        return self
+
+
+class FamilyFile(_Strict):
+    variant: Annotated[list[VariantEntry], Field(min_length=1, max_length=1000)]
+
+    @model_validator(mode="after")
+    def _names_unique(self) -> "FamilyFile":
+        names = [v.name for v in self.variant]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"variant {twice[0]!r} defined twice")
+        return self

@@ -38,6 +38,9 @@ class Case:
     files: dict[str, bytes] = field(default_factory=dict)  # relative to the case folder; {D} in args
     home: str = "fresh"  # fresh | corrupt-db | foreign-db | newer-db | file | under-file | damaged-cache
     warning: bool = False  # exit 0 expected, with exactly one warning line (a repaired cache entry)
+    root: dict[str, bytes | None] | None = None  # a copy of the project with these files replaced (None:
+    # removed; b"/": made a folder), given as FMHACTL_ROOT
+    env: dict[str, str] = field(default_factory=dict)  # extra environment ({D} is the case folder)
 
 
 def _cases() -> list[Case]:
@@ -202,7 +205,108 @@ def _cases() -> list[Case]:
     ]
     for args in layout_cases:
         add(Case("layout/tma", args, expect=(2,), files={"blocker": b"x"}))
+    _more_cases(add)
     return c
+
+
+GOOD_VARIANT = (b'[[variant]]\nname = "ref"\nsource = "ref/fmha_ref.cu"\narchs = ["sm_80", "sm_90a", "sm_100a"]\n'
+                b'launcher = "ref"\nkernel = "fmha_ref_{dtype}"\nswitches = { FMHA_BLOCK_M = 16, FMHA_BLOCK_N = 32 }\n'
+                b'features = ["causal", "gqa", "lse"]\nmax_head_dim = 512\n')
+
+
+def _more_cases(add) -> None:
+    """The classes of issues 22/23: input checked before the GPU probe, every output path, the
+    registry and recipe files of a project copy, layout coordinates, trace inputs, environment."""
+    # -- a shape the variant cannot run, or no shape at all: exit 2 before any GPU probe
+    for cmd in (["verify", "sm90_persistent"], ["run", "sm90_persistent"], ["bench", "sm90_persistent"],
+                ["profile", "sm90_persistent"]):
+        shape_opt = ["--shape", "d=256"] if cmd[0] in ("verify", "bench", "run", "profile") else []
+        add(Case("input before GPU", [*cmd, *shape_opt]))
+    for cmd in (["verify", "ref"], ["run", "ref"], ["bench", "ref"], ["profile", "ref"]):
+        for empty in ("", " ", ",,,"):
+            add(Case("input before GPU", [*cmd, "--shape", empty]))
+    add(Case("input before GPU", ["dump", "sm100_direct_tmem", "--shape", "", "--at", "S"]))
+    add(Case("input before GPU", ["trace", "sm100_tma_s2_tmem", "--shape", ""]))
+    add(Case("input before GPU", ["trace", "sm100_tma_s2_tmem", "--shape", "d=64", "--timeout", "0"]))
+    add(Case("input before GPU", ["verify", "ref", "ref", "--shape", "d=64"]))
+    add(Case("input before GPU", ["verify", "ref", "--shape", "d=64", "--shape", "d=64"]))
+    add(Case("input before GPU", ["bench", "ref", "--suite", "nope"]))
+    add(Case("input before GPU", ["bench", "ref", "--suite", "../sm90"]))
+    for gpus in ("99", "-1", "", "a,b", "0,0"):
+        add(Case("input before GPU", ["verify", "ref", "--shape", "d=64", "--gpus", gpus], expect=(2, 3)))
+
+    # -- every output path, including ones no one can write (root included)
+    for opt_args in (["layout", "smem", "--svg"], ["layout", "tmem", "--svg"], ["tma", "check", "--preset", "seed002",
+                     "--svg"], ["bench", "ref", "--shape", "d=64", "--plot"], ["profile", "ref", "--shape", "d=64",
+                     "--png"], ["scenario", "run", "cpu", "--junit"], ["scenario", "run", "cpu", "--json-out"],
+                     ["dump", "sm100_direct_tmem", "--shape", "d=64", "--at", "S", "--out"],
+                     ["trace", "sm100_tma_s2_tmem", "--shape", "b=1,h=1,t=128,s=512,d=128", "--out"],
+                     ["trace", "sm100_tma_s2_tmem", "--shape", "b=1,h=1,t=128,s=512,d=128", "--save-raw"],
+                     ["tui", "--screen", "tmem", "--screenshot"]):
+        suffix = ".svg" if opt_args[-1] in ("--svg", "--screenshot") else ".out"
+        for bad in (f"/proc/x{suffix}", f"/proc/self/x{suffix}", f"{{D}}/blocker/x{suffix}"):
+            add(Case("output paths", [*opt_args, bad], files={"blocker": b"x"}))
+    add(Case("output paths", ["status", "--out", "/proc"]))
+    add(Case("output paths", ["status", "--out", "/proc/fmhactl-status"]))
+
+    # -- kernels/family.toml of a project copy (FMHACTL_ROOT)
+    registry_bodies = {
+        "binary": b"\x00\xff\xfe\x01 binary",
+        "nul bytes": b"\x00" * 100,
+        "empty": b"",
+        "malformed": b"[[variant]\nname = 1",
+        "head_dim_multiple 0": GOOD_VARIANT + b"head_dim_multiple = 0\n",
+        "block_m 0": GOOD_VARIANT.replace(b"FMHA_BLOCK_M = 16", b"FMHA_BLOCK_M = 0"),
+        "block_m field": GOOD_VARIANT + b"block_m = 0\n",
+        "negative max": GOOD_VARIANT + b"max_head_dim = -8\n",
+        "unknown arch": GOOD_VARIANT.replace(b'"sm_80", ', b'"sm_75", '),
+        "twice": GOOD_VARIANT + GOOD_VARIANT,
+        "string number": GOOD_VARIANT + b'head_dim_multiple = "8"\n',
+        "huge": b"# " + b"x" * 2_000_000 + b"\n",
+        "missing": None,
+        "folder": b"/",
+    }
+    for label, body in registry_bodies.items():
+        for args in (["list"], ["verify", "ref", "--shape", "d=64"], ["build", "ref", "--arch", "sm_90a"]):
+            add(Case("registry file", args, root={"kernels/family.toml": body}))
+
+    # -- profiling recipes of a project copy
+    recipe_bodies = {"binary": b"\xff\xfe\x00", "nul bytes": b"\x00" * 10, "empty": b"", "malformed": b"sections = [",
+                     "unknown field": b'sections = ["SpeedOfLight"]\ncolour = 1\n', "nothing": b'description = "x"\n',
+                     "bad section": b'sections = ["a b"]\n', "folder": b"/"}
+    for label, body in recipe_bodies.items():
+        add(Case("recipe files", ["profile", "ref", "--shape", "d=64", "--recipe", "x"], root={"profiles/x.toml": body}))
+
+    # -- layout map coordinates outside the tile or TMEM
+    for spec in (["--to", "tmem:col=600"], ["--to", "tmem:col=-1"], ["--to", "tmem:lane=200"], ["--to", "tmem:col=480"],
+                 ["--from", "tmem:32x32b:num=8:col=600"], ["--from", "tmem:32x32b:num=8:lane=200"],
+                 ["--from", "tmem:32x32b:num=8:col=-4"], ["--element", "200,3"], ["--element", "5,-1"],
+                 ["--element", "5,600"], ["--threads", "200"], ["--warp", "-1"]):
+        add(Case("layout coordinates", ["layout", "map", *spec]))
+
+    # -- trace inputs (no GPU needed for --raw)
+    shape = "b=1,h=1,t=128,s=512,d=128"
+    for label, data in (("empty", b""), ("odd size", b"\x00" * 33), ("broken gzip", b"\x1f\x8b\x08\x00junk")):
+        add(Case("trace inputs", ["trace", "sm100_tma_s2_tmem", "--shape", shape, "--raw", "{D}/e.raw"],
+                 files={"e.raw": data}))
+    add(Case("trace inputs", ["trace", "sm100_tma_s2_tmem", "--shape", shape, "--raw", "{D}"]))
+    add(Case("trace inputs", ["trace", "sm100_tma_s2_tmem", "--shape", shape, "--raw", "{D}/missing.raw"]))
+    add(Case("trace inputs", ["trace", "ref", "--shape", shape, "--raw", "/dev/null"]))
+    add(Case("trace inputs", ["trace", "nope", "--shape", shape]))
+    add(Case("trace inputs", ["trace", "sm100_tma_s2_tmem", "--shape", "b=64,h=64,t=4096,s=512,d=128"]))
+
+    # -- the environment: FMHACTL_ROOT and FMHACTL_NCU pointing nowhere, FMHACTL_HOME at a file
+    add(Case("environment", ["list"], expect=(2, 3), env={"FMHACTL_ROOT": "{D}/nowhere"}))
+    add(Case("environment", ["list"], expect=(2, 3), env={"FMHACTL_ROOT": "{D}/blocker"}, files={"blocker": b"x"}))
+    add(Case("environment", ["profile", "ref", "--shape", "d=64"], expect=(3,), env={"FMHACTL_NCU": "{D}/no-ncu"}))
+    add(Case("environment", ["results"], expect=(3,), env={"FMHACTL_HOME": "/proc/self"}))
+    add(Case("environment", ["build", "ref", "--arch", "sm_90a"], expect=(3,), env={"FMHACTL_HOME": "/proc/fmh"}))
+
+    # -- TUI options (validated like every other input)
+    add(Case("tui options", ["tui", "--dump", "/nonexistent.json", "--screenshot", "{D}/x.svg"]))
+    add(Case("tui options", ["tui", "--press", "nosuchkey", "--screenshot", "{D}/x.svg"]))
+    add(Case("tui options", ["tui", "--screen", "nope", "--screenshot", "{D}/x.svg"]))
+    add(Case("tui options", ["tui", "--size", "0x0", "--screenshot", "{D}/x.svg"]))
 
 
 def _prepare_home(case: Case, folder: Path, base_home: Path) -> Path | str:
@@ -239,6 +343,24 @@ def _prepare_home(case: Case, folder: Path, base_home: Path) -> Path | str:
     return str(home)
 
 
+def _prepare_root(replaced: dict[str, bytes | None], folder: Path) -> Path:
+    """A copy of the project's data folders with some files replaced, removed or made folders."""
+    root = folder / "root"
+    for sub in ("kernels", "scenarios", "profiles", "tests/kernels"):
+        shutil.copytree(ROOT / sub, root / sub)
+    for rel, data in replaced.items():
+        target = root / rel
+        if target.is_dir():
+            shutil.rmtree(target)
+        else:
+            target.unlink(missing_ok=True)
+        if data == b"/":
+            target.mkdir(parents=True)
+        elif data is not None:
+            target.write_bytes(data)
+    return root
+
+
 def _rows(home: str) -> list | None:
     db = Path(home) / "results.sqlite"
     try:
@@ -257,6 +379,9 @@ def _run(case: Case, fmhactl: list[str], base_home: Path, timeout: float, env_ex
             (folder / name).write_bytes(data)
         home = _prepare_home(case, folder, base_home)
         env = dict(os.environ, FMHACTL_HOME=home, **env_extra)
+        if case.root is not None:
+            env["FMHACTL_ROOT"] = str(_prepare_root(case.root, folder))
+        env.update({k: v.replace("{D}", str(folder)) for k, v in case.env.items()})
         if case.cls == "status --check":
             subprocess.run([*fmhactl, "status", "--out", str(folder / "out")], env=env, capture_output=True,
                            timeout=timeout)

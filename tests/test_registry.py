@@ -31,8 +31,30 @@ def test_malformed_registry_is_bad_input(tmp_path):
     with pytest.raises(BadInput, match="malformed TOML"):
         load_registry(bad)
     bad.write_text("[[variant]]\nname = 'x'\n")
-    with pytest.raises(BadInput, match="lacks field"):
+    with pytest.raises(BadInput, match=r"variant\[0\]\.source: needs 'source'"):
         load_registry(bad)
     bad.write_text("[[variant]]\nname='x'\nsource='a.cu'\narchs=['sm_75']\nlauncher='ref'\nkernel='k'\n")
-    with pytest.raises(BadInput, match="unknown arch"):
+    with pytest.raises(BadInput, match=r"variant\[0\]\.archs\[0\]: Input should be 'sm_80'"):
         load_registry(bad)
+
+
+GOOD = "[[variant]]\nname='x'\nsource='a.cu'\narchs=['sm_90a']\nlauncher='ref'\nkernel='k'\n"
+
+
+@pytest.mark.parametrize("body, rule", [
+    (GOOD + "head_dim_multiple = 0\n", r"variant\[0\]\.head_dim_multiple: Input should be greater than or equal to 1"),
+    (GOOD + "switches = { FMHA_BLOCK_M = 0 }\n", r"switches\.FMHA_BLOCK_M sizes a tile or a ring: it must be an integer >= 1"),
+    (GOOD + "switches = { FMHA_STAGES = -2 }\n", r"switches\.FMHA_STAGES"),
+    (GOOD + "block_m = 0\n", r"variant\[0\]\.block_m: unknown field"),
+    (GOOD + "max_head_dim = 0\n", r"max_head_dim: Input should be greater than or equal to 1"),
+    (GOOD + GOOD, "variant 'x' defined twice"),
+    ("", r"variant: needs 'variant'|needs 'variant'"),
+    (b"\x00\xff\xfe binary" * 50, "is not UTF-8"),  # binary files: the path is named, never a UnicodeDecodeError
+    (b"\x00" * 64, "malformed TOML"),
+])
+def test_registry_values_that_would_divide_by_zero_or_mislead_are_refused(tmp_path, body, rule):
+    bad = tmp_path / "family.toml"
+    bad.write_bytes(body if isinstance(body, bytes) else body.encode())
+    with pytest.raises(BadInput, match=rule) as caught:
+        load_registry(bad)
+    assert str(bad) in str(caught.value)

@@ -178,10 +178,15 @@ def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1,
         raise BadInput(f"batch * prompt length must be <= {MAX_TOKENS}, got {batch * max(prompt_lengths)}")
     if warmup < 0 or iters < 1:
         raise BadInput("--warmup must be >= 0 and --iters >= 1")
+    from fmhactl.runtime.device import require_gpu
+
+    require_gpu()  # the driver's answer first: the same GPU-missing line as every other command
     import torch
 
     if not torch.cuda.is_available():
-        raise MissingEnvironment("the model bench needs a CUDA GPU")
+        from fmhactl.runtime.device import no_gpu
+
+        raise no_gpu("torch sees no CUDA device")
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}.get(dtype_name)
     if dtype is None:
         raise BadInput(f"dtype must be bf16 or f16, got {dtype_name!r}")

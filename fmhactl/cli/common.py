@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import typer
 
+from fmhactl.cli import pipes
 from fmhactl.errors import ExitCode, FmhactlError
 
 
@@ -48,17 +49,25 @@ def guarded(fn: F) -> F:
             fail("interrupted", ExitCode.CHECK_FAILED)
         except (typer.Exit, typer.Abort, SystemExit):
             raise
+        except OSError as exc:
+            if pipes.is_closed_pipe(exc):  # the reader left early: the group ends quietly
+                raise
+            _internal_error(exc)
         except typer.BadParameter as exc:
             fail(str(exc), ExitCode.BAD_INPUT)
         except MemoryError:
             fail("out of memory", ExitCode.ENVIRONMENT)
         except Exception as exc:  # a bug: still one line unless asked for the traceback
-            if os.environ.get("FMHACTL_DEBUG"):
-                raise
-            fail(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (FMHACTL_DEBUG=1 shows the traceback)",
-                 ExitCode.CHECK_FAILED)
+            _internal_error(exc)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _internal_error(exc: Exception) -> None:
+    if os.environ.get("FMHACTL_DEBUG"):
+        raise exc
+    fail(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (FMHACTL_DEBUG=1 shows the traceback)",
+         ExitCode.CHECK_FAILED)
 
 
 def _one_line(text: str, limit: int = 300) -> str:

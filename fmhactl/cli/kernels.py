@@ -34,7 +34,8 @@ def list_command(
         return
     rows = []
     for v in variants:
-        dims = ",".join(map(str, v.head_dims)) if v.head_dims else f"{v.head_dim_multiple}k..{v.max_head_dim}"
+        dims = (",".join(map(str, v.head_dims)) if v.head_dims
+                else f"multiples of {v.head_dim_multiple} up to {v.max_head_dim}")
         rows.append([v.name, " ".join(v.archs), " ".join(v.emulated_on) or "-", ",".join(v.dtypes), dims,
                      ",".join(v.features), v.description])
     table("fmhactl kernel family", ("variant", "archs", "emulated on", "dtypes", "head dims", "features",

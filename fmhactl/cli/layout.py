@@ -412,8 +412,10 @@ def plan_cmd(
     plan = report.plan
     _write_svg(svg, lambda: plan_svg(variant, plan))
     if as_json:
+        from fmhactl.records import envelope
+
         meta, records = plan_records(variant, plan)
-        output.records(json_document(meta, records, None))
+        output.records(json_document({**envelope("fmhactl.layout.plan", 1), **meta}, records, None))
     else:
         for line in report.lines:
             output.say(line)

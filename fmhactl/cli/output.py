@@ -18,15 +18,10 @@ def is_terminal() -> bool:
 
 
 def _write(text: str) -> None:
-    """stdout, ending quietly when the reader went away (`| head`)."""
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise SystemExit(0) from None
+    """stdout; a reader that went away (`| head`) raises BrokenPipeError, which the top-level
+    group turns into a quiet exit 0 (fmhactl/cli/pipes.py)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def say(text: str, style: str | None = None) -> None:

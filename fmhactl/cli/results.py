@@ -31,7 +31,8 @@ def results_command(
     since: Optional[str] = typer.Option(None, "--since", help="Rows made at or after this ISO date/time."),
     until: Optional[str] = typer.Option(None, "--until", help="Rows made before this ISO date/time."),
     session: Optional[str] = typer.Option(None, "--session"),
-    limit: int = typer.Option(50, "--limit", help="Newest N rows (0: all)."),
+    limit: int = typer.Option(50, "--limit", help="Newest N rows (0: all); when the limit cuts the list, "
+                                                 "stderr says so."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """List stored results, newest first (`results export` / `results import`: the committed evidence)."""
@@ -43,6 +44,8 @@ def results_command(
     rows = services.query_results(services.ResultsFilter(kind=kind, variant=variant, status=status, mode=mode,
                                                          grid=grid, session=session, since=since, until=until,
                                                          limit=limit))
+    if limit and len(rows) >= limit:  # stdout stays data; the cut is said on stderr
+        note(f"showing the newest {limit} rows; older ones may exist (--limit N, --limit 0 for all)")
     if as_json:
         print_json([r.to_dict() for r in rows])
         return

@@ -47,6 +47,7 @@ def trace_command(
     B200 cost model, write a Perfetto trace and summarise (modeled, not measured)."""
     from fmhactl.config import parse_shape
     from fmhactl.errors import BadInput
+    from fmhactl.services.common import output as check_output
     from fmhactl.trace import service
 
     if compare and variant:
@@ -60,12 +61,14 @@ def trace_command(
     service.check_shape(cfg)
     use_emulation("strict")
     geometries = {name: service.geometry_for(name, cfg) for name in names}  # unknown / non-SM100 first
+    for option, path in (("--out", out), ("--save-raw", save_raw)):  # every output proved writable first
+        for name in names if path is not None else []:
+            check_output(_suffixed(path, name) if compare else path, option)
+    raw_events = service.read_raw(raw) if raw is not None else None
     results = []
     for name in names:
-        if raw is not None:
-            if not raw.is_file():
-                raise BadInput(f"--raw {raw}: no such file")
-            result = service.model_trace(name, cfg, raw.read_bytes(), geometries[name], service.kernel_source_text())
+        if raw_events is not None:
+            result = service.model_trace(name, cfg, raw_events, geometries[name], service.kernel_source_text())
         else:
             result = service.trace_variant(name, cfg, timeout_s=timeout, seed=seed,
                                            raw_out=_suffixed(save_raw, name) if save_raw and compare else save_raw)

@@ -101,8 +101,11 @@ def tui_command(
     if screenshot:
         from fmhactl.tui.headless import check_svg_path, parse_keys, screenshot_app
 
+        from fmhactl.services.common import output
+
         target = check_svg_path(screenshot)
         keys = parse_keys(press) if press else []
+        output(target, "--screenshot")  # proved writable by writing, as every output path is (root too)
         screenshot_app(link, target, width_height, keys)
         err_console.print(f"wrote {target}")
         return

@@ -70,8 +70,25 @@ def parse_producer(spec: str, m: int, n: int) -> Producer:
     acc = canonical_dtype(opts.get("acc", "f32"))
     if acc not in ("f32", "f16"):
         raise LayoutError(f"accumulator type must be f32 or f16; got {acc}")
-    return Producer(shape, num, pack, m, n, parse_int(opts.get("col", "0"), "col"), parse_int(opts.get("lane", "0"),
-                    "lane"), acc)
+    col = _tmem_coordinate(opts.get("col", "0"), f"producer {spec!r}: col", tmem.COLUMNS - 1)
+    lane = _tmem_coordinate(opts.get("lane", "0"), f"producer {spec!r}: lane", tmem.LANES - 1)
+    _fits_columns(col, n * ELEMENT_BITS[acc] // 32, f"producer {spec!r}: S ({m} x {n} {acc})")
+    return Producer(shape, num, pack, m, n, col, lane, acc)
+
+
+def _tmem_coordinate(text: str, what: str, highest: int) -> int:
+    """A TMEM lane or column given in a --from/--to spec: inside the 128 x 512 TMEM, or LayoutError."""
+    value = parse_int(text, what)
+    if not 0 <= value <= highest:
+        raise LayoutError(f"{what} must be in 0..{highest} (TMEM has {tmem.LANES} lanes x {tmem.COLUMNS} "
+                          f"columns); got {value}")
+    return value
+
+
+def _fits_columns(first: int, columns: int, what: str) -> None:
+    if first + columns > tmem.COLUMNS:
+        raise LayoutError(f"{what} needs columns {first}..{first + columns - 1}, past TMEM's last column "
+                          f"{tmem.COLUMNS - 1}")
 
 
 def parse_consumer(spec: str, m: int, n: int, dtype: str = "bf16", s_col: int = 0) -> Consumer:
@@ -98,7 +115,12 @@ def parse_consumer(spec: str, m: int, n: int, dtype: str = "bf16", s_col: int = 
             raise LayoutError(f"consumer {spec!r}: write tmem[:col=C] for P in TMEM (TS form)")
         if ELEMENT_BITS[dt] not in (16, 32):
             raise LayoutError(f"A in TMEM holds 16- or 32-bit elements; {dt} has {ELEMENT_BITS[dt]} bits")
-        return Consumer("tmem", a_col=parse_int(opts["col"], "col") if "col" in opts else s_col, dtype=dt)
+        unknown = set(opts) - {"col"}
+        if unknown:
+            raise LayoutError(f"consumer {spec!r}: unknown option(s) {', '.join(sorted(unknown))}")
+        a_col = _tmem_coordinate(opts.get("col", str(s_col)), f"consumer {spec!r}: col", tmem.COLUMNS - 1)
+        _fits_columns(a_col, n * ELEMENT_BITS[dt] // 32, f"consumer {spec!r}: P ({m} x {n} {dt})")
+        return Consumer("tmem", a_col=a_col, dtype=dt)
     raise LayoutError(f"consumer {spec!r}: expected smem:MAJOR:SWIZZLE or tmem[:col=C]")
 
 

@@ -15,17 +15,11 @@ from fmhactl.layout.render import Cell, TextTable, json_document, svg_bitfield
 
 
 def check_writable(path: str) -> None:
-    """Refuse an output path before any work: its folder must exist and be writable."""
-    import os
+    """Refuse an output path before any work, with the one check every output path gets
+    (fmhactl.paths.check_output_path: proved by writing, so it holds for root too)."""
+    from fmhactl.paths import check_output_path
 
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise LayoutError(f"--svg {path}: is a folder, not a file")
-    if not folder.is_dir():
-        raise LayoutError(f"--svg {path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise LayoutError(f"--svg {path}: not writable")
+    check_output_path(Path(path), "--svg")
 
 
 def _records(meta: dict[str, Any], records: list[dict[str, Any]] | None = None,

@@ -40,6 +40,15 @@ HEAD_DIMS = (64, 128, 256, 512)
 STAGE_CHOICES = (1, 2, 3, 4)
 SW128_ROW_ELEMENTS = 64  # 128 B of 16-bit elements: a SW128 atom column is 64 wide
 BARRIERS_FIXED = 4  # q_full, s_full, p_full, o_ready; plus kv_full/kv_empty per stage
+
+
+def barrier_roles(stages: int) -> tuple[str, ...]:
+    """The kernel's mbarriers in shared-memory order: one block of 8-byte words at kBarOff, laid out
+    by kernels/sm100/fmha_sm100.cuh as `Barriers bar{bars, bars + 1, bars + 2, bars + 3, bars + 4,
+    bars + 4 + FMHA_STAGES}`. `fmhactl trace` names each traced barrier address by its role here, so a
+    recorded trace keeps its names when the kernel source's lines move."""
+    return ("q_full", "s_full", "p_full", "o_ready", *(f"kv_full[{s}]" for s in range(stages)),
+            *(f"kv_empty[{s}]" for s in range(stages)))
 ALIGN_SLACK = 1024  # the kernel re-aligns the dynamic window to the 1024-B swizzle repeat
 TMEM_SLOT_BYTES = 16
 ELEM = 2  # bf16 / f16

@@ -36,7 +36,7 @@ def require_matplotlib():
 
 
 def draw_roofline(summary: dict, path: Path, *, baselines: list[RooflinePoint] | tuple = (),
-                  title: str = "", width: int = 960, height: int = 640) -> dict:
+                  title: str = "", width: int = 960, height: int = 720) -> dict:
     """Write the PNG; returns the numbers drawn. Raises when the report lacks what a roofline needs."""
     peak = summary.get("tensor_peak_tflops")
     bw_gbs = summary.get("dram_peak_gbs")
@@ -64,15 +64,20 @@ def draw_roofline(summary: dict, path: Path, *, baselines: list[RooflinePoint] |
             label=f"bandwidth roof: DRAM {bw_gbs:.0f} GB/s")
     ax.scatter([ridge], [peak], marker="D", s=60, color="#2e8b3d", zorder=5,
                label=f"ridge point: {ridge:.0f} FLOP/B")
+    # The kernel (ncu traffic) and the baselines (compulsory traffic) often sit within a few percent
+    # of each other: the kernel is a filled circle, each baseline a hollow marker of its own shape
+    # drawn on top, and every point gets its own label with a leader line at a distinct offset.
     ax.scatter([kernel.arith_intensity_flop_per_byte], [kernel.tflops], s=110, color="#d21e1e", zorder=6,
                label=f"{kernel.label}: {kernel.tflops:.1f} TFLOP/s at {ai:.0f} FLOP/B (ncu)")
+    _label(ax, kernel, "#d21e1e", (-170, -34))
     markers = ["s", "^", "v", "P"]
     colors = ["#e08a00", "#7a3db8", "#00897b", "#555555"]
     for i, b in enumerate(baselines):
         how = "ncu traffic" if b.measured_traffic else "compulsory traffic"
-        ax.scatter([b.arith_intensity_flop_per_byte], [b.tflops], s=90, marker=markers[i % 4],
-                   color=colors[i % 4], zorder=6,
+        ax.scatter([b.arith_intensity_flop_per_byte], [b.tflops], s=150, marker=markers[i % 4],
+                   facecolors="none", edgecolors=colors[i % 4], linewidths=2, zorder=7,
                    label=f"{b.label}: {b.tflops:.1f} TFLOP/s (timed in the same run; {how})")
+        _label(ax, b, colors[i % 4], (40, -26 * (i + 1)))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
@@ -82,7 +87,8 @@ def draw_roofline(summary: dict, path: Path, *, baselines: list[RooflinePoint] |
     ax.set_ylabel("throughput (TFLOP/s)")
     ax.set_title(title or f"Roofline: {kernel.label}")
     ax.grid(True, which="both", color="#dddddd", linewidth=0.6)
-    ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
+    # Below the axes: inside, the legend covered points and roofs.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, fontsize=8, frameon=False)
     fig.tight_layout()
     fig.savefig(path, format="png")
     plt.close(fig)
@@ -91,6 +97,12 @@ def draw_roofline(summary: dict, path: Path, *, baselines: list[RooflinePoint] |
             "attainable_tflops": min(peak, ai * bw_tbs),
             "baselines": [{"label": b.label, "tflops": b.tflops,
                            "arith_intensity": b.arith_intensity_flop_per_byte} for b in baselines]}
+
+
+def _label(ax, point: RooflinePoint, colour: str, offset: tuple[int, int]) -> None:
+    ax.annotate(f"{point.label} {point.tflops:.0f}", (point.arith_intensity_flop_per_byte, point.tflops),
+                xytext=offset, textcoords="offset points", fontsize=8, color=colour,
+                arrowprops={"arrowstyle": "-", "color": colour, "linewidth": 0.8})
 
 
 def _floor_log10(x: float) -> float:

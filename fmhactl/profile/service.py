@@ -140,7 +140,7 @@ def run_profile(variant: Variant, cfg: AttnConfig, recipe: Recipe, *, store: Res
             if target and not target.get("ok"):
                 code = int(target.get("code", 1))
                 if code == int(ExitCode.MISSING_ENV):
-                    raise MissingEnvironment(target.get("error", "no GPU"))
+                    raise MissingEnvironment(target.get("error", "no GPU usable here"))
                 if code == int(ExitCode.BAD_INPUT):
                     raise BadInput(target.get("error", "bad input"))
                 raise ProfileFailed(f"profile target failed: {target.get('error')} (log: {log})")

@@ -26,7 +26,7 @@ def run(spec: dict) -> dict:
     os.environ.setdefault("FMHACTL_NVTX_FALLBACK", "torch")
     from fmhactl.build.compiler import build
     from fmhactl.config import AttnConfig
-    from fmhactl.errors import BadInput, MissingEnvironment
+    from fmhactl.errors import BadInput
     from fmhactl.registry import get_variant
     from fmhactl.runtime import driver
     from fmhactl.runtime.execute import Executor, gpu_info
@@ -36,7 +36,9 @@ def run(spec: dict) -> dict:
 
     info = gpu_info()
     if info.get("gpu") is None:
-        raise MissingEnvironment(f"no GPU: {info.get('reason')}")
+        from fmhactl.runtime.device import no_gpu
+
+        raise no_gpu(str(info.get("reason", "")))
     variant = get_variant(spec["variant"])
     cfg = AttnConfig.from_dict(spec["config"])
     reason = variant.unsupported_reason(cfg)

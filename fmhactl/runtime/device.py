@@ -51,6 +51,8 @@ def _probe_driver() -> DeviceStatus:
         _, raw = driver.cuDeviceGetName(256, device)
         name = raw.split(b"\0", 1)[0].decode(errors="replace") if isinstance(raw, bytes) else str(raw)
     except Exception as exc:  # noqa: BLE001 - any driver failure means "no usable GPU"
+        if type(exc).__name__ == "DynamicLibNotFoundError":
+            return DeviceStatus(False, reason="the NVIDIA driver library (libcuda) is not installed")
         return DeviceStatus(False, reason=f"CUDA driver unusable: {type(exc).__name__}: {exc}")
     arch = gpu_arch((major, minor))
     if arch is None:
@@ -66,12 +68,25 @@ def probe() -> DeviceStatus:
     return _probe_driver()
 
 
-def native_arch() -> str:
-    """The build arch of the GPU here; MissingEnvironment (exit 3) when there is none."""
+NO_GPU = "no GPU usable here"
+
+
+def no_gpu(reason: str) -> MissingEnvironment:
+    """The one GPU-missing error of every command (exit 3): the same words, then why."""
+    return MissingEnvironment(f"{NO_GPU} ({reason or 'unknown reason'})")
+
+
+def require_gpu() -> DeviceStatus:
+    """The usable GPU here, or the GPU-missing error; called after every input is validated."""
     status = probe()
     if not status.available or status.arch is None:
-        raise MissingEnvironment(f"no usable GPU: {status.reason}")
-    return status.arch
+        raise no_gpu(status.reason)
+    return status
+
+
+def native_arch() -> str:
+    """The build arch of the GPU here; MissingEnvironment (exit 3) when there is none."""
+    return str(require_gpu().arch)
 
 
 def worker_device_info() -> dict:

@@ -55,7 +55,9 @@ class KernelWorker:
             raise MissingEnvironment(f"kernel worker failed to start: {exc}") from None
         if hello.get("gpu") is None:
             self.close()
-            raise MissingEnvironment(f"no GPU: {hello.get('reason', 'unknown reason')}")
+            from fmhactl.runtime.device import no_gpu
+
+            raise no_gpu(str(hello.get("reason", "")))
         self.info = hello
         return hello
 

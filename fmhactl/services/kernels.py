@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
 from fmhactl.progress import CancelToken, ProgressCallback, notify
 from fmhactl.records import BenchMetrics, DumpMetrics, RunMetrics, VerifyMetrics
@@ -18,12 +19,9 @@ FAILING = ("FAIL", "CRASH", "HANG", "ERROR")
 
 def require_gpu() -> None:
     """MissingEnvironment (exit 3) at once when the driver sees no usable GPU, before a worker starts."""
-    from fmhactl.errors import MissingEnvironment
-    from fmhactl.runtime.device import probe
+    from fmhactl.runtime import device
 
-    status = probe()
-    if not status.available:
-        raise MissingEnvironment(f"no GPU usable here: {status.reason}")
+    device.require_gpu()
 
 
 def list_variants(*, selftest: bool = False) -> list[Variant]:
@@ -100,6 +98,8 @@ def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence
         raise BadInput("name at least one variant")
     chosen = common.variants(variants)
     configs = common.configs(grid, shapes)
+    if not grid:
+        _require_someone_runs_each(chosen, configs)
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
     if placement is None:  # a placement finds its own devices (and says when there are none)
         require_gpu()
@@ -124,6 +124,16 @@ def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence
         return VerifyOutcome(summary.session, summary.rows, s.path)
 
 
+def _require_someone_runs_each(chosen: Sequence[Variant], configs: Sequence[AttnConfig]) -> None:
+    """Shapes given by hand (not a grid) must be runnable: one no chosen variant can run is bad input
+    (exit 2, with the variant's rule) before the GPU is probed; where some can, the others record
+    UNSUPPORTED as they do on a grid."""
+    for cfg in configs:
+        reasons = [v.unsupported_reason(cfg) for v in chosen]
+        if all(reasons):
+            raise BadInput(f"{chosen[0].name} cannot run {cfg.key}: {reasons[0]}")
+
+
 @dataclass
 class BenchPoint:
     """One implementation on one config, for tables and plots."""
@@ -133,6 +143,7 @@ class BenchPoint:
     tflops: float
     median_ms: float
     ratio_ours_over_it: float | None = None
+    config: AttnConfig | None = None  # the plot draws decode shapes in GB/s from it
 
 
 @dataclass
@@ -155,11 +166,12 @@ class BenchOutcome:
             m = self.metrics(row)
             if row.status != "OK" or m.kernel is None:
                 continue
-            out.append(BenchPoint(row.config_key, self.variant, m.kernel.tflops, m.kernel.median_ms))
+            cfg = AttnConfig.from_dict(row.config) if row.config else None
+            out.append(BenchPoint(row.config_key, self.variant, m.kernel.tflops, m.kernel.median_ms, config=cfg))
             for b in m.baselines:
                 if b.available and b.timing is not None:
                     out.append(BenchPoint(row.config_key, f"sdpa/{b.name}", b.timing.tflops, b.timing.median_ms,
-                                          b.ratio))
+                                          b.ratio, config=cfg))
         return out
 
 

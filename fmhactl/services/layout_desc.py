@@ -3,6 +3,8 @@ from the field tables), and which tile elements a descriptor makes an MMA read."
 
 from __future__ import annotations
 
+from fmhactl.records import envelope
+
 from dataclasses import dataclass
 
 from fmhactl.layout import smem as _smem
@@ -36,7 +38,7 @@ class DescriptorView:
         return not errors_of(list(self.problems))
 
     def as_dict(self) -> dict[str, object]:
-        return {"schema": f"fmhactl.layout.{'idesc' if self.kind == 'idesc' else 'desc'}/2", "kind": self.kind,
+        return {**envelope(f"fmhactl.layout.{'idesc' if self.kind == 'idesc' else 'desc'}", 2), "kind": self.kind,
                 "value": self.hex, "bits": self.bits, "ok": self.ok, "summary": self.summary,
                 "fields": [f.as_dict() for f in self.fields], "problems": [p.as_dict() for p in self.problems]}
 
@@ -158,7 +160,7 @@ class DescriptorReach:
         return sum(1 for e in self.elements if not e.correct)
 
     def as_dict(self) -> dict[str, object]:
-        return {"schema": "fmhactl.layout.reach/1", "descriptor": self.descriptor.as_dict(), "k0": self.k0,
+        return {**envelope("fmhactl.layout.reach", 1), "descriptor": self.descriptor.as_dict(), "k0": self.k0,
                 "wrong": self.wrong, "elements": [e.as_dict() for e in self.elements]}
 
 

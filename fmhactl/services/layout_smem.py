@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fmhactl.records import envelope
+
 from dataclasses import dataclass, field
 
 from fmhactl.layout import banks as _banks
@@ -63,7 +65,7 @@ class SmemTile:
 
     def as_dict(self) -> dict[str, object]:
         t = self.layout
-        return {"schema": "fmhactl.layout.smem/1", "major": t.major, "swizzle": t.swizzle.name, "dtype": t.dtype,
+        return {**envelope("fmhactl.layout.smem", 1), "major": t.major, "swizzle": t.swizzle.name, "dtype": t.dtype,
                 "rows": t.rows, "cols": t.cols, "lbo": t.lbo, "sbo": t.sbo, "k_atom_stride": t.k_atom_stride,
                 "base": t.base, "footprint": self.footprint, "notes": list(t.notes),
                 "problems": [p.as_dict() for p in self.problems], "mma": [s.as_dict() for s in self.mma]}
@@ -153,7 +155,7 @@ class AccessPattern:
         return self.wavefronts == self.ideal
 
     def as_dict(self) -> dict[str, object]:
-        return {"schema": "fmhactl.layout.banks/1", "description": self.description, "vec": self.vec,
+        return {**envelope("fmhactl.layout.banks", 1), "description": self.description, "vec": self.vec,
                 "wavefronts": self.wavefronts, "ideal": self.ideal,
                 "instructions": [i.as_dict() for i in self.instructions],
                 "problems": [p.as_dict() for p in self.problems]}
@@ -216,7 +218,7 @@ class SmemPMap:
 
     def as_dict(self) -> dict[str, object]:
         plan = self.store_plan
-        return {"schema": "fmhactl.layout.map/1", "from": self.source, "to": self.dest, "m": self.m, "n": self.n,
+        return {**envelope("fmhactl.layout.map", 1), "from": self.source, "to": self.dest, "m": self.m, "n": self.n,
                 "dtype": self.dtype, "problems": [p.as_dict() for p in self.problems],
                 "store_plan": None if plan is None else {
                     "vector_bytes": plan.vector_bytes, "instructions_per_thread": plan.instructions,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fmhactl.records import envelope
+
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -79,7 +81,7 @@ class TmemAccess:
         return tuple(c for c in self.cells if c.thread == thread and (reg is None or c.reg == reg))
 
     def as_dict(self) -> dict[str, object]:
-        return {"schema": "fmhactl.layout.tmem/1", "instruction": self.instruction, "shape": self.shape,
+        return {**envelope("fmhactl.layout.tmem", 1), "instruction": self.instruction, "shape": self.shape,
                 "num": self.num, "pack": self.pack, "warp": self.warp, "taddr": f"0x{self.taddr:08x}",
                 "registers_per_thread": self.registers_per_thread, "lane_quarter": self.lane_quarter,
                 "allowed_lanes": list(self.allowed_lanes), "problems": [p.as_dict() for p in self.problems]}
@@ -198,7 +200,7 @@ class ColumnPlanView:
         return not errors_of(list(self.problems))
 
     def as_dict(self) -> dict[str, object]:
-        return {"schema": "fmhactl.layout.tmem_plan/1", "title": self.plan.title,
+        return {**envelope("fmhactl.layout.tmem_plan", 1), "title": self.plan.title,
                 "regions": [r.as_dict() for r in self.plan.regions], "columns_used": self.columns_used,
                 "alloc_columns": self.alloc_columns, "columns_total": _tmem.COLUMNS,
                 "problems": [p.as_dict() for p in self.problems]}
@@ -320,7 +322,7 @@ class AccumLayout:
         return None
 
     def as_dict(self) -> dict[str, object]:
-        return {"schema": "fmhactl.layout.accum/1", "m": self.m, "n": self.n, "cta_group": self.cta_group,
+        return {**envelope("fmhactl.layout.accum", 1), "m": self.m, "n": self.n, "cta_group": self.cta_group,
                 "dtmem": f"0x{self.d_tmem:08x}", "layout": self.layout, "rows_per_cta": self.rows_per_cta,
                 "alloc_columns": self.alloc_columns, "problems": [p.as_dict() for p in self.problems]}
 

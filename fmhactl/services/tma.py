@@ -7,6 +7,8 @@ without one). Inputs are range-checked before any work; nothing here prints or i
 
 from __future__ import annotations
 
+from fmhactl.records import envelope
+
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -39,7 +41,7 @@ class TensorMapCheck:
         return tuple(r for r in self.rules if r.status == "violated")
 
     def as_dict(self) -> dict[str, object]:
-        return {"schema": "fmhactl.tma.check/1", "params": self.params.as_dict(), "c_call": self.c_call,
+        return {**envelope("fmhactl.tma.check", 1), "params": self.params.as_dict(), "c_call": self.c_call,
                 "valid": self.valid, "rules": [r.as_dict() for r in self.rules],
                 "fields": [f.as_dict() for f in tensor_map_fields(self)],
                 "box": self.box.as_dict() if self.box else None}

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from fmhactl.errors import BadInput, MissingEnvironment
+from fmhactl.runtime.device import no_gpu
 
 MAX_GPUS = 64
 _LIST = re.compile(r"^\d+(,\d+)*$")
@@ -45,8 +46,18 @@ def _format_uuid(raw: bytes) -> str:
     return f"GPU-{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
+def _no_gpu(exc: Exception) -> MissingEnvironment:
+    if type(exc).__name__ == "DynamicLibNotFoundError":
+        return no_gpu("the NVIDIA driver library (libcuda) is not installed")
+    return no_gpu(f"{type(exc).__name__}: {exc}")
+
+
 def local_gpus() -> list[Device]:
     """Every GPU the CUDA driver shows this process, in CUDA ordinal order (no context created)."""
+    import os
+
+    if os.environ.get("FMHACTL_ASSUME_NO_GPU"):
+        raise no_gpu("FMHACTL_ASSUME_NO_GPU is set")
     try:
         from cuda.bindings import driver
     except ImportError as exc:
@@ -54,12 +65,12 @@ def local_gpus() -> list[Device]:
     try:
         (err,) = driver.cuInit(0)
     except Exception as exc:  # noqa: BLE001 - no driver library at all: no GPU here
-        raise MissingEnvironment(f"--gpus: no usable GPU here ({type(exc).__name__}: {exc})") from None
+        raise _no_gpu(exc) from None
     if err != driver.CUresult.CUDA_SUCCESS:
-        raise MissingEnvironment(f"--gpus: no usable GPU here (cuInit: {getattr(err, 'name', err)})")
+        raise no_gpu(f"cuInit: {getattr(err, 'name', err)}")
     err, count = driver.cuDeviceGetCount()
     if err != driver.CUresult.CUDA_SUCCESS or count == 0:
-        raise MissingEnvironment("--gpus: the CUDA driver sees no GPU")
+        raise no_gpu("the CUDA driver sees no device")
     devices = []
     for ordinal in range(count):
         _, handle = driver.cuDeviceGet(ordinal)

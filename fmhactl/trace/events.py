@@ -110,8 +110,10 @@ def warp_roles(source_text: str, warps: int = 6) -> dict[int, str]:
     return {w: "mma" if w == mma else "load" if w == load else "softmax" for w in range(max(warps, mma + 1, load + 1))}
 
 
-def decode(events: list[Event], source_lines: list[str] | None = None) -> list[CtaTrace]:
-    """Split per CTA and warp; name barriers; group arrives into phases."""
+def decode(events: list[Event], source_lines: list[str] | None = None,
+           roles: tuple[str, ...] = ()) -> list[CtaTrace]:
+    """Split per CTA and warp; name barriers (by role from the plan when `roles` covers every
+    initialised barrier, else from the kernel source line of their init); group arrives into phases."""
     source_lines = source_lines or []
     by_block: dict[int, list[Event]] = defaultdict(list)
     for e in events:
@@ -125,12 +127,25 @@ def decode(events: list[Event], source_lines: list[str] | None = None) -> list[C
                 cta.programs.setdefault(e.warp, []).append(e)
             if e.kind == "alloc":
                 cta.alloc_base = e.a
-        _name_barriers(cta, source_lines)
+        _name_barriers(cta, source_lines, roles)
         ctas.append(cta)
     return ctas
 
 
-def _name_barriers(cta: CtaTrace, source_lines: list[str]) -> None:
+def roles_by_address(init_addresses: list[int], roles: tuple[str, ...]) -> dict[int, str]:
+    """Barrier address -> role, when the initialised barriers are exactly the plan's block of 8-byte
+    words (lowest address = roles[0]); empty when they are not (another kernel, a partial trace)."""
+    addresses = sorted(set(init_addresses))
+    if not roles or len(addresses) != len(roles):
+        return {}
+    base = addresses[0]
+    if any(a != base + 8 * i for i, a in enumerate(addresses)):
+        return {}
+    return {a: roles[i] for i, a in enumerate(addresses)}
+
+
+def _name_barriers(cta: CtaTrace, source_lines: list[str], roles: tuple[str, ...] = ()) -> None:
+    by_role = roles_by_address([e.a for e in cta.events if e.kind == "mbar_init"], roles)
     per_site: dict[int, int] = defaultdict(int)
     arrivers: dict[int, set[int]] = defaultdict(set)
     for e in cta.events:
@@ -143,7 +158,7 @@ def _name_barriers(cta: CtaTrace, source_lines: list[str]) -> None:
         index = per_site[e.site]
         per_site[e.site] += 1
         array = base is not None and 1 <= e.site <= len(source_lines) and "[" in source_lines[e.site - 1]
-        name = (f"{base}[{index}]" if array else base) if base else f"mbar@0x{e.a:x}"
+        name = by_role.get(e.a) or ((f"{base}[{index}]" if array else base) if base else f"mbar@0x{e.a:x}")
         cta.barriers[e.a] = Barrier(e.a, name, e.b, _events_per_phase(e.b, len(arrivers[e.a])))
     # Barriers used without a traced init (an older emulator): named from a use site, one event a phase.
     for e in cta.events:

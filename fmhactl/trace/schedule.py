@@ -38,6 +38,7 @@ class Geometry:
     head_dim: int
     exp2_poly_fraction: float = 0.0
     ctas_per_sm: int = 1
+    barrier_roles: tuple[str, ...] = ()  # fmhactl.plans.sm100.barrier_roles: names in address order
 
 
 @dataclass

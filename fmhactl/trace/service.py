@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import tempfile
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from fmhactl.config import AttnConfig
@@ -24,6 +25,7 @@ KERNEL_SOURCE = "sm100/fmha_sm100.cuh"  # the file whose __builtin_LINE() sites 
 MAX_CTAS = 32           # traced CTAs: every one is modeled and drawn
 MAX_SEQ_K = 65536
 TRACE_CAPACITY = 1 << 20  # events (32 MiB of device memory)
+MAX_TIMEOUT_S = timedelta(weeks=1).total_seconds()  # as every other command's --timeout
 
 
 @dataclass
@@ -54,7 +56,7 @@ def kernel_source_text() -> str:
 
 
 def geometry_for(variant_name: str, cfg: AttnConfig) -> Geometry:
-    from fmhactl.plans.sm100 import entry_head_dim, plan_from_switches
+    from fmhactl.plans.sm100 import barrier_roles, entry_head_dim, plan_from_switches
     from fmhactl.registry import get_variant
 
     variant = get_variant(variant_name)
@@ -64,7 +66,8 @@ def geometry_for(variant_name: str, cfg: AttnConfig) -> Geometry:
     plan = plan_from_switches(cfg.head_dim, variant.switches)
     poly = int(variant.switches.get("FMHA_EXP2_POLY", 0))
     return Geometry(plan.block_m, plan.block_n, plan.d_part, plan.col_s, plan.col_o, entry_head_dim(cfg.head_dim),
-                    exp2_poly_fraction=poly / 4.0, ctas_per_sm=plan.ctas_per_sm)
+                    exp2_poly_fraction=poly / 4.0, ctas_per_sm=plan.ctas_per_sm,
+                    barrier_roles=barrier_roles(plan.stages))
 
 
 def check_shape(cfg: AttnConfig) -> None:
@@ -85,7 +88,7 @@ def model_trace(variant: str, cfg: AttnConfig, raw: bytes, geo: Geometry, source
         raise FmhactlError(f"{variant} {cfg.key}: the launch recorded no trace events (was it a strict "
                            "emulated build?)", ExitCode.MISSING_ENV)
     roles = warp_roles(source_text)
-    ctas = decode(events, source_text.splitlines())
+    ctas = decode(events, source_text.splitlines(), geo.barrier_roles)
     schedules, summaries = [], []
     fallback_tiles = math.ceil(cfg.seq_k / geo.block_n)
     for cta in ctas:
@@ -127,11 +130,59 @@ def record_trace(variant_name: str, cfg: AttnConfig, *, timeout_s: float, seed: 
         return out.read_bytes()
 
 
+MAX_RAW_BYTES = TRACE_CAPACITY * 32  # the most events one traced launch can record
+
+
+def read_raw(path: Path) -> bytes:
+    """A raw event file (--raw): BadInput naming the path when it is missing, a folder, unreadable,
+    too big or not a whole number of events."""
+    from fmhactl.trace.events import RAW_SIZE
+
+    try:
+        if path.is_dir():
+            raise BadInput(f"--raw {path}: is a folder, a raw event file is needed")
+        size = path.stat().st_size
+        if size > MAX_RAW_BYTES:
+            raise BadInput(f"--raw {path}: {size} bytes, more than the {MAX_RAW_BYTES} one traced launch records")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise BadInput(f"--raw {path}: no such file") from None
+    except OSError as exc:
+        raise BadInput(f"--raw {path}: cannot be read ({exc.strerror or exc})") from None
+    if data[:2] == b"\x1f\x8b":  # a gzipped recording (docs/trace/*.raw.gz: committed recordings)
+        data = _gunzip(path, data)
+    if not data or len(data) % RAW_SIZE:
+        raise BadInput(f"--raw {path}: {len(data)} bytes is not a whole, non-zero number of {RAW_SIZE}-byte events")
+    return data
+
+
+def _gunzip(path: Path, data: bytes) -> bytes:
+    import gzip
+    import io
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
+            out = unpacked.read(MAX_RAW_BYTES + 1)  # never more than one launch can record
+    except (OSError, EOFError, zlib.error) as exc:
+        raise BadInput(f"--raw {path}: a damaged gzip file ({exc})") from None
+    if len(out) > MAX_RAW_BYTES:
+        raise BadInput(f"--raw {path}: unpacks to more than the {MAX_RAW_BYTES} bytes one traced launch records")
+    return out
+
+
 def trace_variant(variant_name: str, cfg: AttnConfig, *, timeout_s: float = 120.0,
                   seed: int | None = None, raw_out: Path | None = None) -> TraceResult:
+    from fmhactl.runtime.device import require_gpu
+    from fmhactl.schemas import finite_positive, int_in_range
+
     geo = geometry_for(variant_name, cfg)
     check_shape(cfg)
+    finite_positive(timeout_s, "--timeout", maximum=MAX_TIMEOUT_S)
+    if seed is not None:
+        int_in_range(seed, "--seed", 0, 2**62)
     source = kernel_source_text()
+    require_gpu()  # every input checked above; the worker starts only on a machine with a GPU
     raw = record_trace(variant_name, cfg, timeout_s=timeout_s, seed=seed)
     if raw_out is not None:
         raw_out.write_bytes(raw)

@@ -113,21 +113,11 @@ def test_unusable_fmhactl_home_is_exit_3(tmp_path, make_home):
     one_line(invoke("results", env={"FMHACTL_HOME": home}), 3, "FMHACTL_HOME")
 
 
-def test_read_only_fmhactl_home_is_exit_3(tmp_path):
-    home = tmp_path / "ro"
-    home.mkdir()
-    home.chmod(0o555)
-    try:
-        probe = home / "probe"
-        try:
-            probe.write_text("x")
-            probe.unlink()
-            pytest.skip("this user can write into a read-only folder (root)")
-        except OSError:
-            pass
-        one_line(invoke("results", env={"FMHACTL_HOME": str(home)}), 3, "not writable")
-    finally:
-        home.chmod(0o755)
+def test_read_only_fmhactl_home_is_exit_3():
+    """/proc/self is a folder that no one can create files in, root included (CI runs as root, where
+    a chmod 555 folder stays writable and the old form of this test always skipped)."""
+    one_line(invoke("results", env={"FMHACTL_HOME": "/proc/self"}), 3, "/proc/self is not writable")
+    one_line(invoke("results", env={"FMHACTL_HOME": "/proc/fmhactl-home"}), 3, "cannot be created")
 
 
 # ---- output paths checked before any work ------------------------------------------------------
@@ -138,12 +128,20 @@ def test_read_only_fmhactl_home_is_exit_3(tmp_path):
     lambda bad: ["bench", "ref", "--shape", "d=64", "--plot", bad],
     lambda bad: ["profile", "ref", "--shape", "d=64", "--png", bad],
     lambda bad: ["status", "--out", bad],
+    lambda bad: ["dump", "sm100_tma_s2_smem", "--shape", "d=64", "--at", "S", "--out", bad],
+    lambda bad: ["trace", "sm100_tma_s2_tmem", "--shape", "t=128,s=512,d=128", "--out", bad],
+    lambda bad: ["trace", "sm100_tma_s2_tmem", "--shape", "t=128,s=512,d=128", "--save-raw", bad],
+    lambda bad: ["layout", "smem", "--svg", bad],
+    lambda bad: ["tma", "check", "--preset", "seed002", "--svg", bad],
+    lambda bad: ["tui", "--screen", "tmem", "--screenshot", bad],
 ])
-@pytest.mark.parametrize("kind", ["a folder", "under a file"])
+@pytest.mark.parametrize("kind", ["a folder", "under a file", "under /proc"])
 def test_unwritable_output_paths_fail_before_any_work(fmhactl_home, tmp_path, args_for, kind):
     blocker = tmp_path / "plain-file"
     blocker.write_text("x")
-    bad = str(tmp_path) if kind == "a folder" else str(blocker / "out" / "x.png")
+    suffix = ".svg" if args_for("X")[0] in ("layout", "tma", "tui") else ".png"
+    bad = {"a folder": str(tmp_path), "under a file": str(blocker / "out" / f"x{suffix}"),
+           "under /proc": f"/proc/x{suffix}"}[kind]  # /proc: unwritable for root too
     if args_for("X")[0] == "status" and kind == "a folder":
         bad = str(blocker)  # --out is a folder option: a file is the wrong thing there
     before = rows_in(fmhactl_home)

@@ -45,3 +45,29 @@ def test_help_imports_no_heavy_module():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "HEAVY []" in proc.stdout, proc.stdout[-500:] + proc.stderr[-500:]
     assert "Exit codes: 0 success" in proc.stdout
+
+
+def test_results_says_on_stderr_when_the_limit_cuts_the_list(tmp_path, monkeypatch):
+    from fmhactl.results.store import ResultRow, ResultStore
+
+    monkeypatch.setenv("FMHACTL_HOME", str(tmp_path))
+    with ResultStore() as store:
+        for i in range(4):
+            store.add(ResultRow(kind="build", variant="ref", arch="sm_90a", mode="compile-only", status="OK",
+                                config_key=f"k{i}"))
+    for args in (["results", "--limit", "3"], ["results", "--limit", "3", "--json"]):
+        cut = CliRunner().invoke(app, args)
+        assert cut.exit_code == 0
+        assert "showing the newest 3 rows" in cut.stderr and "--limit 0 for all" in cut.stderr
+        assert "showing" not in cut.stdout
+    json.loads(CliRunner().invoke(app, ["results", "--limit", "3", "--json"]).stdout)  # stdout stays JSON
+    whole = CliRunner().invoke(app, ["results", "--limit", "0"])
+    assert whole.exit_code == 0 and "showing" not in whole.stderr and len(whole.stdout.splitlines()) == 5
+
+
+def test_list_prints_head_dims_unambiguously():
+    lines = CliRunner().invoke(app, ["list"]).stdout.splitlines()
+    rows = {r.split("\t")[0]: r.split("\t") for r in lines[1:]}
+    assert rows["ref"][4] == "multiples of 8 up to 512"
+    assert rows["sm90_persistent"][4] == "64,128"
+    assert not any("k.." in r[4] for r in rows.values())

@@ -118,9 +118,11 @@ def test_bad_input_exit_2_one_line(args, word):
 @pytest.mark.parametrize("command", [["layout", "smem"], ["layout", "tmem"], ["layout", "desc", "decode", "0x0"],
                                      ["tma", "check", "--preset", "seed002"]])
 def test_unwritable_output_refused_before_work(tmp_path, command, flag):
-    target = tmp_path / "missing" / "pic.svg"
-    assert_bad_input(run(*command, flag, str(target)), "does not exist")
-    assert not target.parent.exists()
+    """Paths no one can write, root included: under a regular file, and in /proc."""
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+    assert_bad_input(run(*command, flag, str(blocker / "pic.svg")), "cannot be created")
+    assert_bad_input(run(*command, flag, "/proc/pic.svg"), "/proc/pic.svg: not writable")
 
 
 def test_size_caps_answer_at_once_through_the_installed_entry_point():

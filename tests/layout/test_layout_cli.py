@@ -62,7 +62,7 @@ def test_commands_print_tables_and_json(app, args):
     as_json = run(app, *args, "--json")
     assert as_json.exit_code == 0
     data = json.loads(as_json.stdout)
-    assert data["schema"].startswith("fmhactl.")
+    assert isinstance(data["schema_version"], int) and data["document"].startswith("fmhactl.")
 
 
 def test_json_has_one_record_per_thread_register_or_element(app):

@@ -60,5 +60,5 @@ def test_a_dying_worker_is_a_crash_with_its_last_words(fake_worker):
 def test_a_worker_without_gpu_is_a_missing_environment(tmp_path):
     script = tmp_path / "nogpu.py"
     script.write_text('import json; print(json.dumps({"hello": True, "gpu": None, "reason": "no CUDA GPU"}))\n')
-    with pytest.raises(MissingEnvironment, match="no GPU: no CUDA GPU"):
+    with pytest.raises(MissingEnvironment, match="no GPU usable here \\(no CUDA GPU"):
         KernelWorker(command=[sys.executable, str(script)]).start()

@@ -27,8 +27,10 @@ D, BLOCK_N, COL_S, COL_O = 128, 128, 0, 128
 Q_BYTES, KV_BYTES = 128 * D * 2, 2 * BLOCK_N * D * 2
 
 
-def kv_addr(kind: str, stage: int) -> int:
-    return (0x120 if kind == "kv_full" else 0x140) + 8 * stage
+def kv_addr(kind: str, stage: int, stages: int) -> int:
+    """The kernel's layout: one block of 8-byte barriers, q_full s_full p_full o_ready, then
+    kv_full[stages], then kv_empty[stages] (fmhactl.plans.sm100.barrier_roles)."""
+    return 0x120 + 8 * (stage if kind == "kv_full" else stages + stage)
 
 
 class _Bar:
@@ -82,18 +84,18 @@ def synth_events(n_tiles: int = 4, stages: int = 1, block: int = 0) -> list[tupl
         for j in range(n_tiles):
             s = j % stages
             if j >= stages:
-                yield from wait(kv_addr("kv_empty", s), j // stages - 1, w)
-            arrive(kv_addr("kv_full", s), w, KV_BYTES)
+                yield from wait(kv_addr("kv_empty", s, stages), j // stages - 1, w)
+            arrive(kv_addr("kv_full", s, stages), w, KV_BYTES)
             for half in range(2):
-                ev("tma_issue", w, 91, 0x8000 + half, kv_addr("kv_full", s))
+                ev("tma_issue", w, 91, 0x8000 + half, kv_addr("kv_full", s, stages))
                 yield
-            bars[kv_addr("kv_full", s)].tx -= KV_BYTES
-            bars[kv_addr("kv_full", s)].settle()
+            bars[kv_addr("kv_full", s, stages)].tx -= KV_BYTES
+            bars[kv_addr("kv_full", s, stages)].settle()
 
     def mma_warp():
         w = 4
         yield from wait(ADDR["q_full"], 0, w)
-        yield from wait(kv_addr("kv_full", 0), 0, w)
+        yield from wait(kv_addr("kv_full", 0, stages), 0, w)
         mmas(COL_S, w)
         commit(ADDR["s_full"], w)
         for j in range(n_tiles):
@@ -101,9 +103,9 @@ def synth_events(n_tiles: int = 4, stages: int = 1, block: int = 0) -> list[tupl
             yield from wait(ADDR["p_full"], j, w)
             mmas(COL_O, w)
             commit(ADDR["o_ready"], w)
-            commit(kv_addr("kv_empty", s), w)
+            commit(kv_addr("kv_empty", s, stages), w)
             if j + 1 < n_tiles:
-                yield from wait(kv_addr("kv_full", (j + 1) % stages), (j + 1) // stages, w)
+                yield from wait(kv_addr("kv_full", (j + 1) % stages, stages), (j + 1) // stages, w)
                 mmas(COL_S, w)
                 commit(ADDR["s_full"], w)
 
@@ -138,8 +140,8 @@ def synth_events(n_tiles: int = 4, stages: int = 1, block: int = 0) -> list[tupl
         ev("mbar_init", 4, INIT_SITE[name], ADDR[name], count)
     for s in range(stages):
         for kind in ("kv_full", "kv_empty"):
-            bars[kv_addr(kind, s)] = _Bar(1)
-            ev("mbar_init", 4, INIT_SITE[kind], kv_addr(kind, s), 1)
+            bars[kv_addr(kind, s, stages)] = _Bar(1)
+            ev("mbar_init", 4, INIT_SITE[kind], kv_addr(kind, s, stages), 1)
     ev("alloc", 4, 20, 0, 256)
     warps = [softmax_warp(w) for w in range(4)] + [mma_warp(), load_warp()]
     live = list(range(6))
