@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fmhactl.cli.app import app
-from tests.cli.test_pipes import NEEDS_GPU, PRINTS, RAW, _leaf_commands
+from tests.cli.test_pipes import NEEDS_GPU, PRINTS, RAW, _leaf_commands, substitute
 
 WITH_JSON = sorted(name for name in PRINTS if "--json" not in PRINTS[name])
 
@@ -35,14 +35,12 @@ def test_every_command_with_json_is_covered():
 
 @pytest.mark.parametrize("name", sorted(PRINTS))
 def test_every_json_object_carries_schema_version(name, tmp_path):
-    args = list(PRINTS[name])
-    if RAW in args:
-        from fmhactl.trace.events import to_bytes
-        from tests.trace.synth import synth_events
+    from fmhactl.trace.events import to_bytes
+    from tests.trace.synth import synth_events
 
-        raw = tmp_path / "events.bin"
-        raw.write_bytes(to_bytes(synth_events(2, 2)))
-        args = [str(raw) if a == RAW else a for a in args]
+    raw = tmp_path / "events.bin"
+    raw.write_bytes(to_bytes(synth_events(2, 2)))
+    args = substitute(list(PRINTS[name]), raw)
     if "--json" not in args:
         args.append("--json")
     result = CliRunner().invoke(app, [*name.split(), *args])

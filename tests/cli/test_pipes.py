@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from fmhactl.cli.app import app
 
 SHAPE = "b=1,h=1,t=128,s=512,d=128"
 RAW = "@raw"  # replaced by a synthetic raw trace file made with the trace tests' helper
+OUT_DIR = "@out"  # replaced by a fresh temporary folder (an output that must not land in the checkout)
 
 # Every table- or JSON-printing command with arguments that make it print without a GPU.
 PRINTS = {
@@ -26,6 +28,8 @@ PRINTS = {
     "build": ["ref", "--arch", "sm_80"],
     "status": ["--check"],
     "results": [],
+    "results export": ["--out", OUT_DIR, "--json"],  # without --json it prints one line on stderr only
+    "results import": ["--json"],
     "layout tmem": [],
     "layout smem": ["--rows", "128", "--cols", "128"],
     "layout accum": [],
@@ -58,6 +62,8 @@ def _leaf_commands() -> list[str]:
 
     def walk(command, path: list[str]) -> None:
         subcommands = getattr(command, "commands", None)
+        if getattr(command, "invoke_without_command", False) and path:  # `results` lists rows itself
+            names.append(" ".join(path))
         if subcommands:
             for name, sub in subcommands.items():
                 walk(sub, [*path, name])
@@ -100,8 +106,14 @@ def _run(args: list[str], *, close_early: bool) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(proc.args, proc.returncode, "", proc.stderr)
 
 
+def substitute(args: list[str], raw: Path) -> list[str]:
+    """PRINTS arguments with the placeholders filled: RAW by a raw trace, OUT_DIR by a new folder."""
+    return [str(raw) if a == RAW else tempfile.mkdtemp(prefix="fmhactl-pipes-") if a == OUT_DIR else a
+            for a in args]
+
+
 def _args(name: str, raw: Path) -> list[str]:
-    return [*name.split(), *(str(raw) if a == RAW else a for a in PRINTS[name])]
+    return [*name.split(), *substitute(PRINTS[name], raw)]
 
 
 @pytest.mark.parametrize("name", sorted(PRINTS))
