@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from fmhactl.cli.ptx import EMULATE_HELP, use_emulate
 from fmhactl.cli.common import (EMULATION_HELP, err_console, guarded, note, out_console, print_json, table,
                                 use_emulation)
 from fmhactl.errors import ExitCode
@@ -49,8 +50,10 @@ def run_command(
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog, seconds."),
     as_json: bool = typer.Option(False, "--json"),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
 ) -> None:
     """Launch a variant once on fresh random inputs: finished? every output written? NaNs? (no reference)."""
+    use_emulate(emulate)
     use_emulation(emulation)
     from fmhactl import services
 
@@ -102,10 +105,12 @@ def verify_command(
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog per config, seconds; past it the config is a HANG."),
     as_json: bool = typer.Option(False, "--json", help="Print one record per config as JSON on stdout."),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
     gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
 ) -> None:
     """Check variants against an independent torch reference (fp32 O, fp64 LSE) with FlashAttention's tolerance rule."""
+    use_emulate(emulate)
     use_emulation(emulation)
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -169,8 +174,10 @@ def bench_command(
     model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small) with sdpa vs fmhactl attention, instead of a variant."),
     prompt: Optional[list[int]] = typer.Option(None, "--prompt", help="With --model: prompt lengths (repeatable; default 128, 512, 2048)."),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
+    use_emulate(emulate)
     use_emulation(emulation)
     from fmhactl.errors import BadInput
 

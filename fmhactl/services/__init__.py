@@ -25,6 +25,7 @@ from fmhactl.services.results import ResultsFilter, query as query_results
 from fmhactl.services.scenario import list_scenarios, load_scenario, run as run_named_scenario, run_scenario
 from fmhactl.services.status import gate as status_gate, status
 from fmhactl.services import layout, tma  # noqa: E402 - the layout/tma questions (layoutsvc)
+from fmhactl.services import ptx  # noqa: E402 - the PTX-level tcgen05 emulator (docs/ptx-emulation.md)
 
 __all__ = [
     "BadInput", "Cancelled", "CheckFailed", "ExitCode", "FmhactlError", "MissingEnvironment",
@@ -33,5 +34,5 @@ __all__ = [
     "BenchOutcome", "BenchPoint", "DumpOutcome", "RunOutcome", "VerifyOutcome", "bench", "dump", "list_variants",
     "run", "verify", "ProfileOutcome", "profile", "ResultsFilter", "query_results",
     "list_scenarios", "load_scenario", "run_named_scenario", "run_scenario", "status", "status_gate",
-    "layout", "tma",
+    "layout", "tma", "ptx",
 ]
