@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from pathlib import Path
 
 from fmhactl import paths
 from fmhactl.build import compiler
@@ -28,9 +29,23 @@ def native_ptx(variant: Variant) -> str:
 
         raise BadInput(f"variant {variant.name} has no {NATIVE_ARCH} build: the PTX path runs sm100 variants only")
     options = [o for o in compiler._options(variant, BuildTarget(NATIVE_ARCH)) if "ptxas" not in o]
+    return nvrtc_ptx(variant.source_path, options)
+
+
+def cu_ptx(source: Path) -> str:
+    """sm_100a PTX of any .cu file through NVRTC (quoted includes: its folder, then kernels/)."""
+    options = [f"--gpu-architecture={NATIVE_ARCH}", "-std=c++17", "-lineinfo", "-DFMHACTL_ARCH=100",
+               f"-I{source.parent}", f"-I{paths.kernels_dir()}"]
+    return nvrtc_ptx(source, options)
+
+
+def nvrtc_ptx(source: Path, options: list[str]) -> str:
     nvrtc = compiler._nvrtc()
-    source = variant.source_path
-    err, prog = nvrtc.nvrtcCreateProgram(source.read_bytes(), source.name.encode(), 0, [], [])
+    try:
+        name = str(source.resolve().relative_to(paths.project_root()))
+    except ValueError:
+        name = str(source)
+    err, prog = nvrtc.nvrtcCreateProgram(source.read_bytes(), name.encode(), 0, [], [])
     compiler._check_nvrtc(nvrtc, err, "nvrtcCreateProgram")
     try:
         encoded = [o.encode() for o in options]

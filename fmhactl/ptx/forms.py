@@ -22,6 +22,7 @@ Status = Literal["emulated", "rejected"]
 RULE_UNSUPPORTED = "ptx-form-unsupported"     # a real ISA form the emulator does not implement
 RULE_CTA_GROUP_2 = "ptx-cta-group-2"          # cta_group::2 needs a CTA pair: out of scope
 RULE_UNKNOWN = "ptx-form-unknown"             # a tcgen05 spelling that is not in the table at all
+RULE_OPERANDS = "ptx-operand-count"           # operands that do not fit the form (ld/st registers vs .num)
 
 LD_SHAPES: dict[str, tuple[int, ...]] = {
     # shape -> the .num values Table 49 allows (registers per thread = regs_per_rep * num <= 128)

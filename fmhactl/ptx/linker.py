@@ -24,11 +24,33 @@ class PtxBuild:
     log: str
 
 
+def _preload_from_sys_path() -> bool:
+    """Load libnvJitLink from a `nvidia/cu13/lib` folder on sys.path (a `pip install --target` copy,
+    which cuda.pathfinder does not search); pathfinder then finds it already loaded."""
+    import ctypes
+    import sys
+    from pathlib import Path
+
+    for base in sys.path:
+        for lib in sorted(Path(base or ".").glob("nvidia/cu1*/lib/libnvJitLink.so*")):
+            try:
+                ctypes.CDLL(str(lib), mode=ctypes.RTLD_GLOBAL)
+                return True
+            except OSError:
+                continue
+    return False
+
+
 def _nvjitlink():
     try:
         from cuda.bindings import nvjitlink
 
-        nvjitlink.version()
+        try:
+            nvjitlink.version()
+        except Exception:
+            if not _preload_from_sys_path():
+                raise
+            nvjitlink.version()
     except Exception as exc:  # ImportError, or the library is missing (pathfinder raises its own type)
         raise MissingEnvironment("nvJitLink is not available (pip install nvidia-nvjitlink cuda-bindings): "
                                  f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fmhactl.errors import BadInput
-from fmhactl.ptx.forms import FORMS, RULE_UNKNOWN, Form
+from fmhactl.ptx.forms import FORMS, RULE_OPERANDS, RULE_UNKNOWN, Form, ld_regs
 
 _FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
@@ -174,4 +174,26 @@ def rule_of(instruction: Instruction) -> str | None:
     """The named rule that refuses this instruction (None: it is emulated)."""
     if instruction.form is None:
         return RULE_UNKNOWN
-    return instruction.form.rule if instruction.form.status == "rejected" else None
+    if instruction.form.status == "rejected":
+        return instruction.form.rule
+    if operand_problem(instruction):
+        return RULE_OPERANDS
+    return None
+
+
+def operand_problem(instruction: Instruction) -> str:
+    """Why the operands do not fit the form ('' when they do): register count of ld/st vs .num."""
+    form = instruction.form
+    if form is None or form.family not in ("ld", "st"):
+        return ""
+    shape, num = form.name.split(".")[1], int(form.name.split(".")[2][1:])
+    split = shape == "16x32bx2"
+    want = 3 if split else 2
+    if len(instruction.operands) != want:
+        return f"{len(instruction.operands)} operands, the form has {want}"
+    vector = instruction.operands[0] if form.family == "ld" else instruction.operands[-1]
+    regs = [r for r in vector.strip().strip("{}").split(",") if r.strip()]
+    expected = ld_regs(shape, num)
+    if not vector.startswith("{") or len(regs) != expected:
+        return f"{len(regs)} registers where .{shape}.x{num} moves {expected}"
+    return ""

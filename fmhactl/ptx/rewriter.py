@@ -61,9 +61,20 @@ def check_supported(module: PtxModule, origin: str) -> None:
     bad = [(i, rule) for i in module.instructions if (rule := rule_of(i)) is not None]
     if not bad:
         return
-    shown = "; ".join(f"{rule}: `{i.text}` ({i.where})" for i, rule in bad[:5])
+    shown = "; ".join(f"{rule}: `{_short(i.text)}` ({i.where}{_detail(i)})" for i, rule in bad[:5])
     more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
     raise PtxRejected(f"{origin}: {len(bad)} tcgen05 instruction(s) the PTX path does not emulate: {shown}{more}")
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _detail(instruction: Instruction) -> str:
+    from fmhactl.ptx.parser import operand_problem
+
+    problem = operand_problem(instruction)
+    return f": {problem}" if problem else ""
 
 
 def _register_widths(lines: list[str]) -> dict[str, int]:

@@ -64,8 +64,13 @@ def load_ptx(source: str) -> tuple[str, str]:
     from fmhactl.ptx import parser
 
     if not source or source.strip() != source:
-        raise BadInput(f"{source!r}: give a .ptx file or an sm100 variant name")
+        raise BadInput(f"{source!r}: give a .ptx or .cu file or an sm100 variant name")
     path = Path(source)
+    if path.suffix == ".cu":
+        from fmhactl.ptx.build import cu_ptx
+
+        parser.read_text(path)  # missing / binary: the same one-line errors as for a .ptx
+        return cu_ptx(path), f"{path} (NVRTC, sm_100a)"
     if path.exists() or "/" in source or path.suffix:
         return parser.read_text(path), str(path)
     from fmhactl.registry import load_registry
