@@ -30,8 +30,8 @@ def dump_command(
                                            "`fmhactl tui --screen checkpoints --dump FILE` (docs/tui.md)."),
 ) -> None:
     """Build with FMHA_CHECKPOINTS=1, run once, and show the checkpoint against torch + the layout model."""
-    use_emulate(emulate)
     use_emulation(emulation)
+    use_emulate(emulate)
     from fmhactl import services
 
     outcome = services.dump(variant, shape, at, timeout_s=timeout, seed=seed, out=out)

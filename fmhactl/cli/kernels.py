@@ -53,8 +53,8 @@ def run_command(
     emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
 ) -> None:
     """Launch a variant once on fresh random inputs: finished? every output written? NaNs? (no reference)."""
-    use_emulate(emulate)
     use_emulation(emulation)
+    use_emulate(emulate)
     from fmhactl import services
 
     outcome = services.run(variant, shape, timeout_s=timeout, seed=seed)
@@ -110,8 +110,8 @@ def verify_command(
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
 ) -> None:
     """Check variants against an independent torch reference (fp32 O, fp64 LSE) with FlashAttention's tolerance rule."""
-    use_emulate(emulate)
     use_emulation(emulation)
+    use_emulate(emulate)
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -177,8 +177,8 @@ def bench_command(
     emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
-    use_emulate(emulate)
     use_emulation(emulation)
+    use_emulate(emulate)
     from fmhactl.errors import BadInput
 
     if model is not None:

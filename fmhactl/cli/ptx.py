@@ -29,6 +29,11 @@ def use_emulate(source: str) -> None:
 
     if source not in EMULATE_SOURCES:
         raise BadInput(f"--emulate {shown(source)}: choose tc5 or native")
+    from fmhactl.runtime.modes import emulation_mode
+
+    if source == "native" and emulation_mode() == "strict":
+        raise BadInput("--emulate native runs the PTX path with --emulation fast only (strict is not "
+                       "implemented for it yet): add --emulation fast")
     os.environ[EMULATE_ENV] = source
 
 

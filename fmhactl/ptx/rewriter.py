@@ -16,9 +16,16 @@ from fmhactl.errors import CheckFailed
 from fmhactl.ptx.emulator import LdStEntry, Prototype
 from fmhactl.ptx.parser import Instruction, PtxModule, rule_of
 
-ISSUED_REG = "%tc5ptx_issued"  # per function: MMAs this thread issued since its last commit
+# Per function: MMAs this thread has issued. A commit tracks *all* prior async tcgen05 operations
+# of its thread, so several commits after one MMA are legal; one from a thread that issued none
+# tracks nothing (commit-without-mma, the tc5:: strict emulator's rule).
+ISSUED_REG = "%tc5ptx_issued"
 _REG_DECL = re.compile(r"^\s*\.reg\s+\.(?P<type>\w+)\s+(?P<names>[^;]+);")
 _FUNC_HEAD = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)?\.(?:entry|func)\b")
+# Full-warp convergence points after which the warp executes its queued MMAs (tc5ptx_drain).
+_CONVERGED = re.compile(r"^\s*(?:bar\.warp\.sync\s+(?:-1|0xffffffff|0xFFFFFFFF|4294967295)|bar\.sync\s+[^;]+"
+                        r"|barrier\.sync\.aligned\s+[^;]+|barrier\.cta\.sync\.aligned(?:\.all)?\s+[^;]+)\s*;")
+DRAIN = "tc5ptx_drain"
 _TARGET = re.compile(r"^(\s*\.target\s+)(\S+?)(\s*(?:,.*)?)$")
 _VERSION = re.compile(r"^(\s*\.version\s+)(\d+)\.(\d+)(.*)$")
 NATIVE_TARGETS = ("sm_100a", "sm_100f", "sm_100", "sm_101a", "sm_103a", "sm_110a")
@@ -206,7 +213,7 @@ def replacement(instruction: Instruction, proto: Prototype, widths: dict[str, in
         return [*e.call(args, [], uniform=False), f"add.u32 {ISSUED_REG}, {ISSUED_REG}, 1;"]
     if family == "commit":
         extra = [ops[1]] if form.name == "commit.multicast" else []
-        return [*e.call([ops[0], *extra, ISSUED_REG, site], [], uniform=False), f"mov.u32 {ISSUED_REG}, 0;"]
+        return e.call([ops[0], *extra, ISSUED_REG, site], [], uniform=False)
     if family in ("alloc", "dealloc"):
         return e.call([ops[0], ops[1], site], [], uniform=True)
     # relinquish, wait::ld/st (warp-collective), fences (per thread)
@@ -219,6 +226,9 @@ def rewrite(module: PtxModule, protos: dict[str, Prototype], linker_version: tup
     widths = _register_widths(module.lines)
     by_line = {i.ptx_line: i for i in module.instructions}
     used = sorted({entry_name(i) for i in module.instructions})
+    queued = any(name.startswith("tc5ptx_mma_") for name in used)
+    if queued:
+        used.append(DRAIN)
     missing = [name for name in used if name not in protos]
     if missing:
         raise ValueError(f"emulator has no entry point {', '.join(missing)}")
@@ -260,6 +270,9 @@ def rewrite(module: PtxModule, protos: dict[str, Prototype], linker_version: tup
         instruction = by_line.get(number)
         if instruction is None:
             emit(line, number)
+            if queued and _CONVERGED.match(line):
+                for text in _Emitter(widths, protos[DRAIN]).call([str(number)], [], uniform=True):
+                    emit(text, number)
             continue
         block = replacement(instruction, protos[entry_name(instruction)], widths)
         if instruction.label:

@@ -39,6 +39,98 @@ struct Regs {
 
 constexpr u32 kKindF16 = 0, kKindTf32 = 1;
 
+// ---- issued, not yet executed MMAs ----------------------------------------------------------------
+// The issuing thread queues its MMA (per warp, in order); the whole warp executes the queue
+// cooperatively -- lane t computes share t, as the tc5:: emulator does -- at its next full-warp
+// convergence point (bar.warp.sync -1 or bar.sync, after which the rewriter calls tc5ptx_drain).
+// A commit first executes what its warp still has queued (on the committing thread), so every
+// MMA completes before the arrive that announces it. Entries carry the launch's %gridid: a queue
+// left by an earlier launch is discarded, never executed. CTAs/warps past the table's size, a full
+// queue and the disable-output-lane forms execute on the issuing thread at issue.
+constexpr u32 kMaxCtas = 16384, kMaxWarps = 8, kQueue = 4;
+constexpr u32 kFlagTf32 = 1, kFlagTs = 2, kFlagAccumulate = 4;
+
+struct PendingMma {
+    u64 a_desc, b_desc;
+    u32 d_tmem, a_tmem, idesc, flags, site, pad;
+};
+
+struct WarpQueue {
+    unsigned long long grid;
+    u32 count, pad;
+    PendingMma q[kQueue];
+};
+
+__device__ __forceinline__ u64 grid_id() {
+    u64 g;
+    asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
+    return g;
+}
+
+// One lane share (t) of a queued MMA; returns the problem code (0: none), like mma_compute.
+// Not inlined (nor are the helpers below): one copy of each mma_compute instantiation in the module.
+__device__ __noinline__ u32 execute_share(const emu::Cta& c, const PendingMma& m, u32 t, u32& bad_lane, u32& bad_col) {
+    const bool acc = (m.flags & kFlagAccumulate) != 0;
+    if (m.flags & kFlagTf32) {
+        return (m.flags & kFlagTs) ? emu::mma_compute<tc5::Kind::tf32, true>(c, m.d_tmem, 0, m.a_tmem, m.b_desc, m.idesc, acc, bad_lane, bad_col, t)
+                                   : emu::mma_compute<tc5::Kind::tf32, false>(c, m.d_tmem, m.a_desc, 0, m.b_desc, m.idesc, acc, bad_lane, bad_col, t);
+    }
+    return (m.flags & kFlagTs) ? emu::mma_compute<tc5::Kind::f16, true>(c, m.d_tmem, 0, m.a_tmem, m.b_desc, m.idesc, acc, bad_lane, bad_col, t)
+                               : emu::mma_compute<tc5::Kind::f16, false>(c, m.d_tmem, m.a_desc, 0, m.b_desc, m.idesc, acc, bad_lane, bad_col, t);
+}
+
+// The whole MMA on the calling thread (all 32 shares), first problem recorded.
+__device__ __noinline__ void execute_alone(const emu::Cta& c, const PendingMma& m) {
+    u32 first = 0, bad_lane = 0, bad_col = 0;
+    for (u32 t = 0; t < 32; ++t) {
+        u32 bl = 0, bc = 0;
+        const u32 problem = execute_share(c, m, t, bl, bc);
+        if (problem != 0 && first == 0) {
+            first = problem;
+            bad_lane = bl;
+            bad_col = bc;
+        }
+    }
+    if (first != 0) emu::record(first, (m.flags & kFlagTs) ? TC5_OP_MMA_TS : TC5_OP_MMA_SS, m.site, bad_lane, bad_col);
+}
+
+__device__ WarpQueue queue_table[kMaxCtas * kMaxWarps];
+
+__device__ __forceinline__ WarpQueue* my_queue() {
+    const u32 block = emu::block_id(), warp = emu::warp_id();
+    if (block >= kMaxCtas || warp >= kMaxWarps) return nullptr;
+    return queue_table + block * kMaxWarps + warp;
+}
+
+// Single thread: execute (alone) every MMA its warp has queued in this launch, in order.
+__device__ __noinline__ void drain_alone(WarpQueue* q) {
+    if (q == nullptr) return;
+    if (q->grid == grid_id()) {
+        emu::Cta c = emu::cta();
+        for (u32 i = 0; i < q->count; ++i) execute_alone(c, q->q[i]);
+    }
+    q->grid = grid_id();
+    q->count = 0;
+    __threadfence_block();
+}
+
+// Single thread, after the checks: queue the MMA for its warp, or execute it now.
+__device__ __noinline__ void issue(const PendingMma& m) {
+    WarpQueue* q = my_queue();
+    if (q == nullptr) {
+        execute_alone(emu::cta(), m);
+        return;
+    }
+    if (q->grid != grid_id()) {
+        q->grid = grid_id();
+        q->count = 0;
+    }
+    if (q->count == kQueue) drain_alone(q);
+    q->q[q->count] = m;
+    q->count += 1;
+    __threadfence_block();
+}
+
 // The TS form's own rules (A in TMEM), single-thread copy of the checks in emu::mma_ts.
 __device__ __forceinline__ u32 check_ts(const emu::Cta& c, u32 d_tmem, u32 a_tmem, u32 idesc, u32& d0, u32& d1) {
     if (emu::decode_idesc(idesc).a_mn_major) {  // A in TMEM is K-major only (spec §3.5)
@@ -80,42 +172,35 @@ __device__ __forceinline__ void mma_one_thread(u32 d_tmem, u64 a_desc, u32 a_tme
         emu::record(code, op, site, d0, d1);
         return;
     }
-    const emu::IDesc id = emu::decode_idesc(idesc);
-    const u32 lane0 = d_tmem >> 16, col0 = d_tmem & 0xffffu;
-    // disable-output-lane: the D rows (TMEM lanes) whose bit is set keep their values. The MMA runs
-    // over every row; the kept rows are saved before and restored after (N <= 256 columns).
-    u32 saved_rows[4] = {0, 0, 0, 0};
-    if (keep_lanes != nullptr) {
-        for (u32 w = 0; w < 4; ++w) saved_rows[w] = keep_lanes[w];
+    PendingMma m;
+    m.a_desc = a_desc;
+    m.b_desc = b_desc;
+    m.d_tmem = d_tmem;
+    m.a_tmem = a_tmem;
+    m.idesc = idesc;
+    m.flags = (K == tc5::Kind::tf32 ? kFlagTf32 : 0u) | (kTs ? kFlagTs : 0u) | (enable_d ? kFlagAccumulate : 0u);
+    m.site = site;
+    m.pad = 0;
+    const u32 kept = keep_lanes == nullptr ? 0u : (keep_lanes[0] | keep_lanes[1] | keep_lanes[2] | keep_lanes[3]);
+    if (kept == 0) {
+        issue(m);
+        return;
     }
-    const bool any_kept = (saved_rows[0] | saved_rows[1] | saved_rows[2] | saved_rows[3]) != 0;
-    u32* stash = nullptr;
-    if (any_kept) {
-        stash = static_cast<u32*>(malloc(sizeof(u32) * TC5_TMEM_LANES * id.n));
-        if (stash == nullptr) __trap();
-        for (u32 lane = 0; lane < TC5_TMEM_LANES; ++lane)
-            if ((saved_rows[lane / 32] >> (lane % 32)) & 1u)
-                for (u32 n = 0; n < id.n; ++n) stash[lane * id.n + n] = *emu::cell(c, lane, col0 + n);
-    }
-    u32 first_problem = 0, bad_lane = 0, bad_col = 0;
-    for (u32 t = 0; t < 32; ++t) {
-        u32 bl = 0, bc = 0;
-        const u32 problem =
-            emu::mma_compute<K, kTs>(c, d_tmem, a_desc, a_tmem, b_desc, idesc, enable_d != 0, bl, bc, t);
-        if (problem != 0 && first_problem == 0) {
-            first_problem = problem;
-            bad_lane = bl;
-            bad_col = bc;
-        }
-    }
-    if (any_kept) {
-        for (u32 lane = 0; lane < TC5_TMEM_LANES; ++lane)
-            if ((saved_rows[lane / 32] >> (lane % 32)) & 1u)
-                for (u32 n = 0; n < id.n; ++n) *emu::cell(c, lane, col0 + n) = stash[lane * id.n + n];
-        free(stash);
-    }
-    (void)lane0;
-    if (first_problem != 0) emu::record(first_problem, op, site, bad_lane, bad_col);
+    // disable-output-lane: the D rows (TMEM lanes) whose bit is set keep their values. What the
+    // warp queued runs first (issue order); then this MMA runs over every row on this thread, the
+    // kept rows saved before and restored after (N <= 256 columns).
+    drain_alone(my_queue());
+    const u32 n_cols = emu::decode_idesc(idesc).n, col0 = d_tmem & 0xffffu;
+    u32* stash = static_cast<u32*>(malloc(sizeof(u32) * TC5_TMEM_LANES * n_cols));
+    if (stash == nullptr) __trap();
+    for (u32 lane = 0; lane < TC5_TMEM_LANES; ++lane)
+        if ((keep_lanes[lane / 32] >> (lane % 32)) & 1u)
+            for (u32 n = 0; n < n_cols; ++n) stash[lane * n_cols + n] = *emu::cell(c, lane, col0 + n);
+    execute_alone(c, m);
+    for (u32 lane = 0; lane < TC5_TMEM_LANES; ++lane)
+        if ((keep_lanes[lane / 32] >> (lane % 32)) & 1u)
+            for (u32 n = 0; n < n_cols; ++n) *emu::cell(c, lane, col0 + n) = stash[lane * n_cols + n];
+    free(stash);
 }
 
 template <bool kTs>
@@ -128,9 +213,11 @@ __device__ __forceinline__ void mma_dispatch(u32 d_tmem, u64 a_desc, u32 a_tmem,
     }
 }
 
-// One thread's commit: its MMAs completed at issue; make their TMEM writes visible, then arrive.
-__device__ __forceinline__ void commit_one_thread(u32 mbar, u32 issued_since_commit, bool arrive, u32 site) {
-    if (issued_since_commit == 0) emu::record(TC5_ERR_COMMIT_WITHOUT_MMA, TC5_OP_COMMIT, site, mbar, 0);
+// One thread's commit: its warp's queued MMAs execute first; their TMEM writes are made visible,
+// then the arrive.
+__device__ __forceinline__ void commit_one_thread(u32 mbar, u32 issued_by_thread, bool arrive, u32 site) {
+    drain_alone(my_queue());
+    if (issued_by_thread == 0) emu::record(TC5_ERR_COMMIT_WITHOUT_MMA, TC5_OP_COMMIT, site, mbar, 0);
     __threadfence_block();
     if (arrive) asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(mbar) : "memory");
 }
@@ -172,13 +259,37 @@ __device__ __noinline__ void tc5ptx_mma_ts_dol(unsigned d_tmem, unsigned a_tmem,
     tc5ptx::mma_dispatch<true>(d_tmem, 0, a_tmem, b_desc, idesc, enable_d, kind, keep, site);
 }
 
-__device__ __noinline__ void tc5ptx_commit(unsigned mbar, unsigned issued_since_commit, unsigned site) {
-    tc5ptx::commit_one_thread(mbar, issued_since_commit, true, site);
+__device__ __noinline__ void tc5ptx_commit(unsigned mbar, unsigned issued_by_thread, unsigned site) {
+    tc5ptx::commit_one_thread(mbar, issued_by_thread, true, site);
 }
 // Launches have no clusters: the CTA is rank 0 of a cluster of one, so bit 0 of the mask names it.
-__device__ __noinline__ void tc5ptx_commit_multicast(unsigned mbar, unsigned cta_mask, unsigned issued_since_commit,
+__device__ __noinline__ void tc5ptx_commit_multicast(unsigned mbar, unsigned cta_mask, unsigned issued_by_thread,
                                                      unsigned site) {
-    tc5ptx::commit_one_thread(mbar, issued_since_commit, (cta_mask & 1u) != 0, site);
+    tc5ptx::commit_one_thread(mbar, issued_by_thread, (cta_mask & 1u) != 0, site);
+}
+
+// Warp-collective (after bar.warp.sync -1 / bar.sync): the warp executes its queued MMAs together.
+__device__ __noinline__ void tc5ptx_drain(unsigned site) {
+    (void)site;
+    tc5ptx::WarpQueue* q = tc5ptx::my_queue();
+    if (q == nullptr) return;
+    const unsigned lane = tc5::emu::lane_id();
+    unsigned n = 0;
+    if (lane == 0) n = q->grid == tc5ptx::grid_id() ? q->count : 0u;
+    n = __shfl_sync(0xffffffffu, n, 0);
+    if (n == 0) return;
+    tc5::emu::Cta c = tc5::emu::cta();
+    for (unsigned i = 0; i < n; ++i) {
+        const tc5ptx::PendingMma m = q->q[i];
+        unsigned bad_lane = 0, bad_col = 0;
+        const unsigned problem = tc5ptx::execute_share(c, m, lane, bad_lane, bad_col);
+        tc5::emu::report_first(problem, (m.flags & tc5ptx::kFlagTs) ? TC5_OP_MMA_TS : TC5_OP_MMA_SS, m.site, bad_lane,
+                               bad_col);
+    }
+    __threadfence_block();
+    __syncwarp();
+    if (lane == 0) q->count = 0;
+    __syncwarp();
 }
 
 }  // extern "C"

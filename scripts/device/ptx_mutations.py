@@ -27,13 +27,14 @@ VARIANT = "sm100_tma_s2_tmem"
 SHAPES = ["b=1,h=2,t=256,s=1024,d=128", "b=1,h=1,t=300,s=777,d=128,causal", "b=2,h=2,hkv=1,t=128,s=128,d=64"]
 NATIVE, LDST = "kernels/common/tcgen05_native.cuh", "kernels/common/tcgen05_native_ldst.cuh"
 LD32 = "struct LdSt<Shape::k32x32b, 32, false> {"
-ST16 = "struct LdSt<Shape::k32x32b, 16, false> {"
 
 # (name, file, anchor (the edit applies to the first `old` after it; '' = from the start), old, new)
 FAULTS = [
     ("ld operands swapped (32x32b.x32: r0<->r1)", LDST, LD32, ': "=r"(r[0]), "=r"(r[1]),', ': "=r"(r[1]), "=r"(r[0]),'),
-    ("wrong .num (st 32x32b.x16 written .x8)", LDST, ST16, "tcgen05.st.sync.aligned.32x32b.x16.b32",
-     "tcgen05.st.sync.aligned.32x32b.x8.b32"),
+    ("wrong .num (ld 32x32b.x32 issued as .x16: r16..r31 never loaded)", LDST, LD32,
+     "32x32b.x32.b32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, "
+     "%21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, [%32];",
+     "32x32b.x16.b32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, [%32];"),
     ("ld shape wrong (32x32b.x32 as 16x64b.x32)", LDST, LD32, "tcgen05.ld.sync.aligned.32x32b.x32.b32",
      "tcgen05.ld.sync.aligned.16x64b.x32.b32"),
     ("idesc bit off (f16 SS: B major bit 16 flipped)", NATIVE, "", '"r"(idesc), "r"(enable_d)',
