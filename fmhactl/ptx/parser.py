@@ -184,7 +184,7 @@ def rule_of(instruction: Instruction) -> str | None:
 def operand_problem(instruction: Instruction) -> str:
     """Why the operands do not fit the form ('' when they do): register count of ld/st vs .num."""
     form = instruction.form
-    if form is None or form.family not in ("ld", "st"):
+    if form is None or form.status != "emulated" or form.family not in ("ld", "st"):
         return ""
     shape, num = form.name.split(".")[1], int(form.name.split(".")[2][1:])
     split = shape == "16x32bx2"
