@@ -92,6 +92,19 @@ def _cases() -> list[Case]:
     add(Case("usage", ["scenario", "dance"]))
     add(Case("usage", ["verify", "ref", "--grid", "smoke", "--shape", "d=64"]))
 
+    # -- fmhactl ptx: files that are not PTX, names that are not sm100 variants, --emulate values
+    ptx_files = {"empty.ptx": b"", "binary.ptx": b"\x7fELF\x00\x01", "latin1.ptx": b"\xe9t\xe9\n",
+                 "c.ptx": b"int main() { return 0; }\n"}
+    for name in ptx_files:
+        add(Case("ptx files", ["ptx", "scan", "{D}/" + name], files=ptx_files))
+    add(Case("ptx files", ["ptx", "scan", "{D}"]))
+    for name in ("nope", "sm90_pingpong", "", " sm100_tma_tmem"):
+        add(Case("ptx files", ["ptx", "scan", name]))
+    add(Case("ptx files", ["ptx", "link", "{D}/c.ptx", "-o", "{D}"], files=ptx_files))
+    for value in ("emu", "", "NATIVE"):
+        add(Case("ptx files", ["verify", "sm100_tma_tmem", "--shape", "d=64", "--emulate", value, "--emulation", "fast"]))
+    add(Case("ptx files", ["verify", "sm100_tma_tmem", "--shape", "d=64", "--emulate", "native"]))
+
     # -- scenario files
     scenario_bodies = {
         "unknown variant": '[[step]]\ntype = "verify"\nvariants = ["nope"]\ngrid = "smoke"\n',

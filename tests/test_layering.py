@@ -28,6 +28,7 @@ RANKS = {  # most specific prefix wins
     "fmhactl.runtime": 2,
     "fmhactl.runtime.launchers": 1,  # pure launch geometry: the registry asks it why a config cannot run
     "fmhactl.registry": 1, "fmhactl.layout": 1, "fmhactl.results": 1, "fmhactl.build": 1, "fmhactl.plans": 1,
+    "fmhactl.ptx": 1,  # the PTX-level tcgen05 emulator: parser, forms, rewriter, link (the build calls it)
     "fmhactl.build.parallel": 4,  # parallel builds: orchestration over the sweep scheduler
     "fmhactl.sweep": 3,  # multi-GPU / Ray placement of verify and bench work
     "fmhactl.torch": 3,  # the PyTorch op and transformers backend (explicit import only)

@@ -172,7 +172,24 @@ def _key_lock(cubin_path: Path):
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
+# --emulate native: emulated sm100 builds run the native backend's sm_100a PTX, rewritten by
+# fmhactl/ptx (docs/ptx-emulation.md); tc5 (default) builds the tc5:: emulated backend.
+EMULATE_ENV = "FMHACTL_EMULATE"
+EMULATE_SOURCES = ("tc5", "native")
+
+
+def native_ptx_requested() -> bool:
+    mode = os.environ.get(EMULATE_ENV, "tc5")
+    if mode not in EMULATE_SOURCES:
+        raise BadInput(f"{EMULATE_ENV}={mode[:20]!r}: --emulate must be tc5 or native")
+    return mode == "native"
+
+
 def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> BuildResult:
+    if target.emulated and native_ptx_requested():
+        from fmhactl.ptx.build import build_via_ptx
+
+        return build_via_ptx(variant, target, force=force)
     source = variant.source_path
     if not source.is_file():
         raise BadInput(f"variant {variant.name}: source {source} not found")

@@ -6,6 +6,7 @@ from typing import Optional
 
 import typer
 
+from fmhactl.cli.ptx import EMULATE_HELP, use_emulate
 from fmhactl.cli.common import EMULATION_HELP, guarded, out_console, print_json, use_emulation
 from fmhactl.errors import ExitCode
 
@@ -23,12 +24,14 @@ def dump_command(
     timeout: float = typer.Option(60.0, "--timeout"),
     as_json: bool = typer.Option(False, "--json"),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
     out: Optional[str] = typer.Option(None, "--out", metavar="FILE",
                                       help="Also write the whole checkpoint (kernel and expected) as JSON for "
                                            "`fmhactl tui --screen checkpoints --dump FILE` (docs/tui.md)."),
 ) -> None:
     """Build with FMHA_CHECKPOINTS=1, run once, and show the checkpoint against torch + the layout model."""
     use_emulation(emulation)
+    use_emulate(emulate)
     from fmhactl import services
 
     outcome = services.dump(variant, shape, at, timeout_s=timeout, seed=seed, out=out)

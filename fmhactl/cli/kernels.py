@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from fmhactl.cli.ptx import EMULATE_HELP, use_emulate
 from fmhactl.cli.common import (EMULATION_HELP, err_console, guarded, note, out_console, print_json, table,
                                 use_emulation)
 from fmhactl.errors import ExitCode
@@ -50,9 +51,11 @@ def run_command(
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog, seconds."),
     as_json: bool = typer.Option(False, "--json"),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
 ) -> None:
     """Launch a variant once on fresh random inputs: finished? every output written? NaNs? (no reference)."""
     use_emulation(emulation)
+    use_emulate(emulate)
     from fmhactl import services
 
     outcome = services.run(variant, shape, timeout_s=timeout, seed=seed)
@@ -103,11 +106,13 @@ def verify_command(
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog per config, seconds; past it the config is a HANG."),
     as_json: bool = typer.Option(False, "--json", help="Print one record per config as JSON on stdout."),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
+    emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
     gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
 ) -> None:
     """Check variants against an independent torch reference (fp32 O, fp64 LSE) with FlashAttention's tolerance rule."""
     use_emulation(emulation)
+    use_emulate(emulate)
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -172,9 +177,11 @@ def bench_command(
     padded: bool = typer.Option(False, "--padded", help="With --model: also each prompt length as a left-padded batch of 4 uneven lengths."),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
     overhead: bool = typer.Option(False, "--overhead", help="Host µs per call of the torch op vs SDPA (same run) at each --shape (default a tiny one), instead of a variant."),
+    emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
     use_emulation(emulation)
+    use_emulate(emulate)
     from fmhactl.errors import BadInput
 
     if padded and model is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from fmhactl.build.compiler import BuildTarget
+from fmhactl.build.compiler import EMULATE_ENV, EMULATE_SOURCES, BuildTarget, native_ptx_requested
 from fmhactl.errors import BadInput
 from fmhactl.registry import Variant
 from fmhactl.runtime.device import gpu_arch
@@ -12,7 +12,7 @@ from fmhactl.runtime.device import gpu_arch
 NATIVE, EMULATED, COMPILE_ONLY = "native", "emulated", "compile-only"
 MODES = (NATIVE, EMULATED, COMPILE_ONLY)
 
-__all__ = ["NATIVE", "EMULATED", "COMPILE_ONLY", "MODES", "EMULATION_ENV", "EMULATION_MODES", "emulation_mode",
+__all__ = ["EMULATE_ENV", "EMULATE_SOURCES", "native_ptx_requested", "NATIVE", "EMULATED", "COMPILE_ONLY", "MODES", "EMULATION_ENV", "EMULATION_MODES", "emulation_mode",
            "gpu_arch", "plan"]
 
 # --emulation: strict (default) tracks asynchronous tcgen05 work from issue to completion;
@@ -37,5 +37,9 @@ def plan(variant: Variant, cc: list[int] | tuple[int, int]) -> tuple[BuildTarget
     if arch in variant.archs:
         return BuildTarget(arch), NATIVE
     if arch in variant.emulated_on:
-        return BuildTarget(arch, emulated=True, strict=emulation_mode() == "strict"), EMULATED
+        strict = emulation_mode() == "strict"
+        if strict and native_ptx_requested():
+            raise BadInput("--emulate native runs the PTX path with --emulation fast only (strict is not "
+                           "implemented for it yet): add --emulation fast")
+        return BuildTarget(arch, emulated=True, strict=strict), EMULATED
     return f"variant {variant.name} has no {arch} build (archs: {', '.join(variant.archs)})"

@@ -26,6 +26,7 @@ from fmhactl.services.results import ExportOutcome, ImportOutcome, export_eviden
 from fmhactl.services.scenario import list_scenarios, load_scenario, run as run_named_scenario, run_scenario
 from fmhactl.services.status import gate as status_gate, status
 from fmhactl.services import layout, tma  # noqa: E402 - the layout/tma questions (layoutsvc)
+from fmhactl.services import ptx  # noqa: E402 - the PTX-level tcgen05 emulator (docs/ptx-emulation.md)
 
 __all__ = [
     "BadInput", "Cancelled", "CheckFailed", "ExitCode", "FmhactlError", "MissingEnvironment",
@@ -35,5 +36,5 @@ __all__ = [
     "run", "verify", "ProfileOutcome", "profile", "ResultsFilter", "query_results",
     "ExportOutcome", "ImportOutcome", "export_evidence", "import_evidence",
     "list_scenarios", "load_scenario", "run_named_scenario", "run_scenario", "status", "status_gate",
-    "layout", "tma",
+    "layout", "tma", "ptx",
 ]

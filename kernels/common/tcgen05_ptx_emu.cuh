@@ -1,0 +1,310 @@
+// Entry points of the PTX-level tcgen05 emulator (fmhactl/ptx, docs/ptx-emulation.md).
+//
+// The rewriter replaces each tcgen05 instruction of an sm_100a PTX module with a call to one of
+// these extern "C" functions, operands as written; NVRTC compiles them (-rdc, sm_90a) and nvJitLink
+// links them with the rewritten module. They are thin shells over the existing emulator
+// (tcgen05_emu*.cuh, included through tcgen05.cuh): TMEM, its bookkeeping, the violation records
+// and the host side are the same as for the tc5:: emulated build.
+//
+// Issue semantics: ld/st/alloc/dealloc/relinquish/wait are .sync.aligned in PTX, so the whole warp
+// calls and the emulator's warp-collective code runs unchanged. mma and commit are single-thread
+// in PTX: the calling thread alone checks the operands and computes the whole MMA at issue (all
+// 32 lane shares of mma_compute, one after the other), then a commit arrives once. Completion at
+// issue is a legal schedule (fast semantics).
+//
+// ld/st entry points are generated per form by TC5PTX_LD / TC5PTX_ST in the source the rewriter
+// writes for each module (fmhactl/ptx/emulator.py): the shape, .num, packing and the immediate
+// half-split offset are template arguments, exactly as the tc5:: backend instantiates them.
+#pragma once
+
+#include "tcgen05.cuh"
+
+#if !TC5_EMULATED
+#error "tcgen05_ptx_emu.cuh: compile with FMHACTL_TCGEN05_EMULATE=1"
+#endif
+#if TC5_STRICT
+#error "tcgen05_ptx_emu.cuh: the PTX path implements fast semantics only (strict needs single-thread MMA queues)"
+#endif
+
+namespace tc5ptx {
+
+using tc5::u32;
+using tc5::u64;
+namespace emu = tc5::emu;
+
+template <int N>
+struct Regs {
+    u32 r[N];
+};
+
+constexpr u32 kKindF16 = 0, kKindTf32 = 1;
+
+// ---- issued, not yet executed MMAs ----------------------------------------------------------------
+// The issuing thread queues its MMA (per warp, in order); the whole warp executes the queue
+// cooperatively -- lane t computes share t, as the tc5:: emulator does -- at its next full-warp
+// convergence point (bar.warp.sync -1 or bar.sync, after which the rewriter calls tc5ptx_drain).
+// A commit first executes what its warp still has queued (on the committing thread), so every
+// MMA completes before the arrive that announces it. Entries carry the launch's %gridid: a queue
+// left by an earlier launch is discarded, never executed. CTAs/warps past the table's size, a full
+// queue and the disable-output-lane forms execute on the issuing thread at issue.
+constexpr u32 kMaxCtas = 16384, kMaxWarps = 8, kQueue = 4;
+constexpr u32 kFlagTf32 = 1, kFlagTs = 2, kFlagAccumulate = 4;
+
+struct PendingMma {
+    u64 a_desc, b_desc;
+    u32 d_tmem, a_tmem, idesc, flags, site, pad;
+};
+
+struct WarpQueue {
+    unsigned long long grid;
+    u32 count, pad;
+    PendingMma q[kQueue];
+};
+
+__device__ __forceinline__ u64 grid_id() {
+    u64 g;
+    asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
+    return g;
+}
+
+// One lane share (t) of a queued MMA; returns the problem code (0: none), like mma_compute.
+// Not inlined (nor are the helpers below): one copy of each mma_compute instantiation in the module.
+__device__ __noinline__ u32 execute_share(const emu::Cta& c, const PendingMma& m, u32 t, u32& bad_lane, u32& bad_col) {
+    const bool acc = (m.flags & kFlagAccumulate) != 0;
+    if (m.flags & kFlagTf32) {
+        return (m.flags & kFlagTs) ? emu::mma_compute<tc5::Kind::tf32, true>(c, m.d_tmem, 0, m.a_tmem, m.b_desc, m.idesc, acc, bad_lane, bad_col, t)
+                                   : emu::mma_compute<tc5::Kind::tf32, false>(c, m.d_tmem, m.a_desc, 0, m.b_desc, m.idesc, acc, bad_lane, bad_col, t);
+    }
+    return (m.flags & kFlagTs) ? emu::mma_compute<tc5::Kind::f16, true>(c, m.d_tmem, 0, m.a_tmem, m.b_desc, m.idesc, acc, bad_lane, bad_col, t)
+                               : emu::mma_compute<tc5::Kind::f16, false>(c, m.d_tmem, m.a_desc, 0, m.b_desc, m.idesc, acc, bad_lane, bad_col, t);
+}
+
+// The whole MMA on the calling thread (all 32 shares), first problem recorded.
+__device__ __noinline__ void execute_alone(const emu::Cta& c, const PendingMma& m) {
+    u32 first = 0, bad_lane = 0, bad_col = 0;
+    for (u32 t = 0; t < 32; ++t) {
+        u32 bl = 0, bc = 0;
+        const u32 problem = execute_share(c, m, t, bl, bc);
+        if (problem != 0 && first == 0) {
+            first = problem;
+            bad_lane = bl;
+            bad_col = bc;
+        }
+    }
+    if (first != 0) emu::record(first, (m.flags & kFlagTs) ? TC5_OP_MMA_TS : TC5_OP_MMA_SS, m.site, bad_lane, bad_col);
+}
+
+__device__ WarpQueue queue_table[kMaxCtas * kMaxWarps];
+
+__device__ __forceinline__ WarpQueue* my_queue() {
+    const u32 block = emu::block_id(), warp = emu::warp_id();
+    if (block >= kMaxCtas || warp >= kMaxWarps) return nullptr;
+    return queue_table + block * kMaxWarps + warp;
+}
+
+// Single thread: execute (alone) every MMA its warp has queued in this launch, in order.
+__device__ __noinline__ void drain_alone(WarpQueue* q) {
+    if (q == nullptr) return;
+    if (q->grid == grid_id()) {
+        emu::Cta c = emu::cta();
+        for (u32 i = 0; i < q->count; ++i) execute_alone(c, q->q[i]);
+    }
+    q->grid = grid_id();
+    q->count = 0;
+    __threadfence_block();
+}
+
+// Single thread, after the checks: queue the MMA for its warp, or execute it now.
+__device__ __noinline__ void issue(const PendingMma& m) {
+    WarpQueue* q = my_queue();
+    if (q == nullptr) {
+        execute_alone(emu::cta(), m);
+        return;
+    }
+    if (q->grid != grid_id()) {
+        q->grid = grid_id();
+        q->count = 0;
+    }
+    if (q->count == kQueue) drain_alone(q);
+    q->q[q->count] = m;
+    q->count += 1;
+    __threadfence_block();
+}
+
+// The TS form's own rules (A in TMEM), single-thread copy of the checks in emu::mma_ts.
+__device__ __forceinline__ u32 check_ts(const emu::Cta& c, u32 d_tmem, u32 a_tmem, u32 idesc, u32& d0, u32& d1) {
+    if (emu::decode_idesc(idesc).a_mn_major) {  // A in TMEM is K-major only (spec §3.5)
+        d0 = idesc;
+        return TC5_ERR_IDESC_INVALID;
+    }
+    const u32 la = a_tmem >> 16, ca = a_tmem & 0xffffu;
+    if (la != (d_tmem >> 16)) {
+        d0 = a_tmem;
+        d1 = d_tmem;
+        return TC5_ERR_MMA_TMEM_ADDRESS;
+    }
+    if (ca + 8 > TC5_TMEM_COLUMNS) {
+        d0 = a_tmem;
+        return TC5_ERR_TMEM_OUT_OF_RANGE;
+    }
+    if ((c.meta->used_chunks & emu::chunk_mask(ca, 8)) != emu::chunk_mask(ca, 8)) {
+        d0 = a_tmem;
+        d1 = 8;
+        return TC5_ERR_UNALLOCATED_COLUMNS;
+    }
+    return 0;
+}
+
+template <tc5::Kind K, bool kTs>
+__device__ __forceinline__ void mma_one_thread(u32 d_tmem, u64 a_desc, u32 a_tmem, u64 b_desc, u32 idesc, u32 enable_d,
+                                               const u32* keep_lanes, u32 site) {
+    const u32 op = kTs ? TC5_OP_MMA_TS : TC5_OP_MMA_SS;
+    emu::Cta c = emu::cta();
+    u32 d0 = 0, d1 = 0;
+    u32 code = emu::check_common<K>(c, d_tmem, b_desc, idesc, d0, d1);
+    if (code == 0 && kTs) code = check_ts(c, d_tmem, a_tmem, idesc, d0, d1);
+    if (code == 0 && !kTs) {
+        code = emu::check_desc(a_desc, emu::decode_idesc(idesc).a_mn_major, K == tc5::Kind::tf32);
+        d0 = static_cast<u32>(a_desc);
+        d1 = static_cast<u32>(a_desc >> 32);
+    }
+    if (code != 0) {
+        emu::record(code, op, site, d0, d1);
+        return;
+    }
+    PendingMma m;
+    m.a_desc = a_desc;
+    m.b_desc = b_desc;
+    m.d_tmem = d_tmem;
+    m.a_tmem = a_tmem;
+    m.idesc = idesc;
+    m.flags = (K == tc5::Kind::tf32 ? kFlagTf32 : 0u) | (kTs ? kFlagTs : 0u) | (enable_d ? kFlagAccumulate : 0u);
+    m.site = site;
+    m.pad = 0;
+    const u32 kept = keep_lanes == nullptr ? 0u : (keep_lanes[0] | keep_lanes[1] | keep_lanes[2] | keep_lanes[3]);
+    if (kept == 0) {
+        issue(m);
+        return;
+    }
+    // disable-output-lane: the D rows (TMEM lanes) whose bit is set keep their values. What the
+    // warp queued runs first (issue order); then this MMA runs over every row on this thread, the
+    // kept rows saved before and restored after (N <= 256 columns).
+    drain_alone(my_queue());
+    const u32 n_cols = emu::decode_idesc(idesc).n, col0 = d_tmem & 0xffffu;
+    u32* stash = static_cast<u32*>(malloc(sizeof(u32) * TC5_TMEM_LANES * n_cols));
+    if (stash == nullptr) __trap();
+    for (u32 lane = 0; lane < TC5_TMEM_LANES; ++lane)
+        if ((keep_lanes[lane / 32] >> (lane % 32)) & 1u)
+            for (u32 n = 0; n < n_cols; ++n) stash[lane * n_cols + n] = *emu::cell(c, lane, col0 + n);
+    execute_alone(c, m);
+    for (u32 lane = 0; lane < TC5_TMEM_LANES; ++lane)
+        if ((keep_lanes[lane / 32] >> (lane % 32)) & 1u)
+            for (u32 n = 0; n < n_cols; ++n) *emu::cell(c, lane, col0 + n) = stash[lane * n_cols + n];
+    free(stash);
+}
+
+template <bool kTs>
+__device__ __forceinline__ void mma_dispatch(u32 d_tmem, u64 a_desc, u32 a_tmem, u64 b_desc, u32 idesc, u32 enable_d,
+                                             u32 kind, const u32* keep_lanes, u32 site) {
+    if (kind == kKindTf32) {
+        mma_one_thread<tc5::Kind::tf32, kTs>(d_tmem, a_desc, a_tmem, b_desc, idesc, enable_d, keep_lanes, site);
+    } else {
+        mma_one_thread<tc5::Kind::f16, kTs>(d_tmem, a_desc, a_tmem, b_desc, idesc, enable_d, keep_lanes, site);
+    }
+}
+
+// One thread's commit: its warp's queued MMAs execute first; their TMEM writes are made visible,
+// then the arrive.
+__device__ __forceinline__ void commit_one_thread(u32 mbar, u32 issued_by_thread, bool arrive, u32 site) {
+    drain_alone(my_queue());
+    if (issued_by_thread == 0) emu::record(TC5_ERR_COMMIT_WITHOUT_MMA, TC5_OP_COMMIT, site, mbar, 0);
+    __threadfence_block();
+    if (arrive) asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(mbar) : "memory");
+}
+
+}  // namespace tc5ptx
+
+extern "C" {
+
+__device__ __noinline__ void tc5ptx_alloc(unsigned dst_smem, unsigned ncols, unsigned site) {
+    tc5::emu::alloc(dst_smem, ncols, site);
+}
+__device__ __noinline__ void tc5ptx_dealloc(unsigned taddr, unsigned ncols, unsigned site) {
+    tc5::emu::dealloc(taddr, ncols, site);
+}
+__device__ __noinline__ void tc5ptx_relinquish(unsigned site) { tc5::emu::relinquish_alloc_permit(site); }
+__device__ __noinline__ void tc5ptx_wait_ld(unsigned site) { tc5::emu::wait_ld(site); }
+__device__ __noinline__ void tc5ptx_wait_st(unsigned site) { tc5::emu::wait_st(site); }
+__device__ __noinline__ void tc5ptx_fence_before(unsigned site) { tc5::emu::fence_before_thread_sync(site); }
+__device__ __noinline__ void tc5ptx_fence_after(unsigned site) { tc5::emu::fence_after_thread_sync(site); }
+
+__device__ __noinline__ void tc5ptx_mma_ss(unsigned d_tmem, unsigned long long a_desc, unsigned long long b_desc,
+                                           unsigned idesc, unsigned enable_d, unsigned kind, unsigned site) {
+    tc5ptx::mma_dispatch<false>(d_tmem, a_desc, 0, b_desc, idesc, enable_d, kind, nullptr, site);
+}
+__device__ __noinline__ void tc5ptx_mma_ts(unsigned d_tmem, unsigned a_tmem, unsigned long long b_desc, unsigned idesc,
+                                           unsigned enable_d, unsigned kind, unsigned site) {
+    tc5ptx::mma_dispatch<true>(d_tmem, 0, a_tmem, b_desc, idesc, enable_d, kind, nullptr, site);
+}
+__device__ __noinline__ void tc5ptx_mma_ss_dol(unsigned d_tmem, unsigned long long a_desc, unsigned long long b_desc,
+                                               unsigned idesc, unsigned m0, unsigned m1, unsigned m2, unsigned m3,
+                                               unsigned enable_d, unsigned kind, unsigned site) {
+    const unsigned keep[4] = {m0, m1, m2, m3};
+    tc5ptx::mma_dispatch<false>(d_tmem, a_desc, 0, b_desc, idesc, enable_d, kind, keep, site);
+}
+__device__ __noinline__ void tc5ptx_mma_ts_dol(unsigned d_tmem, unsigned a_tmem, unsigned long long b_desc,
+                                               unsigned idesc, unsigned m0, unsigned m1, unsigned m2, unsigned m3,
+                                               unsigned enable_d, unsigned kind, unsigned site) {
+    const unsigned keep[4] = {m0, m1, m2, m3};
+    tc5ptx::mma_dispatch<true>(d_tmem, 0, a_tmem, b_desc, idesc, enable_d, kind, keep, site);
+}
+
+__device__ __noinline__ void tc5ptx_commit(unsigned mbar, unsigned issued_by_thread, unsigned site) {
+    tc5ptx::commit_one_thread(mbar, issued_by_thread, true, site);
+}
+// Launches have no clusters: the CTA is rank 0 of a cluster of one, so bit 0 of the mask names it.
+__device__ __noinline__ void tc5ptx_commit_multicast(unsigned mbar, unsigned cta_mask, unsigned issued_by_thread,
+                                                     unsigned site) {
+    tc5ptx::commit_one_thread(mbar, issued_by_thread, (cta_mask & 1u) != 0, site);
+}
+
+// Warp-collective (after bar.warp.sync -1 / bar.sync): the warp executes its queued MMAs together.
+__device__ __noinline__ void tc5ptx_drain(unsigned site) {
+    (void)site;
+    tc5ptx::WarpQueue* q = tc5ptx::my_queue();
+    if (q == nullptr) return;
+    const unsigned lane = tc5::emu::lane_id();
+    unsigned n = 0;
+    if (lane == 0) n = q->grid == tc5ptx::grid_id() ? q->count : 0u;
+    n = __shfl_sync(0xffffffffu, n, 0);
+    if (n == 0) return;
+    tc5::emu::Cta c = tc5::emu::cta();
+    for (unsigned i = 0; i < n; ++i) {
+        const tc5ptx::PendingMma m = q->q[i];
+        unsigned bad_lane = 0, bad_col = 0;
+        const unsigned problem = tc5ptx::execute_share(c, m, lane, bad_lane, bad_col);
+        tc5::emu::report_first(problem, (m.flags & tc5ptx::kFlagTs) ? TC5_OP_MMA_TS : TC5_OP_MMA_SS, m.site, bad_lane,
+                               bad_col);
+    }
+    __threadfence_block();
+    __syncwarp();
+    if (lane == 0) q->count = 0;
+    __syncwarp();
+}
+
+}  // extern "C"
+
+// One ld/st entry point per form (and half-split immediate), named as the rewriter calls it.
+#define TC5PTX_LD(NAME, SHAPE, NUM, PACK, IMM)                                                          \
+    extern "C" __device__ __noinline__ tc5ptx::Regs<tc5::regs<tc5::Shape::SHAPE, NUM>()> NAME(unsigned taddr, \
+                                                                                        unsigned site) {  \
+        tc5ptx::Regs<tc5::regs<tc5::Shape::SHAPE, NUM>()> out;                                        \
+        tc5::emu::ld<tc5::Shape::SHAPE, NUM, PACK, IMM>(taddr, out.r, site);                           \
+        return out;                                                                                     \
+    }
+
+#define TC5PTX_ST(NAME, SHAPE, NUM, PACK, IMM)                                                          \
+    extern "C" __device__ __noinline__ void NAME(unsigned taddr, tc5ptx::Regs<tc5::regs<tc5::Shape::SHAPE, NUM>()> in, \
+                                                 unsigned site) {                                       \
+        tc5::emu::st<tc5::Shape::SHAPE, NUM, PACK, IMM>(taddr, in.r, site);                            \
+    }
