@@ -21,6 +21,7 @@ from fmhactl.cli.app import app
 SHAPE = "b=1,h=1,t=128,s=512,d=128"
 RAW = "@raw"  # replaced by a synthetic raw trace file made with the trace tests' helper
 OUT_DIR = "@out"  # replaced by a fresh temporary folder (an output that must not land in the checkout)
+OUT_FILE = "@outfile"  # replaced by a file path in a fresh temporary folder
 
 # Every table- or JSON-printing command with arguments that make it print without a GPU.
 PRINTS = {
@@ -42,6 +43,9 @@ PRINTS = {
     "layout idesc encode": [],
     "tma check": ["--preset", "seed002"],
     "scenario list": [],
+    "ptx scan": ["sm100_tma_s2_tmem"],
+    "ptx rewrite": ["sm100_tma_s2_tmem", "-o", OUT_FILE, "--json"],  # without --json: one stderr line
+    "ptx link": ["sm100_tma_s2_tmem", "-o", OUT_FILE, "--json"],
     "trace": ["sm100_tma_s2_tmem", "--shape", SHAPE, "--raw", RAW, "--json"],
 }
 # Commands that launch a kernel stop before printing on a machine without a GPU: they are run with a
@@ -107,9 +111,17 @@ def _run(args: list[str], *, close_early: bool) -> subprocess.CompletedProcess:
 
 
 def substitute(args: list[str], raw: Path) -> list[str]:
-    """PRINTS arguments with the placeholders filled: RAW by a raw trace, OUT_DIR by a new folder."""
-    return [str(raw) if a == RAW else tempfile.mkdtemp(prefix="fmhactl-pipes-") if a == OUT_DIR else a
-            for a in args]
+    """PRINTS arguments with the placeholders filled: RAW by a raw trace, OUT_DIR/OUT_FILE by new paths."""
+    def fill(arg: str) -> str:
+        if arg == RAW:
+            return str(raw)
+        if arg == OUT_DIR:
+            return tempfile.mkdtemp(prefix="fmhactl-pipes-")
+        if arg == OUT_FILE:
+            return str(Path(tempfile.mkdtemp(prefix="fmhactl-pipes-")) / "out")
+        return arg
+
+    return [fill(a) for a in args]
 
 
 def _args(name: str, raw: Path) -> list[str]:
