@@ -17,6 +17,13 @@ GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered
   than plain causal or bidirectional, such as packed sequences or sliding windows): the call runs
   through transformers' SDPA with the mask SDPA would get, and the reason is counted
   (`fallbacks()`) and logged once. Never refused, never a wrong answer.
+* TracedMask (only while torch.compile traces the forward, where the host cannot look at tensors):
+  for a mask function other than plain causal/bidirectional (transformers hands one over for
+  every compiled forward with position_ids, since it cannot rule out packed sequences while
+  tracing) or a 2-D attention_mask, the dense mask SDPA would get plus 0-d device bools saying
+  whether it is in fact the op's plain causal / full mask. Every layer then picks with
+  `torch.cond` between the op and SDPA with that mask: the common unpacked case runs the op
+  inside the compiled graph, a packed or padded batch gets SDPA's answer, with no graph break.
 """
 
 from __future__ import annotations
@@ -53,6 +60,16 @@ class SdpaFallback:
     reason: str
 
 
+@dataclass(frozen=True)
+class TracedMask:
+    """Under torch.compile: the (batch, 1, seq_q, seq_k) bool mask SDPA would get, and 0-d bool
+    tensors: it equals the op's bottom-right causal mask / it lets every query see every key."""
+
+    mask: object
+    plain_causal: object
+    plain_full: object
+
+
 def fallbacks() -> dict[str, int]:
     """How many attention calls fell back to SDPA in this process, by reason."""
     return dict(_fallbacks)
@@ -73,6 +90,13 @@ def _piece_attention(q, k, v, causal: bool, scale):
     from fmhactl.torch.op import attention
 
     return attention(q, k, v, causal=causal, scale=scale, layout="bhsd")
+
+
+def _whole_attention(q, k, v, causal: bool, scale):
+    """A whole batch through the op, (batch, seq_q, heads, dim) (tests put a CPU stand-in here)."""
+    from fmhactl.torch.op import attention
+
+    return attention(q, k, v, causal=causal, scale=scale, layout="bhsd").transpose(1, 2)
 
 
 def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Callable = None):
@@ -104,9 +128,9 @@ def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Calla
 
 def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling=None, dropout: float = 0.0,
                               **kwargs):
-    from fmhactl.torch.op import attention
-
     fallback = None
+    if isinstance(attention_mask, TracedMask):
+        return _traced_choice(module, query, key, value, attention_mask, scaling, dropout, kwargs), None
     if isinstance(attention_mask, SdpaFallback):
         fallback = attention_mask
     elif attention_mask is not None and not isinstance(attention_mask, PaddedBatch):
@@ -129,8 +153,50 @@ def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling
         return padded_attention(query, key, value, attention_mask, scaling), None
     is_causal = kwargs.get("is_causal")
     causal = bool(getattr(module, "is_causal", True) if is_causal is None else is_causal)
-    out = attention(query, key, value, causal=causal, scale=scaling, layout="bhsd")
-    return out.transpose(1, 2), None  # stored (batch, seq, heads, dim): this view is contiguous
+    return _whole_attention(query, key, value, causal, scaling), None  # a contiguous (batch, seq, heads, dim) view
+
+
+def _traced_choice(module, query, key, value, traced: TracedMask, scaling, dropout: float, kwargs: dict):
+    """(batch, seq_q, heads, dim): the op where the traced mask is the plain one of this layer's
+    causality, SDPA with the mask otherwise; chosen on the device by torch.cond (both branches
+    trace into the graph; no host decision, no repr of traced objects)."""
+    import torch
+
+    sdpa_attention_forward = _HF["sdpa_attention_forward"]  # filled by the mask hook that made `traced`
+    if kwargs.get("output_attentions"):
+        _fail("output_attentions=True needs the attention weights; use attn_implementation='eager'")
+    is_causal = kwargs.get("is_causal")
+    causal = bool(getattr(module, "is_causal", True) if is_causal is None else is_causal)
+    sdpa_kwargs = {name: value for name, value in kwargs.items() if name != "is_causal"}
+    usable = not (dropout and module.training) and all(
+        kwargs.get(name) is None for name in ("sliding_window", "softcap", "s_aux"))
+
+    def through_sdpa(q, k, v, mask):
+        out, _ = sdpa_attention_forward(module, q, k, v, mask, dropout=dropout, scaling=scaling, **sdpa_kwargs)
+        return out.contiguous()
+
+    if not usable:
+        return through_sdpa(query, key, value, traced.mask)
+
+    def through_op(q, k, v, mask):
+        return _whole_attention(q, k, v, causal, scaling).contiguous()
+
+    plain = traced.plain_causal if causal else traced.plain_full
+    return torch.cond(plain, through_op, through_sdpa, (query, key, value, traced.mask))
+
+
+def _traced_mask(batch_size: int, q_length: int, kv_length: int, q_offset, kv_offset, mask_function,
+                 attention_mask, kwargs: dict) -> TracedMask:
+    """The dense mask and its plainness as device values (no host read: this code is traced)."""
+    import torch
+
+    mask = _HF["sdpa_mask"](batch_size=batch_size, q_length=q_length, kv_length=kv_length, q_offset=q_offset,
+                     kv_offset=kv_offset, mask_function=mask_function, attention_mask=attention_mask,
+                     allow_is_causal_skip=False, **kwargs)
+    i = torch.arange(q_length, device=mask.device)
+    j = torch.arange(kv_length, device=mask.device)
+    op_causal = j[None, :] <= i[:, None] + (kv_length - q_length)  # the op's bottom-right causal mask
+    return TracedMask(mask, (mask == op_causal).all(), mask.all())
 
 
 def _sdpa_mask_of(batch: PaddedBatch, query, key):
@@ -149,23 +215,27 @@ def _sdpa_mask_of(batch: PaddedBatch, query, key):
 
 
 _PLAIN_MASKS: list[tuple[object, bool]] = []  # (transformers' mask function, causal), filled once
+_HF: dict[str, Callable] = {}  # transformers' sdpa_mask and sdpa_attention_forward, filled once
 
 
 def _load_plain_masks() -> None:
-    """Look transformers' plain mask functions up once, outside any traced code: torch.compile
-    cannot trace an import of transformers (a lazy module), and the mask function runs traced."""
+    """Look transformers' plain mask functions (and the SDPA pieces the traced path calls) up once,
+    outside any traced code: torch.compile cannot trace an import of transformers (a lazy module),
+    and the mask function and the attention forward run traced."""
     if not _PLAIN_MASKS:
-        from transformers.masking_utils import bidirectional_mask_function, causal_mask_function
+        from transformers.integrations.sdpa_attention import sdpa_attention_forward
+        from transformers.masking_utils import bidirectional_mask_function, causal_mask_function, sdpa_mask
 
+        _HF.update(sdpa_mask=sdpa_mask, sdpa_attention_forward=sdpa_attention_forward)
         _PLAIN_MASKS.extend([(causal_mask_function, True), (bidirectional_mask_function, False)])
 
 
 def _mask_kind(mask_function) -> bool | None:
     """True: plain causal, False: bidirectional, None: any other pattern (the kernels cannot express it)."""
-    if mask_function is None:
-        return True
     if not _PLAIN_MASKS:
         _load_plain_masks()
+    if mask_function is None:
+        return True
     for known, causal in _PLAIN_MASKS:
         if mask_function is known:
             return causal
@@ -196,15 +266,19 @@ def _row_intervals(valid) -> list[tuple[int, int]] | None:
 def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_offset: int = 0, kv_offset: int = 0,
                            mask_function=None, attention_mask=None, **kwargs):
     """None, a PaddedBatch or an SdpaFallback for every layer of this forward (see the module docstring)."""
-    causal = _mask_kind(mask_function)
+    import torch
+
+    causal = _mask_kind(mask_function)  # also fills _HF
+    kwargs.pop("allow_is_causal_skip", None)
+    if torch.compiler.is_compiling() and (causal is None or attention_mask is not None):
+        return _traced_mask(batch_size, q_length, kv_length, q_offset, kv_offset, mask_function, attention_mask,
+                            kwargs)
     reason = None
     if causal is None:
         reason = f"mask function {getattr(mask_function, '__qualname__', mask_function)!r} (not plain causal)"
     elif attention_mask is None:
         return None
     else:
-        import torch
-
         valid = attention_mask.to(torch.bool)
         if valid.shape[-1] < kv_length + kv_offset:  # a static cache's unfilled tail: invalid keys
             valid = torch.nn.functional.pad(valid, (0, kv_length + kv_offset - valid.shape[-1]))
@@ -218,7 +292,6 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
             return PaddedBatch(tuple(rows), int(q_offset) - int(kv_offset), causal)
     from transformers.masking_utils import sdpa_mask
 
-    kwargs.pop("allow_is_causal_skip", None)
     mask = sdpa_mask(batch_size=batch_size, q_length=q_length, kv_length=kv_length, q_offset=q_offset,
                      kv_offset=kv_offset, mask_function=mask_function, attention_mask=attention_mask,
                      allow_is_causal_skip=False, **kwargs)

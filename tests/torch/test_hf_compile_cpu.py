@@ -1,0 +1,103 @@
+"""attn_implementation="fmhactl" under torch.compile(fullgraph=True) on a CPU (dynamo traces on a
+CPU; the op is replaced by a CPU custom op of the same contract that counts its runs, so a count
+proves which branch of the traced choice ran): unpacked position_ids run the op in every layer,
+packed ones (and a padded batch) run SDPA with the mask, and the logits match SDPA's either way."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from fmhactl.torch import hf
+
+transformers = pytest.importorskip("transformers")
+
+RUNS = [0]
+
+
+@torch.library.custom_op("fmhactl_test::attention", mutates_args=())
+def cpu_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None) -> torch.Tensor:
+    """The op's contract in fp32 math: bhsd in and out (stored bshd, as the op's), GQA, causal
+    bottom-right aligned."""
+    RUNS[0] += 1
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, dim=1).float(), v.repeat_interleave(group, dim=1).float()
+    s = q.float() @ k.transpose(-1, -2) * (scale if scale is not None else q.shape[-1] ** -0.5)
+    if causal:
+        t, n = s.shape[-2:]
+        s = s.masked_fill(torch.arange(n)[None, :] > torch.arange(t)[:, None] + (n - t), float("-inf"))
+    out = torch.softmax(s, dim=-1).nan_to_num(0.0).matmul(v).to(q.dtype)
+    return out.transpose(1, 2).contiguous().transpose(1, 2)
+
+
+@cpu_op.register_fake
+def _(q, k, v, causal, scale):
+    b, h, t, d = q.shape
+    return q.new_empty(b, t, h, d).transpose(1, 2)
+
+
+@pytest.fixture
+def models(monkeypatch):
+    from fmhactl.bench.model import ModelSpec, build_models
+
+    monkeypatch.setattr(hf, "_whole_attention", lambda q, k, v, causal, scale: cpu_op(q, k, v, causal, scale)
+                        .transpose(1, 2))
+    torch._dynamo.reset()
+    spec = ModelSpec("tiny", 128, 2, 4, 2, 256, 1000, 512)
+    built = build_models(spec, ("sdpa", "fmhactl"), torch.float32, device="cpu")
+    yield built
+    torch._dynamo.reset()
+
+
+IDS = torch.randint(0, 1000, (2, 12), generator=torch.Generator().manual_seed(1))
+PACKED = torch.tensor([[0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 5, 6], [0, 1, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8]])
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+@pytest.mark.parametrize("case, op_runs", [("plain", 2), ("given-positions", 2), ("packed", 0)])
+def test_compiled_llama_runs_the_op_unless_packed(models, backend, case, op_runs):
+    positions = {"plain": None, "given-positions": torch.arange(12).expand(2, -1), "packed": PACKED}[case]
+    compiled = torch.compile(models["fmhactl"], fullgraph=True, backend=backend)
+    with torch.no_grad():
+        want = models["sdpa"](IDS, position_ids=positions, use_cache=False).logits
+        compiled(IDS, position_ids=positions, use_cache=False)  # compile (the fake runs, not the op)
+        before = RUNS[0]
+        got = compiled(IDS, position_ids=positions, use_cache=False).logits
+    assert RUNS[0] - before == op_runs  # 2 layers: one op run each, or none when packed
+    torch.testing.assert_close(got, want, atol=2e-4, rtol=2e-4)
+    if case == "packed":  # packing changes the answer: the SDPA branch really applied the mask
+        plain = models["sdpa"](IDS, use_cache=False).logits
+        assert (plain[:, 5:] - want[:, 5:]).abs().max() > 1e-3
+
+
+def test_compiled_padded_batch_takes_sdpa_with_the_mask(models):
+    from fmhactl.bench.model import padding_mask
+
+    mask = padding_mask((12, 7), "left", device="cpu")
+    compiled = torch.compile(models["fmhactl"], fullgraph=True, backend="aot_eager")
+    with torch.no_grad():
+        want = models["sdpa"](IDS, attention_mask=mask, use_cache=False).logits
+        before = RUNS[0]
+        got = compiled(IDS, attention_mask=mask, use_cache=False).logits
+    assert RUNS[0] == before
+    seen = mask.bool()
+    torch.testing.assert_close(got[seen], want[seen], atol=2e-4, rtol=2e-4)
+
+
+def test_traced_mask_tells_plain_from_packed():
+    """The mask hook's device bools, traced: plain causal, bidirectional, and a packed mask function."""
+    from transformers.masking_utils import and_masks, causal_mask_function, packed_sequence_mask_function
+
+    hf._load_plain_masks()
+    torch._dynamo.reset()
+
+    def decide(packed):
+        function = and_masks(causal_mask_function, packed_sequence_mask_function(packed))
+        traced = hf.fmhactl_attention_mask(1, 6, 6, mask_function=function, device="cpu")
+        return traced.plain_causal, traced.plain_full, traced.mask
+
+    compiled = torch.compile(decide, fullgraph=True, backend="eager")
+    causal, full, mask = compiled(torch.zeros(1, 6, dtype=torch.long))
+    assert bool(causal) and not bool(full) and torch.equal(mask[0, 0], torch.ones(6, 6, dtype=torch.bool).tril())
+    causal, full, mask = compiled(torch.tensor([[0, 0, 0, 1, 1, 1]]))
+    assert not bool(causal) and not bool(full) and not bool(mask[0, 0, 4, 2])
