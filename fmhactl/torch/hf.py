@@ -21,9 +21,10 @@ GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered
   for a mask function other than plain causal/bidirectional (transformers hands one over for
   every compiled forward with position_ids, since it cannot rule out packed sequences while
   tracing) or a 2-D attention_mask, the dense mask SDPA would get plus 0-d device bools saying
-  whether it is in fact the op's plain causal / full mask. Every layer then picks with
-  `torch.cond` between the op and SDPA with that mask: the common unpacked case runs the op
-  inside the compiled graph, a packed or padded batch gets SDPA's answer, with no graph break.
+  whether it is in fact the op's plain causal / full mask. Every layer then runs one opaque op
+  (fmhactl.torch.hf_traced) that picks the fmhactl op or SDPA with that mask: the common unpacked
+  case runs the op inside the compiled graph, a packed or padded batch gets SDPA's answer, with
+  no graph break.
 """
 
 from __future__ import annotations
@@ -58,16 +59,6 @@ class SdpaFallback:
 
     mask: object
     reason: str
-
-
-@dataclass(frozen=True)
-class TracedMask:
-    """Under torch.compile: the (batch, 1, seq_q, seq_k) bool mask SDPA would get, and 0-d bool
-    tensors: it equals the op's bottom-right causal mask / it lets every query see every key."""
-
-    mask: object
-    plain_causal: object
-    plain_full: object
 
 
 def fallbacks() -> dict[str, int]:
@@ -129,8 +120,11 @@ def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Calla
 def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling=None, dropout: float = 0.0,
                               **kwargs):
     fallback = None
+    from fmhactl.torch.hf_traced import TracedMask, traced_attention
+
     if isinstance(attention_mask, TracedMask):
-        return _traced_choice(module, query, key, value, attention_mask, scaling, dropout, kwargs), None
+        return traced_attention(module, query, key, value, attention_mask, scaling, dropout, kwargs,
+                                _HF["sdpa_attention_forward"]), None
     if isinstance(attention_mask, SdpaFallback):
         fallback = attention_mask
     elif attention_mask is not None and not isinstance(attention_mask, PaddedBatch):
@@ -156,47 +150,15 @@ def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling
     return _whole_attention(query, key, value, causal, scaling), None  # a contiguous (batch, seq, heads, dim) view
 
 
-def _traced_choice(module, query, key, value, traced: TracedMask, scaling, dropout: float, kwargs: dict):
-    """(batch, seq_q, heads, dim): the op where the traced mask is the plain one of this layer's
-    causality, SDPA with the mask otherwise; chosen on the device by torch.cond (both branches
-    trace into the graph; no host decision, no repr of traced objects)."""
-    import torch
-
-    sdpa_attention_forward = _HF["sdpa_attention_forward"]  # filled by the mask hook that made `traced`
-    if kwargs.get("output_attentions"):
-        _fail("output_attentions=True needs the attention weights; use attn_implementation='eager'")
-    is_causal = kwargs.get("is_causal")
-    causal = bool(getattr(module, "is_causal", True) if is_causal is None else is_causal)
-    sdpa_kwargs = {name: value for name, value in kwargs.items() if name != "is_causal"}
-    usable = not (dropout and module.training) and all(
-        kwargs.get(name) is None for name in ("sliding_window", "softcap", "s_aux"))
-
-    def through_sdpa(q, k, v, mask):
-        out, _ = sdpa_attention_forward(module, q, k, v, mask, dropout=dropout, scaling=scaling, **sdpa_kwargs)
-        return out.contiguous()
-
-    if not usable:
-        return through_sdpa(query, key, value, traced.mask)
-
-    def through_op(q, k, v, mask):
-        return _whole_attention(q, k, v, causal, scaling).contiguous()
-
-    plain = traced.plain_causal if causal else traced.plain_full
-    return torch.cond(plain, through_op, through_sdpa, (query, key, value, traced.mask))
-
-
 def _traced_mask(batch_size: int, q_length: int, kv_length: int, q_offset, kv_offset, mask_function,
-                 attention_mask, kwargs: dict) -> TracedMask:
-    """The dense mask and its plainness as device values (no host read: this code is traced)."""
-    import torch
+                 attention_mask, kwargs: dict):
+    """The dense mask SDPA would get, classified on the device (hf_traced; no host read: traced)."""
+    from fmhactl.torch.hf_traced import traced_mask
 
     mask = _HF["sdpa_mask"](batch_size=batch_size, q_length=q_length, kv_length=kv_length, q_offset=q_offset,
-                     kv_offset=kv_offset, mask_function=mask_function, attention_mask=attention_mask,
-                     allow_is_causal_skip=False, **kwargs)
-    i = torch.arange(q_length, device=mask.device)
-    j = torch.arange(kv_length, device=mask.device)
-    op_causal = j[None, :] <= i[:, None] + (kv_length - q_length)  # the op's bottom-right causal mask
-    return TracedMask(mask, (mask == op_causal).all(), mask.all())
+                            kv_offset=kv_offset, mask_function=mask_function, attention_mask=attention_mask,
+                            allow_is_causal_skip=False, **kwargs)
+    return traced_mask(mask)
 
 
 def _sdpa_mask_of(batch: PaddedBatch, query, key):
@@ -265,7 +227,8 @@ def _row_intervals(valid) -> list[tuple[int, int]] | None:
 
 def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_offset: int = 0, kv_offset: int = 0,
                            mask_function=None, attention_mask=None, **kwargs):
-    """None, a PaddedBatch or an SdpaFallback for every layer of this forward (see the module docstring)."""
+    """None, a PaddedBatch, an SdpaFallback or (traced) a TracedMask for every layer of this forward (see
+    the module docstring)."""
     import torch
 
     causal = _mask_kind(mask_function)  # also fills _HF
@@ -304,6 +267,7 @@ def register_transformers() -> str:
         from transformers import AttentionInterface
     except ImportError as exc:
         raise ImportError("register_transformers needs transformers >= 4.50: pip install 'fmhactl[hf]'") from exc
+    import fmhactl.torch.hf_traced  # noqa: F401 - registers torch.ops.fmhactl.attention_or_masked
     import fmhactl.torch.op  # noqa: F401 - registers torch.ops.fmhactl.attention
 
     AttentionInterface.register(NAME, fmhactl_attention_forward)

@@ -1,6 +1,6 @@
 """attn_implementation="fmhactl" under torch.compile(fullgraph=True) on a CPU (dynamo traces on a
 CPU; the op is replaced by a CPU custom op of the same contract that counts its runs, so a count
-proves which branch of the traced choice ran): unpacked position_ids run the op in every layer,
+proves which side of the traced choice ran): unpacked position_ids run the op in every layer,
 packed ones (and a padded batch) run SDPA with the mask, and the logits match SDPA's either way."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from fmhactl.torch import hf
+from fmhactl.torch import hf, hf_traced
 
 transformers = pytest.importorskip("transformers")
 
@@ -42,6 +42,7 @@ def models(monkeypatch):
 
     monkeypatch.setattr(hf, "_whole_attention", lambda q, k, v, causal, scale: cpu_op(q, k, v, causal, scale)
                         .transpose(1, 2))
+    monkeypatch.setattr(hf_traced, "_op_attention", cpu_op)
     torch._dynamo.reset()
     spec = ModelSpec("tiny", 128, 2, 4, 2, 256, 1000, 512)
     built = build_models(spec, ("sdpa", "fmhactl"), torch.float32, device="cpu")
@@ -53,7 +54,7 @@ IDS = torch.randint(0, 1000, (2, 12), generator=torch.Generator().manual_seed(1)
 PACKED = torch.tensor([[0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 5, 6], [0, 1, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8]])
 
 
-@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
 @pytest.mark.parametrize("case, op_runs", [("plain", 2), ("given-positions", 2), ("packed", 0)])
 def test_compiled_llama_runs_the_op_unless_packed(models, backend, case, op_runs):
     positions = {"plain": None, "given-positions": torch.arange(12).expand(2, -1), "packed": PACKED}[case]
@@ -101,3 +102,31 @@ def test_traced_mask_tells_plain_from_packed():
     assert bool(causal) and not bool(full) and torch.equal(mask[0, 0], torch.ones(6, 6, dtype=torch.bool).tril())
     causal, full, mask = compiled(torch.tensor([[0, 0, 0, 1, 1, 1]]))
     assert not bool(causal) and not bool(full) and not bool(mask[0, 0, 4, 2])
+
+
+def test_kernel_runs_counts_the_op_inside_a_compiled_graph(monkeypatch):
+    """check_model(compiled=True)'s proof: the op's registered implementation counts each run of a
+    compiled graph (tracing runs the fake, which does not count). The CUDA pieces are replaced by
+    CPU stand-ins: the shape rules without the device/dtype rule, the kernel by the reference."""
+    from fmhactl.torch import op
+
+    def shapes_only(q, k, v, layout, scale):
+        (b, sq, h, d), (_, sk, hkv, _) = op.to_bshd(q, layout).shape, op.to_bshd(k, layout).shape
+        return op.Problem(b, h, hkv, sq, sk, d)
+
+    def reference(q, k, v, causal, scale, return_lse, layout):
+        out = cpu_op(q, k, v, causal, scale)
+        return out, q.new_empty((0,), dtype=torch.float32)
+
+    monkeypatch.setattr(op, "check_inputs", shapes_only)
+    monkeypatch.setattr(op, "_general", reference)
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda q, k, v: torch.ops.fmhactl.attention(q, k, v, causal=True)[0] * 2,
+                             fullgraph=True, backend="aot_eager")
+    q, k = torch.randn(1, 4, 5, 16), torch.randn(1, 2, 5, 16)
+    start = op.kernel_runs()
+    first = compiled(q, k, k)  # traces with the fake, then runs once
+    assert op.kernel_runs() - start == 1
+    compiled(q, k, k)
+    assert op.kernel_runs() - start == 2
+    torch.testing.assert_close(first, 2 * cpu_op(q, k, k, True, None))
