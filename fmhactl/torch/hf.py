@@ -120,11 +120,12 @@ def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Calla
 def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling=None, dropout: float = 0.0,
                               **kwargs):
     fallback = None
-    from fmhactl.torch.hf_traced import TracedMask, traced_attention
+    if attention_mask is not None and not isinstance(attention_mask, (SdpaFallback, PaddedBatch)):
+        from fmhactl.torch.hf_traced import TracedMask, traced_attention  # not on the plain path: no import cost
 
-    if isinstance(attention_mask, TracedMask):
-        return traced_attention(module, query, key, value, attention_mask, scaling, dropout, kwargs,
-                                _HF["sdpa_attention_forward"]), None
+        if isinstance(attention_mask, TracedMask):
+            return traced_attention(module, query, key, value, attention_mask, scaling, dropout, kwargs,
+                                    _HF["sdpa_attention_forward"]), None
     if isinstance(attention_mask, SdpaFallback):
         fallback = attention_mask
     elif attention_mask is not None and not isinstance(attention_mask, PaddedBatch):
