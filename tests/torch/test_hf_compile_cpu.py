@@ -130,3 +130,23 @@ def test_kernel_runs_counts_the_op_inside_a_compiled_graph(monkeypatch):
     compiled(q, k, k)
     assert op.kernel_runs() - start == 2
     torch.testing.assert_close(first, 2 * cpu_op(q, k, k, True, None))
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_attention_or_masked_passes_opcheck_and_picks_its_side(monkeypatch, plain):
+    """The traced choice's op: fake and real agree (opcheck); plain runs the op, else SDPA with the mask."""
+    monkeypatch.setattr(hf_traced, "_op_attention", cpu_op)
+    gen = torch.Generator().manual_seed(3)
+    q, k, v = torch.randn(2, 4, 6, 16, generator=gen), torch.randn(2, 2, 6, 16, generator=gen), \
+        torch.randn(2, 2, 6, 16, generator=gen)
+    mask = torch.ones(6, 6, dtype=torch.bool).tril().expand(2, 1, 6, 6).clone()
+    mask[1, 0, 4:, :3] = False  # row 1: a second packed sequence from key 3 on
+    args = (q, k, v, mask, torch.tensor(plain), True, 0.25)
+    torch.library.opcheck(hf_traced.attention_or_masked, args)
+    before = RUNS[0]
+    got = hf_traced.attention_or_masked(*args)
+    assert RUNS[0] - before == (1 if plain else 0)
+    full = lambda t: t.repeat_interleave(2, dim=1)  # noqa: E731
+    want = torch.nn.functional.scaled_dot_product_attention(q, full(k), full(v), attn_mask=mask if not plain else
+                                                            mask[:1].expand(2, 1, 6, 6), scale=0.25)
+    torch.testing.assert_close(got, want.transpose(1, 2))
