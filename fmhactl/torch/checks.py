@@ -118,9 +118,21 @@ def _models(dtype=torch.bfloat16):
     return spec, models, ref32
 
 
+def _packed_positions(length: int, device: str = "cuda") -> torch.Tensor:
+    """position_ids of two sequences packed into one row: 0..a-1 then 0..length-a-1."""
+    first = length // 3
+    return torch.cat([torch.arange(first), torch.arange(length - first)]).to(device)[None]
+
+
 def check_model(compiled: bool, prompts=MODEL_PROMPTS) -> dict:
-    """Logits of llama-small with fmhactl attention vs sdpa, eager or torch.compile(fullgraph=True)."""
+    """Logits of llama-small with fmhactl attention vs sdpa, eager or torch.compile(fullgraph=True).
+
+    Compiled, the op must run inside the compiled forward: the op's registered implementation
+    counts its runs (tracing runs the fake, so only the compiled code's calls count), and every
+    prompt must show one run per layer; a packed prompt (two sequences in one row, given by
+    position_ids) must match sdpa on the same packing, through the SDPA branch (no op run)."""
     from fmhactl.bench.model import count_op_calls
+    from fmhactl.torch.op import kernel_runs
 
     spec, models, ref32_model = _models()
     ours = models["fmhactl"]
@@ -132,16 +144,28 @@ def check_model(compiled: bool, prompts=MODEL_PROMPTS) -> dict:
     if compiled:
         ours = torch.compile(ours, fullgraph=True)
     gen = torch.Generator(device="cuda").manual_seed(7)
+    cases = [(length, None) for length in prompts]
+    if compiled:
+        cases.append((max(prompts), "packed"))
     per_prompt = []
     with torch.no_grad():
-        for length in prompts:
+        for length, packing in cases:
             ids = torch.randint(0, spec.vocab_size, (1, length), generator=gen, device="cuda")
-            ref32 = ref32_model(ids, use_cache=False).logits.float()
-            low = models["sdpa"](ids, use_cache=False).logits.float()
-            got = ours(ids, use_cache=False).logits.float()
+            positions = _packed_positions(length) if packing else None
+            ref32 = ref32_model(ids, position_ids=positions, use_cache=False).logits.float()
+            low = models["sdpa"](ids, position_ids=positions, use_cache=False).logits.float()
+            if compiled:
+                ours(ids, position_ids=positions, use_cache=False)  # compiles for this shape: runs the fake
+            before = kernel_runs()
+            got = ours(ids, position_ids=positions, use_cache=False).logits.float()
+            runs = kernel_runs() - before
             rule = _rule(got, ref32, low)
             rule["max_logit_diff_vs_sdpa"] = float((got - low).abs().max().item())
-            per_prompt.append({"prompt_length": length, **rule})
+            if compiled:
+                wanted = 0 if packing else spec.num_hidden_layers
+                rule.update(op_runs_in_compiled_forward=runs, op_runs_wanted=wanted)
+                rule["passed"] = rule["passed"] and runs == wanted
+            per_prompt.append({"prompt_length": length, "packed": bool(packing), **rule})
     return {"status": "PASS" if all(p["passed"] for p in per_prompt) else "FAIL",
             "metrics": {"mode": "compile-fullgraph" if compiled else "eager", "op_calls_per_forward": calls,
                         "prompts": per_prompt}}

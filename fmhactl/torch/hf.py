@@ -17,6 +17,14 @@ GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered
   than plain causal or bidirectional, such as packed sequences or sliding windows): the call runs
   through transformers' SDPA with the mask SDPA would get, and the reason is counted
   (`fallbacks()`) and logged once. Never refused, never a wrong answer.
+* TracedMask (only while torch.compile traces the forward, where the host cannot look at tensors):
+  for a mask function other than plain causal/bidirectional (transformers hands one over for
+  every compiled forward with position_ids, since it cannot rule out packed sequences while
+  tracing) or a 2-D attention_mask, the dense mask SDPA would get plus 0-d device bools saying
+  whether it is in fact the op's plain causal / full mask. Every layer then runs one opaque op
+  (fmhactl.torch.hf_traced) that picks the fmhactl op or SDPA with that mask: the common unpacked
+  case runs the op inside the compiled graph, a packed or padded batch gets SDPA's answer, with
+  no graph break.
 """
 
 from __future__ import annotations
@@ -75,6 +83,13 @@ def _piece_attention(q, k, v, causal: bool, scale):
     return attention(q, k, v, causal=causal, scale=scale, layout="bhsd")
 
 
+def _whole_attention(q, k, v, causal: bool, scale):
+    """A whole batch through the op, (batch, seq_q, heads, dim) (tests put a CPU stand-in here)."""
+    from fmhactl.torch.op import attention
+
+    return attention(q, k, v, causal=causal, scale=scale, layout="bhsd").transpose(1, 2)
+
+
 def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Callable = None):
     """(batch, seq_q, heads, dim) output of a padded batch, row by row (see the module docstring)."""
     attend = attend or _piece_attention
@@ -104,9 +119,13 @@ def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Calla
 
 def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling=None, dropout: float = 0.0,
                               **kwargs):
-    from fmhactl.torch.op import attention
-
     fallback = None
+    if attention_mask is not None and not isinstance(attention_mask, (SdpaFallback, PaddedBatch)):
+        from fmhactl.torch.hf_traced import TracedMask, traced_attention  # not on the plain path: no import cost
+
+        if isinstance(attention_mask, TracedMask):
+            return traced_attention(module, query, key, value, attention_mask, scaling, dropout, kwargs,
+                                    _HF["sdpa_attention_forward"]), None
     if isinstance(attention_mask, SdpaFallback):
         fallback = attention_mask
     elif attention_mask is not None and not isinstance(attention_mask, PaddedBatch):
@@ -129,8 +148,18 @@ def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling
         return padded_attention(query, key, value, attention_mask, scaling), None
     is_causal = kwargs.get("is_causal")
     causal = bool(getattr(module, "is_causal", True) if is_causal is None else is_causal)
-    out = attention(query, key, value, causal=causal, scale=scaling, layout="bhsd")
-    return out.transpose(1, 2), None  # stored (batch, seq, heads, dim): this view is contiguous
+    return _whole_attention(query, key, value, causal, scaling), None  # a contiguous (batch, seq, heads, dim) view
+
+
+def _traced_mask(batch_size: int, q_length: int, kv_length: int, q_offset, kv_offset, mask_function,
+                 attention_mask, kwargs: dict):
+    """The dense mask SDPA would get, classified on the device (hf_traced; no host read: traced)."""
+    from fmhactl.torch.hf_traced import traced_mask
+
+    mask = _HF["sdpa_mask"](batch_size=batch_size, q_length=q_length, kv_length=kv_length, q_offset=q_offset,
+                            kv_offset=kv_offset, mask_function=mask_function, attention_mask=attention_mask,
+                            allow_is_causal_skip=False, **kwargs)
+    return traced_mask(mask)
 
 
 def _sdpa_mask_of(batch: PaddedBatch, query, key):
@@ -149,23 +178,27 @@ def _sdpa_mask_of(batch: PaddedBatch, query, key):
 
 
 _PLAIN_MASKS: list[tuple[object, bool]] = []  # (transformers' mask function, causal), filled once
+_HF: dict[str, Callable] = {}  # transformers' sdpa_mask and sdpa_attention_forward, filled once
 
 
 def _load_plain_masks() -> None:
-    """Look transformers' plain mask functions up once, outside any traced code: torch.compile
-    cannot trace an import of transformers (a lazy module), and the mask function runs traced."""
+    """Look transformers' plain mask functions (and the SDPA pieces the traced path calls) up once,
+    outside any traced code: torch.compile cannot trace an import of transformers (a lazy module),
+    and the mask function and the attention forward run traced."""
     if not _PLAIN_MASKS:
-        from transformers.masking_utils import bidirectional_mask_function, causal_mask_function
+        from transformers.integrations.sdpa_attention import sdpa_attention_forward
+        from transformers.masking_utils import bidirectional_mask_function, causal_mask_function, sdpa_mask
 
+        _HF.update(sdpa_mask=sdpa_mask, sdpa_attention_forward=sdpa_attention_forward)
         _PLAIN_MASKS.extend([(causal_mask_function, True), (bidirectional_mask_function, False)])
 
 
 def _mask_kind(mask_function) -> bool | None:
     """True: plain causal, False: bidirectional, None: any other pattern (the kernels cannot express it)."""
-    if mask_function is None:
-        return True
     if not _PLAIN_MASKS:
         _load_plain_masks()
+    if mask_function is None:
+        return True
     for known, causal in _PLAIN_MASKS:
         if mask_function is known:
             return causal
@@ -195,16 +228,21 @@ def _row_intervals(valid) -> list[tuple[int, int]] | None:
 
 def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_offset: int = 0, kv_offset: int = 0,
                            mask_function=None, attention_mask=None, **kwargs):
-    """None, a PaddedBatch or an SdpaFallback for every layer of this forward (see the module docstring)."""
-    causal = _mask_kind(mask_function)
+    """None, a PaddedBatch, an SdpaFallback or (traced) a TracedMask for every layer of this forward (see
+    the module docstring)."""
+    import torch
+
+    causal = _mask_kind(mask_function)  # also fills _HF
+    kwargs.pop("allow_is_causal_skip", None)
+    if torch.compiler.is_compiling() and (causal is None or attention_mask is not None):
+        return _traced_mask(batch_size, q_length, kv_length, q_offset, kv_offset, mask_function, attention_mask,
+                            kwargs)
     reason = None
     if causal is None:
         reason = f"mask function {getattr(mask_function, '__qualname__', mask_function)!r} (not plain causal)"
     elif attention_mask is None:
         return None
     else:
-        import torch
-
         valid = attention_mask.to(torch.bool)
         if valid.shape[-1] < kv_length + kv_offset:  # a static cache's unfilled tail: invalid keys
             valid = torch.nn.functional.pad(valid, (0, kv_length + kv_offset - valid.shape[-1]))
@@ -218,7 +256,6 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
             return PaddedBatch(tuple(rows), int(q_offset) - int(kv_offset), causal)
     from transformers.masking_utils import sdpa_mask
 
-    kwargs.pop("allow_is_causal_skip", None)
     mask = sdpa_mask(batch_size=batch_size, q_length=q_length, kv_length=kv_length, q_offset=q_offset,
                      kv_offset=kv_offset, mask_function=mask_function, attention_mask=attention_mask,
                      allow_is_causal_skip=False, **kwargs)
@@ -231,6 +268,7 @@ def register_transformers() -> str:
         from transformers import AttentionInterface
     except ImportError as exc:
         raise ImportError("register_transformers needs transformers >= 4.50: pip install 'fmhactl[hf]'") from exc
+    import fmhactl.torch.hf_traced  # noqa: F401 - registers torch.ops.fmhactl.attention_or_masked
     import fmhactl.torch.op  # noqa: F401 - registers torch.ops.fmhactl.attention
 
     AttentionInterface.register(NAME, fmhactl_attention_forward)

@@ -73,10 +73,21 @@ def _general(q, k, v, causal: bool, scale: float | None, return_lse: bool, layou
     return out, lse
 
 
+_kernel_runs = [0]
+
+
+def kernel_runs() -> int:
+    """How many calls the op's registered implementation has served in this process. Compiled
+    graphs call it at run time (tracing runs the fake), so a difference around a compiled forward
+    proves the op ran inside it; the eager fast path (fmhactl.torch.attention) does not count."""
+    return _kernel_runs[0]
+
+
 def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool = False,
                     scale: float | None = None, return_lse: bool = False,
                     layout: str = "bhsd") -> tuple[torch.Tensor, torch.Tensor]:
     """The op's kernel for every backend key: the cached launch path, else the general one."""
+    _kernel_runs[0] += 1
     served = fastpath.attention(q, k, v, causal, scale, return_lse, layout)
     if served is None:
         return _general(q, k, v, causal, scale, return_lse, layout)
