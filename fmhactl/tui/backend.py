@@ -786,10 +786,10 @@ def gpu_status() -> GpuStatus:
     """Is there a GPU to run verify/bench on (the one probe; FMHACTL_ASSUME_NO_GPU=1 answers no)?"""
     global _GPU
     if _GPU is None:
-        from fmhactl.services.device import gpu_status as probe
+        from fmhactl.services.device import gpu_missing_message, gpu_status as probe
 
         st = probe()
-        _GPU = GpuStatus(bool(st.available), "" if st.available else f"no GPU: {st.reason}")
+        _GPU = GpuStatus(bool(st.available), "" if st.available else gpu_missing_message(st))
     return _GPU
 
 
