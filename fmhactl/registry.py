@@ -60,7 +60,7 @@ class Variant:
             return "causal masking not supported"
         if cfg.heads_kv != cfg.heads and "gqa" not in self.features:
             return "GQA/MQA not supported"
-        from fmhactl.runtime.launchers import limit_reason
+        from fmhactl.plans.launch import limit_reason
 
         return limit_reason(self.launcher, cfg, self.switches)
 

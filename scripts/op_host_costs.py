@@ -32,7 +32,8 @@ def main() -> int:
     args = parser.parse_args()
     import torch
 
-    from fmhactl.runtime import execute, launchers
+    from fmhactl.runtime import execute
+    from fmhactl.plans import launch as launchers
     from fmhactl.runtime.nvtx_ranges import launch_range
     from fmhactl.runtime.params import FmhaParams, make_params
     from fmhactl.runtime.tma_maps import TmaMap, map_params

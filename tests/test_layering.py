@@ -5,11 +5,14 @@ ones inside functions). docs/architecture.md draws the same picture.
     4  services (+ unknown new packages)   the single entry; composes the layers below
     3  verify, bench, profile, status, scenario   features
     2  runtime                        worker, launch, device probe, emulation host side
-    3  (also sweep: multi-GPU / Ray placement; torch: the PyTorch op; trace: emulation traces)
-    1  registry, layout, plans, results, build, runtime.launchers (pure launch geometry)
+    3  (also sweep: multi-GPU / Ray placement and parallel builds; torch: the PyTorch op;
+        trace: emulation traces)
+    1  registry, layout, plans (tile plans, pure launch geometry), results, build, ptx
     0  errors, paths, config, records, progress, schemas
 
-A module may import its own rank or lower, never higher.
+A module may import its own rank or lower, never higher, and no module imports itself back
+through others (no cycles). No rank overrides for single modules: a module that needs one belongs
+in another package.
 """
 
 from __future__ import annotations
@@ -26,14 +29,11 @@ RANKS = {  # most specific prefix wins
     "fmhactl.services": 4,
     "fmhactl.verify": 3, "fmhactl.bench": 3, "fmhactl.profile": 3, "fmhactl.status": 3, "fmhactl.scenario": 3,
     "fmhactl.runtime": 2,
-    "fmhactl.runtime.launchers": 1,  # pure launch geometry: the registry asks it why a config cannot run
     "fmhactl.registry": 1, "fmhactl.layout": 1, "fmhactl.results": 1, "fmhactl.build": 1, "fmhactl.plans": 1,
     "fmhactl.ptx": 1,  # the PTX-level tcgen05 emulator: parser, forms, rewriter, link (the build calls it)
-    "fmhactl.build.parallel": 4,  # parallel builds: orchestration over the sweep scheduler
-    "fmhactl.sweep": 3,  # multi-GPU / Ray placement of verify and bench work
+    "fmhactl.sweep": 3,  # multi-GPU / Ray placement of verify, bench and parallel build work
     "fmhactl.torch": 3,  # the PyTorch op and transformers backend (explicit import only)
     "fmhactl.trace": 3,  # emulation traces: schedule, cost model, Chrome trace
-    "fmhactl.trace.events": 2,  # the raw event format the emulation writes (runtime side)
     "fmhactl.errors": 0, "fmhactl.paths": 0, "fmhactl.config": 0, "fmhactl.records": 0,
     "fmhactl.progress": 0, "fmhactl.schemas": 0, "fmhactl": 0,
 }
@@ -105,6 +105,94 @@ def violations(files: list[Path] | None = None) -> list[str]:
 
 def test_no_module_imports_a_higher_layer_or_a_ui_library():
     assert violations() == []
+
+
+def test_no_rank_overrides_for_single_modules():
+    """RANKS names packages and top-level modules only: a module that needs a rank other than its
+    package's belongs in another package."""
+    assert [p for p in RANKS if p.count(".") > 1] == []
+
+
+# Cycles owned by another piece of work, each must still be a cycle (a fixed one asks for its removal).
+PENDING_CYCLES: dict[frozenset[str], str] = {
+    frozenset({"fmhactl.build.compiler", "fmhactl.ptx.build", "fmhactl.ptx.emulator", "fmhactl.ptx.linker",
+               "fmhactl.ptx.rewriter"}):
+        "build.compiler.build dispatches to ptx.build, which reuses compiler's NVRTC helpers; fmhactl/ptx is "
+        "being reworked in another branch (split compiler's helpers out, or hand the PTX builder in)",
+}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the fmhactl modules it imports. `from pkg import name` points at pkg.name where that is a
+    module (importing a submodule runs its package's __init__ too, but that is not an edge of its own)."""
+    known = {module_name(p) for p in modules()}
+    graph: dict[str, set[str]] = {m: set() for m in known}
+    for path in modules():
+        me = module_name(path)
+        by_line: dict[int, set[str]] = {}
+        for line, target in imports_of(path):
+            if target in known and target != me:
+                by_line.setdefault(line, set()).add(target)
+        for targets in by_line.values():
+            # `from pkg import sub` also names pkg: only the submodule is the edge of that statement
+            graph[me] |= {t for t in targets if not any(o.startswith(t + ".") for o in targets)}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[frozenset[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(frozenset(component))
+    return found
+
+
+def test_no_import_cycles():
+    found = cycles(import_graph())
+    unexpected = [sorted(c) for c in found if c not in PENDING_CYCLES]
+    assert unexpected == []
+    for cycle, why in PENDING_CYCLES.items():
+        assert cycle in found, f"{sorted(cycle)} is no longer a cycle: remove it from PENDING_CYCLES ({why})"
+
+
+def test_the_cycle_check_catches_a_cycle():
+    """The contract can fail: a -> b -> c -> a is one cycle, d (imported by a) is in none."""
+    graph = {"a": {"b", "d"}, "b": {"c"}, "c": {"a"}, "d": set()}
+    assert cycles(graph) == [frozenset({"a", "b", "c"})]
 
 
 def test_pending_exceptions_are_still_needed():

@@ -255,22 +255,6 @@ def plan_from_switches(head_dim: int, switches: dict) -> Sm100Plan:
                     bool(int(switches.get("FMHA_P_SMEM", 0))))
 
 
-def plan_for_variant(variant_name: str, head_dim: int) -> Sm100Plan:
-    """The plan of a registered SM100 variant at a head dim (BadInput for other variants)."""
-    from fmhactl.errors import BadInput
-    from fmhactl.registry import get_variant
-
-    variant = get_variant(variant_name)
-    if variant.launcher != "sm100":
-        raise BadInput(f"variant {variant_name} is not an SM100 variant (launcher {variant.launcher!r}); "
-                       "plans exist for launcher 'sm100'")
-    if head_dim <= 0 or head_dim % 8:
-        raise BadInput(f"--head-dim {head_dim}: must be a positive multiple of 8")
-    if head_dim > max(HEAD_DIMS):
-        raise BadInput(f"--head-dim {head_dim}: at most {max(HEAD_DIMS)}")
-    return plan_from_switches(head_dim, variant.switches)
-
-
 # ---- the CUDA side: a generated header ------------------------------------------------------
 
 HEADER_PATH = Path(__file__).resolve().parents[2] / "kernels" / "sm100" / "fmha_sm100_plan.h"

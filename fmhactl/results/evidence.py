@@ -15,7 +15,6 @@ are refused as bad input naming file:line, before anything is imported.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import os
 import tempfile
@@ -26,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fmhactl import paths
 from fmhactl.errors import BadInput, MissingEnvironment
-from fmhactl.results.store import ResultRow, ResultStore
+from fmhactl.results.store import ResultRow, ResultStore, record_id, row_content
 
 EVIDENCE_SCHEMA = 1
 RECORD_TYPE = "fmhactl-evidence"
@@ -70,30 +69,13 @@ def evidence_dir() -> Path:
     return paths.project_root() / "evidence"
 
 
-def _content(row: ResultRow) -> dict:
-    return {"kind": row.kind, "variant": row.variant, "arch": row.arch, "mode": row.mode, "status": row.status,
-            "config_key": row.config_key, "config": row.config, "metrics": row.metrics,
-            "source_hash": row.source_hash, "gpu": row.gpu, "driver": row.driver, "toolchain": row.toolchain,
-            "seed": row.seed, "session": row.session, "command": row.command, "created_at": row.created_at,
-            "row_schema_version": row.schema_version}
-
-
-def _canonical(data: dict) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=True)
-
-
-def record_id(row: ResultRow) -> str:
-    """Content hash of a row (not its DB id): the same in every store and file."""
-    return hashlib.sha256(_canonical(_content(row)).encode()).hexdigest()[:16]
-
-
 def utc_date(created_at: float) -> str:
     return datetime.datetime.fromtimestamp(created_at, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def to_record(row: ResultRow) -> dict:
     return {"type": RECORD_TYPE, "schema_version": EVIDENCE_SCHEMA, "record": record_id(row),
-            "date": utc_date(row.created_at), **_content(row)}
+            "date": utc_date(row.created_at), **row_content(row)}
 
 
 def _row_of(record: EvidenceRecord) -> ResultRow:

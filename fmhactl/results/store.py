@@ -6,6 +6,7 @@ transaction, so a crash mid-sweep loses nothing already stored.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
@@ -79,8 +80,6 @@ class ResultRow:
     @property
     def record(self) -> str:
         """The evidence record id: a content hash, the same in every store (results/evidence.py)."""
-        from fmhactl.results.evidence import record_id
-
         return record_id(self)
 
     @property
@@ -283,3 +282,21 @@ def _row_from_sql(r: sqlite3.Row) -> ResultRow:
         metrics=json.loads(r["metrics"]), source_hash=r["source_hash"], gpu=r["gpu"],
         driver=r["driver"], toolchain=r["toolchain"], seed=r["seed"], session=r["session"],
         created_at=r["created_at"], schema_version=r["schema_version"], command=r["command"])
+
+
+def row_content(row: ResultRow) -> dict:
+    """What a row says (its evidence content), without the store's own id."""
+    return {"kind": row.kind, "variant": row.variant, "arch": row.arch, "mode": row.mode, "status": row.status,
+            "config_key": row.config_key, "config": row.config, "metrics": row.metrics,
+            "source_hash": row.source_hash, "gpu": row.gpu, "driver": row.driver, "toolchain": row.toolchain,
+            "seed": row.seed, "session": row.session, "command": row.command, "created_at": row.created_at,
+            "row_schema_version": row.schema_version}
+
+
+def _canonical(data: dict) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def record_id(row: ResultRow) -> str:
+    """Content hash of a row (not its DB id): the same in every store and file."""
+    return hashlib.sha256(_canonical(row_content(row)).encode()).hexdigest()[:16]

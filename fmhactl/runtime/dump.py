@@ -25,7 +25,7 @@ def run_dump(variant: Variant, cfg: AttnConfig, at: str, *, store: ResultStore, 
     at = at.upper()
     if at not in CHECKPOINTS:
         raise BadInput(f"unknown checkpoint {at!r} (choose from {', '.join(CHECKPOINTS)})")
-    from fmhactl.runtime.launchers import sm100_plan
+    from fmhactl.plans.launch import sm100_plan
 
     plan = sm100_plan(cfg, variant.switches)
     if plan.block_n != 128 or plan.d_passes != 1 or plan.head_dim != cfg.head_dim:

@@ -11,7 +11,7 @@ from pathlib import Path
 from fmhactl.config import AttnConfig
 from fmhactl.runtime import driver
 from fmhactl.runtime.device import sm_count, worker_device_info
-from fmhactl.runtime.launchers import launch_shape, sm90_persistent
+from fmhactl.plans.launch import launch_shape, sm90_persistent
 from fmhactl.runtime.nvtx_ranges import launch_range
 from fmhactl.runtime.params import make_params
 
@@ -180,7 +180,7 @@ class Executor:
     def _tma_maps(job: dict, cfg: AttnConfig, q, k, v):
         """The SM100 kernel's second parameter: real tensor maps for TMA variants, zeros otherwise.
         The boxes follow the entry's plan (BlockN keys per K/V tile)."""
-        from fmhactl.runtime.launchers import sm100_plan
+        from fmhactl.plans.launch import sm100_plan
         from fmhactl.runtime.tma_maps import FmhaTmaMaps, fmha_maps
 
         if not int(job["switches"].get("FMHA_LOAD_TMA", 0)):
@@ -195,7 +195,7 @@ class Executor:
         maps are cached by everything they encode (addresses, shapes, strides, dtype, boxes);
         bench rotates over a fixed set of input buffers and hits the cache after one pass.
         """
-        from fmhactl.runtime.launchers import sm90_plan
+        from fmhactl.plans.launch import sm90_plan
         from fmhactl.runtime.tma_maps import sm90_maps
 
         plan = sm90_plan(cfg, job["switches"])
@@ -226,7 +226,7 @@ class Executor:
                    "nan": int(torch.isnan(values).sum().item()) - unwritten,
                    "out_abs_max": float(values.nan_to_num(0.0).abs().max().item())}
         if job.get("trace_out") and job.get("mode") == "emulated":
-            from fmhactl.trace.events import write_raw
+            from fmhactl.runtime.trace_raw import write_raw
 
             events, dropped = self._emulation.trace_events(self._modules[job["cubin"]])
             write_raw(Path(job["trace_out"]), events)

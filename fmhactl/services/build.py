@@ -81,7 +81,7 @@ def build(names: Sequence[str] = (), *, all_variants: bool = False, arch: str | 
           progress: ProgressCallback | None = None, cancel: CancelToken | None = None,
           on_parallel_run=None) -> list[BuildResult]:
     """`fmhactl build`: named variants, or every variant (self-tests included) with all_variants.
-    With jobs or ray, compile in parallel worker processes / Ray actors (fmhactl.build.parallel);
+    With jobs or ray, compile in parallel worker processes / Ray actors (fmhactl.sweep.builds);
     on_parallel_run(run) then receives the sweep run (per-slot throughput)."""
     from fmhactl.schemas import int_in_range
 
@@ -96,7 +96,7 @@ def build(names: Sequence[str] = (), *, all_variants: bool = False, arch: str | 
     if jobs is not None or ray is not None:
         if jobs is not None:
             int_in_range(jobs, "--jobs", 1, 256)
-        from fmhactl.build.parallel import build_parallel
+        from fmhactl.sweep.builds import build_parallel
 
         results, run = build_parallel([v.name for v in chosen] if not all_variants else [],
                                       all_variants=all_variants, arch=arch, force=force, jobs=jobs, ray=ray,
@@ -124,7 +124,7 @@ def instruction_mixes(results: Sequence[BuildResult],
 def kernel_rows(results: Sequence[BuildResult]) -> list[KernelBuildRow]:
     """The build table: one row per entry point, with the SM100 plan's dynamic SMEM and TMEM."""
     from fmhactl.plans.sm100 import ctas_by_registers
-    from fmhactl.runtime.launchers import entry_plan
+    from fmhactl.plans.launch import entry_plan
 
     registry = load_registry()
     rows = []

@@ -35,9 +35,25 @@ class Sm100PlanReport:
         return f"supported: {self.plan.column_arithmetic()}; {self.plan.residency_note()}"
 
 
+def plan_for_variant(variant_name: str, head_dim: int) -> Sm100Plan:
+    """The plan of a registered SM100 variant at a head dim (BadInput for other variants)."""
+    from fmhactl.errors import BadInput
+    from fmhactl.plans.sm100 import HEAD_DIMS, plan_from_switches
+    from fmhactl.registry import get_variant
+
+    variant = get_variant(variant_name)
+    if variant.launcher != "sm100":
+        raise BadInput(f"variant {variant_name} is not an SM100 variant (launcher {variant.launcher!r}); "
+                       "plans exist for launcher 'sm100'")
+    if head_dim <= 0 or head_dim % 8:
+        raise BadInput(f"--head-dim {head_dim}: must be a positive multiple of 8")
+    if head_dim > max(HEAD_DIMS):
+        raise BadInput(f"--head-dim {head_dim}: at most {max(HEAD_DIMS)}")
+    return plan_from_switches(head_dim, variant.switches)
+
+
 def sm100_plan(variant: str, head_dim: int) -> Sm100PlanReport:
     """The plan of an SM100 variant at a head dim (BadInput for other variants or impossible dims)."""
-    from fmhactl.plans.sm100 import plan_for_variant
     from fmhactl.plans.sm100_drawing import plan_lines, ruler, tmem_regions
 
     plan = plan_for_variant(variant, head_dim)

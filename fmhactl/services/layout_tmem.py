@@ -254,7 +254,7 @@ def column_plan_providers() -> dict[str, ColumnPlanProvider]:
 def sm100_column_plan(variant: str, head_dim: int) -> TmemColumnPlan:
     """The SM100 family's plan (fmhactl.plans.sm100, the one the kernel's static_asserts check) as a
     generic column plan: S, P written over S (declared aliases), O, the unused rest of the alloc."""
-    from fmhactl.plans.sm100 import plan_for_variant
+    from fmhactl.services.layout_plan import plan_for_variant
     from fmhactl.plans.sm100_drawing import tmem_regions
 
     plan = plan_for_variant(variant, head_dim)

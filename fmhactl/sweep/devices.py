@@ -15,6 +15,7 @@ from fmhactl.errors import BadInput, MissingEnvironment
 from fmhactl.runtime.device import no_gpu
 
 MAX_GPUS = 64
+LOCAL_RAY = "local"  # --ray with an empty address: a private local Ray cluster
 _LIST = re.compile(r"^\d+(,\d+)*$")
 
 

@@ -195,7 +195,7 @@ class RayBackend(Backend):
         self._slots: list[RaySlot] = []
 
     def _init(self, ray, address: str) -> None:
-        from fmhactl.sweep.service import LOCAL_RAY
+        from fmhactl.sweep.devices import LOCAL_RAY
 
         quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
         if address == LOCAL_RAY:

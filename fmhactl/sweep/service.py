@@ -16,12 +16,9 @@ from fmhactl.errors import BadInput
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
 from fmhactl.runtime.jobs import fresh_seed, require_supported
-from fmhactl.sweep.devices import Device, cpu_slots, parse_gpus, select_gpus
+from fmhactl.sweep.devices import LOCAL_RAY, Device, cpu_slots, parse_gpus, select_gpus
 from fmhactl.sweep.scheduler import Backend, SweepRun, run_sweep
 from fmhactl.sweep.tasks import SELFTEST_VARIANTS, BuildMemo, KernelTask, SelftestTask
-
-LOCAL_RAY = "local"
-
 
 @dataclass(frozen=True)
 class Placement:

@@ -34,13 +34,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from fmhactl.torch.hf_errors import UnsupportedAttentionCall
+
 NAME = "fmhactl"
 _log = logging.getLogger(__name__)
 _fallbacks: Counter[str] = Counter()
-
-
-class UnsupportedAttentionCall(ValueError):
-    pass
 
 
 @dataclass(frozen=True)

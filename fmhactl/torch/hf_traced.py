@@ -72,7 +72,7 @@ def traced_attention(module, query, key, value, traced: TracedMask, scaling, dro
                      sdpa_attention_forward):
     """(batch, seq_q, heads, dim) for one layer of a traced forward (see the module docstring)."""
     if kwargs.get("output_attentions"):
-        from fmhactl.torch.hf import UnsupportedAttentionCall
+        from fmhactl.torch.hf_errors import UnsupportedAttentionCall
 
         raise UnsupportedAttentionCall("attn_implementation='fmhactl': output_attentions=True needs the attention "
                                        "weights; use attn_implementation='eager'")

@@ -13,13 +13,12 @@ import re
 import struct
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from fmhactl.errors import BadInput
 from fmhactl.runtime.emulation import TRACE_EVENTS
+from fmhactl.runtime.trace_raw import RAW_FORMAT, RAW_SIZE
+from fmhactl.runtime.trace_raw import to_bytes as to_bytes  # the writer side, re-exported for readers
 
-RAW_FORMAT = "<QIIIIII"  # time_ns, kind, block, warp, site, a, b (32 bytes, no padding)
-RAW_SIZE = struct.calcsize(RAW_FORMAT)
 KIND_NAMES: dict[int, str] = {code: name for name, code in TRACE_EVENTS.items()}
 # Work the emulator does on a polling warp's behalf: not part of that warp's program.
 EMULATOR_SIDE = frozenset({"mma_complete", "commit_arrive"})
@@ -50,16 +49,6 @@ def events_from_records(records) -> list[Event]:
             raise BadInput(f"trace event {i}: unknown kind {kind} (known: 1..{max(KIND_NAMES)})")
         out.append(Event(i, int(t), KIND_NAMES[kind], int(block), int(warp), int(site), int(a), int(b)))
     return out
-
-
-def to_bytes(records) -> bytes:
-    return b"".join(struct.pack(RAW_FORMAT, *((r if isinstance(r, tuple) else
-                                                (r.time_ns, r.kind, r.block, r.warp, r.site, r.a, r.b))))
-                    for r in records)
-
-
-def write_raw(path: Path, records) -> None:
-    path.write_bytes(to_bytes(records))
 
 
 def events_from_bytes(data: bytes) -> list[Event]:

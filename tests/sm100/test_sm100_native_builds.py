@@ -11,7 +11,7 @@ from fmhactl.build.compiler import BuildTarget, build
 from fmhactl.errors import MissingEnvironment
 from fmhactl.plans.sm100 import ctas_by_registers
 from fmhactl.registry import load_registry
-from fmhactl.runtime.launchers import entry_plan
+from fmhactl.plans.launch import entry_plan
 
 REGISTRY = load_registry()
 SM100 = [v for v in REGISTRY.values() if v.launcher == "sm100"]

@@ -89,7 +89,7 @@ def test_hd512_runs_on_a_pipelined_tma_variant():
 
 
 def test_launch_grid_doubles_for_two_passes_over_d():
-    from fmhactl.runtime.launchers import sm100_launch
+    from fmhactl.plans.launch import sm100_launch
 
     variant = load_registry()["sm100_tma_s2_tmem"]
     shape = sm100_launch(AttnConfig(batch=2, heads=3, seq_q=300, head_dim=512), variant.switches)

@@ -1,5 +1,5 @@
 """The SM90 tile plan is declared in the kernel (fmha_sm90::Plan<D>) and mirrored by the launcher
-(fmhactl/runtime/launchers.py::Sm90Plan): compile static_asserts of the Python values against the
+(fmhactl/plans/launch.py::Sm90Plan): compile static_asserts of the Python values against the
 C++ plan through NVRTC, for every registered sm90 variant's switches and every head dim."""
 
 import pytest
@@ -8,7 +8,7 @@ from fmhactl.build.compiler import BuildTarget, _compile_nvrtc, _options
 from fmhactl.config import AttnConfig
 from fmhactl.errors import MissingEnvironment
 from fmhactl.registry import load_registry
-from fmhactl.runtime.launchers import SM90_HEAD_DIMS, sm90_launch, sm90_plan
+from fmhactl.plans.launch import SM90_HEAD_DIMS, sm90_launch, sm90_plan
 
 SM90 = [v for v in load_registry().values() if v.launcher == "sm90"]
 

@@ -9,7 +9,7 @@ from fmhactl.build.compiler import BuildTarget, build
 from fmhactl.build.sass import opcode_counts
 from fmhactl.errors import MissingEnvironment
 from fmhactl.registry import load_registry
-from fmhactl.runtime.launchers import sm90_persistent
+from fmhactl.plans.launch import sm90_persistent
 
 SM90 = [v for v in load_registry().values() if v.launcher == "sm90"]
 

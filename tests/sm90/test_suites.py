@@ -7,7 +7,7 @@ from fmhactl.bench.suites import available, load_suite
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
 from fmhactl.registry import load_registry
-from fmhactl.runtime.launchers import MAX_DYNAMIC_SMEM, sm90_launch, sm90_plan
+from fmhactl.plans.launch import MAX_DYNAMIC_SMEM, sm90_launch, sm90_plan
 
 
 def test_sm90_suite_has_the_issue_shapes():

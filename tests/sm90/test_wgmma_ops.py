@@ -13,7 +13,7 @@ def test_generated_header_is_current():
     committed = (paths.kernels_dir() / "common" / "wgmma_ops.cuh").read_text()
     assert committed == gen.render(), "run: python scripts/gen_wgmma_ops.py"
     # Every KV tile / head dim the launcher can ask for has a wrapper.
-    from fmhactl.runtime.launchers import SM90_DEFAULT_BLOCK_N, SM90_HEAD_DIMS
+    from fmhactl.plans.launch import SM90_DEFAULT_BLOCK_N, SM90_HEAD_DIMS
 
     assert set(SM90_DEFAULT_BLOCK_N.values()) <= set(gen.SS_N)
     assert set(SM90_HEAD_DIMS) <= set(gen.RS_N)

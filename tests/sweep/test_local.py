@@ -287,7 +287,7 @@ def test_scenario_run_with_gpus_spreads_its_verify_step(tmp_path, monkeypatch, f
 def test_ray_is_imported_only_on_the_ray_path():
     import subprocess
 
-    code = ("import sys, fmhactl.cli.app, fmhactl.sweep.service, fmhactl.sweep.local, fmhactl.build.parallel;"
+    code = ("import sys, fmhactl.cli.app, fmhactl.sweep.service, fmhactl.sweep.local, fmhactl.sweep.builds;"
             "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

@@ -75,7 +75,7 @@ def test_build_all_through_ray_matches_the_local_parallel_build(cluster):
 
 def test_ray_builds_are_shipped_back_to_the_driver_by_content(cluster, tmp_path, monkeypatch, _session_home):
     """The actors build in the cluster's cache; the driver (another home) receives the cubins, hash-checked."""
-    from fmhactl.build.parallel import build_parallel
+    from fmhactl.sweep.builds import build_parallel
 
     monkeypatch.setenv("FMHACTL_HOME", str(tmp_path / "driver"))
     results, _ = build_parallel(["ref"], ray="local", force=True)
