@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from fmhactl.build.compiler import BuildTarget, build
+from fmhactl.build.compiler import BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.config import parse_shape
 from fmhactl.registry import load_registry
 from fmhactl.runtime.execute import Executor, gpu_info

@@ -185,11 +185,9 @@ def native_ptx_requested() -> bool:
     return mode == "native"
 
 
-def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> BuildResult:
-    if target.emulated and native_ptx_requested():
-        from fmhactl.ptx.build import build_via_ptx
-
-        return build_via_ptx(variant, target, force=force)
+def build_nvrtc(variant: Variant, target: BuildTarget, *, force: bool = False) -> BuildResult:
+    """NVRTC with the content-hash cache. Callers use fmhactl.build.entry.build, which picks this or
+    the PTX-level emulator's path (that path reuses this module's NVRTC helpers)."""
     source = variant.source_path
     if not source.is_file():
         raise BadInput(f"variant {variant.name}: source {source} not found")

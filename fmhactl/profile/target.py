@@ -24,7 +24,7 @@ def _write(sidecar: str | None, data: dict) -> None:
 def run(spec: dict) -> dict:
     # The lent GPU machine has no `nvtx` package: let launch_range fall back to torch's NVTX.
     os.environ.setdefault("FMHACTL_NVTX_FALLBACK", "torch")
-    from fmhactl.build.compiler import build
+    from fmhactl.build.entry import build
     from fmhactl.config import AttnConfig
     from fmhactl.errors import BadInput
     from fmhactl.registry import get_variant

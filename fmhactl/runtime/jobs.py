@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from fmhactl.build.compiler import BuildResult, BuildTarget, build
+from fmhactl.build.compiler import BuildResult, BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
 from fmhactl.registry import Variant

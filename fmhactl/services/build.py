@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fmhactl.build.compiler import BuildResult, CompileError, build as compile_variant, targets_for
+from fmhactl.build.compiler import BuildResult, CompileError, targets_for
+from fmhactl.build.entry import build as compile_variant
 from fmhactl.errors import BadInput
 from fmhactl.registry import Variant, load_registry
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id

@@ -23,7 +23,8 @@ SELFTEST_MAX_ELEMENTS = 1 << 22  # batch*heads*seq_q*seq_k: keeps a CPU self-tes
 
 
 def _build(job: dict) -> dict:
-    from fmhactl.build.compiler import BuildTarget, CompileError, build
+    from fmhactl.build.compiler import BuildTarget, CompileError
+    from fmhactl.build.entry import build
     from fmhactl.registry import get_variant
 
     variant = get_variant(job["variant"])

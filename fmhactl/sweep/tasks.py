@@ -9,7 +9,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from fmhactl.build.compiler import BuildResult, BuildTarget, build
+from fmhactl.build.compiler import BuildResult, BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.build.resources import KernelResources
 from fmhactl.config import AttnConfig
 from fmhactl.registry import Variant

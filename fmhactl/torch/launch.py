@@ -42,7 +42,8 @@ def cubin_for(backend: Backend) -> str:
     key = (backend.variant, backend.arch, backend.mode == "emulated")
     with _lock:
         if key not in _builds:
-            from fmhactl.build.compiler import BuildTarget, build
+            from fmhactl.build.compiler import BuildTarget
+            from fmhactl.build.entry import build
 
             result = build(registry()[backend.variant], BuildTarget(backend.arch, emulated=key[2]))
             _builds[key] = str(result.cubin_path)

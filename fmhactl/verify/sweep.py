@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from fmhactl.build.compiler import BuildResult, build
+from fmhactl.build.compiler import BuildResult
+from fmhactl.build.entry import build
 from fmhactl.config import AttnConfig
 from fmhactl.progress import CancelToken, ProgressCallback, check_cancel, notify
 from fmhactl.registry import Variant

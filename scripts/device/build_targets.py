@@ -16,7 +16,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 
 def build_one(item: str) -> str:
-    from fmhactl.build.compiler import BuildTarget, build
+    from fmhactl.build.compiler import BuildTarget
+    from fmhactl.build.entry import build
     from fmhactl.registry import get_variant
 
     name, _, kind = item.partition(":")

@@ -4,7 +4,8 @@ import sys
 
 import pytest
 
-from fmhactl.build.compiler import BuildTarget, CompileError, build, targets_for
+from fmhactl.build.compiler import BuildTarget, CompileError, targets_for
+from fmhactl.build.entry import build
 from fmhactl.build.hashing import source_hash, transitive_sources
 from fmhactl.registry import Variant, get_variant
 

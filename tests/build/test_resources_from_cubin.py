@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from fmhactl.build import compiler
-from fmhactl.build.compiler import BuildTarget, build
+from fmhactl.build.compiler import BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.build.resources import resources_from_cubin
 from fmhactl.errors import MissingEnvironment
 from fmhactl.registry import get_variant

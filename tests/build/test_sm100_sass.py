@@ -3,7 +3,8 @@ its switches promise (and the emulated sm_90a build contains none of the tcgen05
 
 import pytest
 
-from fmhactl.build.compiler import BuildTarget, build
+from fmhactl.build.compiler import BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.build.sass import opcode_counts
 from fmhactl.errors import MissingEnvironment
 from fmhactl.registry import load_registry

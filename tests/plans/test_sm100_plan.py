@@ -5,7 +5,8 @@ import itertools
 
 import pytest
 
-from fmhactl.build.compiler import BuildTarget, CompileError, build
+from fmhactl.build.compiler import BuildTarget, CompileError
+from fmhactl.build.entry import build
 from fmhactl.config import AttnConfig
 from fmhactl.plans.sm100 import Sm100Plan, plan_for
 from fmhactl.registry import Variant, get_variant

@@ -4,7 +4,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from fmhactl.build.compiler import BuildTarget, build  # noqa: E402
+from fmhactl.build.compiler import BuildTarget  # noqa: E402
+from fmhactl.build.entry import build
 from fmhactl.config import AttnConfig  # noqa: E402
 from fmhactl.registry import Variant  # noqa: E402
 from fmhactl.runtime import checkpoints as ckpt  # noqa: E402

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from fmhactl.build.compiler import BuildTarget, build
+from fmhactl.build.compiler import BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.errors import MissingEnvironment
 from fmhactl.plans.sm100 import ctas_by_registers
 from fmhactl.registry import load_registry

@@ -61,7 +61,8 @@ def test_persistent_scheduler_claims_every_tile_and_resets_its_counter():
     every counter is zero afterwards."""
     import torch
 
-    from fmhactl.build.compiler import BuildTarget, build
+    from fmhactl.build.compiler import BuildTarget
+    from fmhactl.build.entry import build
     from fmhactl.runtime.execute import Executor
     from fmhactl.runtime.jobs import make_job
     from fmhactl.verify.job import verify_job

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from fmhactl.build.compiler import BuildTarget, build
+from fmhactl.build.compiler import BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.build.sass import opcode_counts
 from fmhactl.errors import MissingEnvironment
 from fmhactl.registry import load_registry

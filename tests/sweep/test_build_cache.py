@@ -6,10 +6,11 @@ import json
 import subprocess
 import sys
 
-from fmhactl.build.compiler import BuildTarget, build
+from fmhactl.build.compiler import BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.registry import get_variant
 
-BUILD_ONE = ("import json; from fmhactl.build.compiler import BuildTarget, build; from fmhactl.registry import get_variant;"
+BUILD_ONE = ("import json; from fmhactl.build.compiler import BuildTarget; from fmhactl.build.entry import build; from fmhactl.registry import get_variant;"
              "r = build(get_variant('ref'), BuildTarget('sm_80')); print(json.dumps([r.cache_hit, str(r.cubin_path)]))")
 
 

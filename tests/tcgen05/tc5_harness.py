@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fmhactl.build.compiler import BuildResult, BuildTarget, build
+from fmhactl.build.compiler import BuildResult, BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.registry import Variant
 
 HERE = Path(__file__).resolve().parent

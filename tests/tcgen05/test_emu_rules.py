@@ -12,7 +12,8 @@ import ctypes
 
 import pytest
 
-from fmhactl.build.compiler import BuildResult, BuildTarget, build
+from fmhactl.build.compiler import BuildResult, BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.registry import Variant
 from fmhactl.runtime import emulation as emu
 

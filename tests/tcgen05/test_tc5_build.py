@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from fmhactl.build.compiler import BuildTarget, CompileError, build
+from fmhactl.build.compiler import BuildTarget, CompileError
+from fmhactl.build.entry import build
 
 import gen_native_ldst
 import tc5_harness
