@@ -192,6 +192,52 @@ def test_pending_exceptions_are_still_needed():
         assert roots & set(UI_LIBRARIES), f"{module} no longer imports a UI library: remove the exception ({why})"
 
 
+# What cli/ and tui/ may import besides fmhactl.services and their own modules: the vocabulary every
+# layer speaks (rank 0), each for a reason.
+SHELL_ALLOWED = {
+    "fmhactl": "the package itself: __version__, and `from fmhactl import services`",
+    "fmhactl.errors": "the error types and ExitCode the shells map to exit codes",
+    "fmhactl.progress": "CancelToken and ProgressEvent, handed to the services",
+    "fmhactl.records": "the typed records the services return and the shells render (envelope, schema)",
+    "fmhactl.schemas": "`shown`: how a rejected value is quoted in the one-line error",
+}
+
+
+def is_module(name: str) -> bool:
+    path = PACKAGE.parent / name.replace(".", "/")
+    return path.is_dir() or path.with_suffix(".py").is_file()
+
+
+def shell_imports_past_services(files: list[Path] | None = None) -> list[str]:
+    found = []
+    for path in files or modules():
+        me = module_name(path)
+        if not me.startswith(("fmhactl.cli", "fmhactl.tui")):
+            continue
+        for line, target in imports_of(path):
+            if not target.startswith("fmhactl") or target.startswith(("fmhactl.services", "fmhactl.cli",
+                                                                         "fmhactl.tui")):
+                continue
+            if target in SHELL_ALLOWED or (target.rpartition(".")[0] in SHELL_ALLOWED and not is_module(target)):
+                continue  # the module, or a name (not a submodule) imported from it
+            found.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {me} imports {target} (past the services)")
+    return found
+
+
+def test_shells_import_only_the_services():
+    assert shell_imports_past_services() == []
+
+
+def test_the_shell_check_catches_an_import_past_the_services():
+    bad = PACKAGE / "cli" / "_layering_probe.py"
+    bad.write_text("from fmhactl.errors import BadInput\nfrom fmhactl.registry import load_registry\n")
+    try:
+        found = shell_imports_past_services([bad])
+    finally:
+        bad.unlink()
+    assert len(found) == 2 and all("fmhactl.registry" in f for f in found)  # the module and the name
+
+
 def test_named_rules_of_the_issue():
     """execute does not import verify; the scenario runner does not import cli; services do not import cli."""
     def targets(module: str) -> set[str]:

@@ -51,6 +51,6 @@ ptx_cli.register(app)
 def main() -> None:
     import sys
 
-    from fmhactl.sweep.argv import optional_option_values
+    from fmhactl.cli.argv import optional_option_values
 
     app(args=optional_option_values(sys.argv[1:]), prog_name="fmhactl")

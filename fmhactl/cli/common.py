@@ -140,7 +140,7 @@ EMULATION_HELP = ("SM100 variants emulated on Hopper: strict (default) completes
 def use_emulation(mode: str) -> None:
     """Make every build this command plans use the chosen emulator (fmhactl.runtime.modes reads it)."""
     from fmhactl.errors import BadInput
-    from fmhactl.runtime.modes import EMULATION_ENV, EMULATION_MODES
+    from fmhactl.services.modes import EMULATION_ENV, EMULATION_MODES
     from fmhactl.schemas import shown
 
     if mode not in EMULATION_MODES:

@@ -117,7 +117,7 @@ def verify_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from fmhactl import services
-    from fmhactl.sweep.service import placement_from_options
+    from fmhactl.services.placement import placement_from_options
 
     placement = placement_from_options(gpus, ray)
 
@@ -204,7 +204,7 @@ def bench_command(
     if not variant or not (shape or suite):
         raise BadInput("bench needs VARIANT and at least one --shape or --suite NAME (or --model NAME)")
     from fmhactl import services
-    from fmhactl.sweep.service import placement_from_options
+    from fmhactl.services.placement import placement_from_options
 
     placement = placement_from_options(gpus, ray)
     on_row = None

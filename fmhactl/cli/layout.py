@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _n(text: str | None, what: str) -> int | None:
-    from fmhactl.layout.common import parse_int
+    from fmhactl.services.layout_views import parse_int
 
     return None if text is None else parse_int(text, what)
 
@@ -45,7 +45,7 @@ def _need(text: str, what: str) -> int:
 
 
 def _pair(text: str, what: str) -> tuple[int, int]:
-    from fmhactl.layout.common import LayoutError
+    from fmhactl.services.layout_views import LayoutError
 
     parts = [p for p in text.split(",")]
     if len(parts) != 2:
@@ -54,7 +54,7 @@ def _pair(text: str, what: str) -> tuple[int, int]:
 
 
 def _choice(value: str, what: str, allowed: tuple[str, ...]) -> str:
-    from fmhactl.layout.common import LayoutError
+    from fmhactl.services.layout_views import LayoutError
 
     if value not in allowed:
         raise LayoutError(f"{what} must be one of {', '.join(allowed)}; got {value!r}")
@@ -63,14 +63,14 @@ def _choice(value: str, what: str, allowed: tuple[str, ...]) -> str:
 
 def _check_svg(svg: str | None) -> None:
     if svg:
-        from fmhactl.layout.report import check_writable
+        from fmhactl.services.layout_views import check_writable
 
         check_writable(svg)
 
 
 def _write_svg(svg: str | None, text_fn: object) -> None:
     if svg:
-        from fmhactl.layout.render import write_svg
+        from fmhactl.services.layout_views import write_svg
 
         write_svg(svg, text_fn())  # type: ignore[operator]
         output.note(f"wrote {svg}")
@@ -101,7 +101,7 @@ def tmem_cmd(
 
     Exit 1 when the access leaves the warp's lane quarter or TMEM.
     """
-    from fmhactl.layout import report
+    from fmhactl.services.layout_views import report
     from fmhactl.services import layout as svc
 
     _choice(view, "--view", ("grid", "threads"))
@@ -149,13 +149,13 @@ def smem_cmd(
 
     Exit 1 when the given LBO/SBO make elements overlap, or --desc reads wrong elements.
     """
-    from fmhactl.layout import report
+    from fmhactl.services.layout_views import report
     from fmhactl.services import layout as svc
 
     _choice(view, "--view", ("offset", "bank", "chunk", "core"))
     shown_rows = _need(max_rows, "--max-rows")
     if not 1 <= shown_rows <= 4096:
-        from fmhactl.layout.common import LayoutError
+        from fmhactl.services.layout_views import LayoutError
 
         raise LayoutError(f"--max-rows must be in 1..4096; got {shown_rows}")
     _check_svg(svg)
@@ -197,7 +197,7 @@ def accum_cmd(
     svg: str = SVG_OPT,
 ) -> None:
     """Where tcgen05.mma leaves D[m][n] in TMEM, and which thread reads it back."""
-    from fmhactl.layout import report
+    from fmhactl.services.layout_views import report
     from fmhactl.services import layout as svc
 
     _check_svg(svg)
@@ -256,7 +256,7 @@ def desc_encode(
 
 
 def _show_descriptor(view: object, as_json: bool, svg: str | None, encoded: bool = False) -> None:
-    from fmhactl.layout import report
+    from fmhactl.services.layout_views import report
 
     _write_svg(svg, lambda: report.descriptor_svg(view))
     if as_json:
@@ -323,7 +323,7 @@ def map_cmd(
     svg: str = SVG_OPT,
 ) -> None:
     """Per thread, where each value of S goes when it becomes P: the SMEM-P (or TMEM-P) address map."""
-    from fmhactl.layout import report
+    from fmhactl.services.layout_views import report
     from fmhactl.services import layout as svc
 
     _check_svg(svg)
@@ -366,13 +366,13 @@ def banks_cmd(
 
     Example: every lane reads 16 B of its own row: --row t --k 0 --vec 16.
     """
-    from fmhactl.layout import report
+    from fmhactl.services.layout_views import report
     from fmhactl.services import layout as svc
 
     _check_svg(svg)
     n_repeat = _need(repeat, "--repeat")
     if not 1 <= n_repeat <= svc.MAX_REPEAT:
-        from fmhactl.layout.common import LayoutError
+        from fmhactl.services.layout_views import LayoutError
 
         raise LayoutError(f"--repeat must be in 1..{svc.MAX_REPEAT}; got {n_repeat}")
     tile = svc.smem_tile(major, swizzle, _need(rows, "--rows"), _need(cols, "--cols"), dtype, _n(lbo, "--lbo"),
@@ -403,8 +403,8 @@ def plan_cmd(
     """The TMEM plan (S, P inside S, O; co-resident CTAs of one SM) and SMEM per K/V stage.
 
     Exit 1 when the variant has no plan that fits at this head dim (the reason is printed)."""
-    from fmhactl.layout.render import json_document
-    from fmhactl.plans.sm100_drawing import plan_records, plan_svg
+    from fmhactl.services.layout_views import json_document
+    from fmhactl.services.layout_views import plan_records, plan_svg
     from fmhactl.services import layout as svc
 
     _check_svg(svg)

@@ -7,8 +7,8 @@ from fmhactl.cli.common import out_console, print_json
 
 def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed: int | None, as_json: bool,
                 padded: bool = False) -> None:
-    from fmhactl.bench.model import record, run_model_bench
-    from fmhactl.results.store import ResultStore
+    from fmhactl.services.model_bench import record, run_model_bench
+    from fmhactl.services.results import ResultStore
 
     result = run_model_bench(name, prompts, warmup=min(warmup, 5), iters=min(iters, 20), seed=seed or 0, padded=padded)
     with ResultStore() as store:
@@ -38,7 +38,7 @@ def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed:
 
 def overhead_bench(shapes: list[str], *, iters: int, seed: int | None, as_json: bool) -> None:
     """`fmhactl bench --overhead`: host µs per call, the op beside SDPA (fmhactl.bench.overhead)."""
-    from fmhactl.bench.overhead import run_overhead
+    from fmhactl.services.model_bench import run_overhead
     from fmhactl.cli.common import table
 
     result = run_overhead(shapes, iters=iters, seed=seed or 0)

@@ -69,7 +69,7 @@ def table(t: Any, colours: dict[tuple[int, int], str] | None = None) -> None:
 
 def grid(g: Any, max_rows: int = 64, max_cols: int = 24) -> None:
     """A views.Grid, clipped to what a screen can show (the JSON and SVG outputs have all of it)."""
-    from fmhactl.layout.render import colour
+    from fmhactl.services.layout_views import colour
 
     shown, hidden = g.clipped(max_rows, max_cols)
     t = shown.to_table()

@@ -23,13 +23,13 @@ def register(app: typer.Typer) -> None:
 
 def use_emulate(source: str) -> None:
     """--emulate tc5|native: which backend an emulated SM100 build compiles (the build reads it)."""
-    from fmhactl.build.compiler import EMULATE_ENV, EMULATE_SOURCES
+    from fmhactl.services.modes import EMULATE_ENV, EMULATE_SOURCES
     from fmhactl.errors import BadInput
     from fmhactl.schemas import shown
 
     if source not in EMULATE_SOURCES:
         raise BadInput(f"--emulate {shown(source)}: choose tc5 or native")
-    from fmhactl.runtime.modes import emulation_mode
+    from fmhactl.services.modes import emulation_mode
 
     if source == "native" and emulation_mode() == "strict":
         raise BadInput("--emulate native runs the PTX path with --emulation fast only (strict is not "

@@ -64,7 +64,7 @@ def run_command(
 
     scenario = services.load_scenario(name)
     total["n"] = len(scenario.steps)
-    from fmhactl.sweep.service import current_placement, placement_from_options
+    from fmhactl.services.placement import current_placement, placement_from_options
 
     token = current_placement.set(placement_from_options(gpus, ray))
     try:

@@ -34,8 +34,8 @@ def status_command(
     """Compute every milestone per execution mode from the local results store plus the committed
     evidence and write STATUS.md + milestones/ (deterministic)."""
     from fmhactl import services
-    from fmhactl.status.compute import MODES
-    from fmhactl.status.render import mode_cell
+    from fmhactl.services.status import MODES
+    from fmhactl.services.status import mode_cell
 
     report = services.status(out_dir=out, check=check, milestones_file=milestones, evidence=evidence,
                              evidence_only=evidence_only)

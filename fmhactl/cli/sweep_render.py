@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 
-from fmhactl.sweep.scheduler import SweepRun
+from fmhactl.services.placement import SweepRun
 
 def json_line(row) -> None:
     """One result per line on stdout, flushed as it lands (in config order)."""

@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _ints(text: str | None, what: str) -> list[int] | None:
-    from fmhactl.layout.common import LayoutError, parse_int
+    from fmhactl.services.layout_views import LayoutError, parse_int
 
     if text is None:
         return None
@@ -62,12 +62,12 @@ def check(
     Seed 002's call: --dtype bf16 --rank 3 --dims 128,128,1 --strides 256,32768 --box 16,128,1
     --elem-strides 1,1,1 (or --preset seed002). Exit 1 if any rule is violated.
     """
-    from fmhactl.layout import report_tma
-    from fmhactl.layout.common import LayoutError, parse_int
+    from fmhactl.services.layout_views import report_tma
+    from fmhactl.services.layout_views import LayoutError, parse_int
     from fmhactl.services import tma as svc
 
     if svg:
-        from fmhactl.layout.report import check_writable
+        from fmhactl.services.layout_views import check_writable
 
         check_writable(svg)
     n_rank = None if rank is None else parse_int(rank, "--rank")
@@ -92,7 +92,7 @@ def check(
         if grid is None:
             output.note(why)
         else:
-            from fmhactl.layout.render import write_svg
+            from fmhactl.services.layout_views import write_svg
 
             write_svg(svg, grid.to_svg("row = 16-byte chunks of one box row after the swizzle; colour = box row mod 8"))
             output.note(f"wrote {svg}")

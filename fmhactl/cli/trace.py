@@ -45,10 +45,10 @@ def trace_command(
 ) -> None:
     """Run a strict-emulated launch with tracing on, replay its synchronisation on a documented
     B200 cost model, write a Perfetto trace and summarise (modeled, not measured)."""
-    from fmhactl.config import parse_shape
+    from fmhactl.services.trace import parse_shape
     from fmhactl.errors import BadInput
     from fmhactl.services.common import output as check_output
-    from fmhactl.trace import service
+    from fmhactl.services.trace import trace_service as service
 
     if compare and variant:
         raise BadInput("give either VARIANT or --compare A B, not both")

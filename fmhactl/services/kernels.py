@@ -12,6 +12,8 @@ from fmhactl.progress import CancelToken, ProgressCallback, notify
 from fmhactl.records import BenchMetrics, DumpMetrics, RunMetrics, VerifyMetrics
 from fmhactl.registry import Variant, load_registry
 from fmhactl.results.store import ResultRow, ResultStore
+from fmhactl.runtime import dumpfile  # noqa: F401 - the TUI reads dump files the CLI wrote
+from fmhactl.verify.grids import available_grids, load_grid  # noqa: F401 - the grids the TUI offers
 from fmhactl.services import common
 
 FAILING = ("FAIL", "CRASH", "HANG", "ERROR")

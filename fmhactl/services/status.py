@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fmhactl.errors import CheckFailed
+from fmhactl.status.compute import MODES  # noqa: F401 - the shells render the mode columns
+from fmhactl.status.render import mode_cell  # noqa: F401
 from fmhactl.status.service import StatusReport, run_status
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fmhactl.errors import BadInput, FmhactlError, MissingEnvironment
-from fmhactl.layout.common import Problem
+from fmhactl.services.layout_views import Problem
 from fmhactl.tui.gridmodel import GridCell, GridModel
 
 __all__ = ["BadInput", "FmhactlError", "MissingEnvironment", "Problem"]
@@ -31,7 +31,7 @@ DESCRIPTOR_KINDS = ("idesc", "smem", "wgmma")
 
 
 def parse_int(text: str | int, what: str) -> int:
-    from fmhactl.layout.common import parse_int as _parse
+    from fmhactl.services.layout_views import parse_int as _parse
 
     return _parse(text, what)
 
@@ -44,7 +44,7 @@ def _range(value: int, lo: int, hi: int, what: str) -> int:
 
 def key_colour(key: int, n_keys: int) -> str:
     """The colour the CLI's pictures give a key (thread, bank group, warp), so both agree."""
-    from fmhactl.layout.render import colour
+    from fmhactl.services.layout_views import colour
 
     return colour(key, n_keys)
 
@@ -73,7 +73,7 @@ class TmemView:
 
 def tmem_view(shape: str = "32x32b", num: int = 1, warp: int = 0, lane_base: int | None = None,
               col_base: int = 0, pack: bool = False) -> TmemView:
-    from fmhactl.layout import report
+    from fmhactl.services.layout_views import report
     from fmhactl.services import layout as svc
 
     taddr = None
@@ -152,7 +152,7 @@ class AccumView:
 def accum_view(m: int = 128, n: int = 64, cta_group: int = 1, col: int = 0) -> AccumView:
     """The accumulator and its 32x32b reader, as `fmhactl layout accum` computes and words them
     (services.layout.accumulator_layout, fmhactl.layout.report.accum_reads / accum_lines)."""
-    from fmhactl.layout import report, tmem
+    from fmhactl.services.layout_views import report, tmem
     from fmhactl.services import layout as svc
 
     _range(col, 0, 511, "d-tmem column")
@@ -187,7 +187,7 @@ def accum_cell(view: AccumView, m: int, n: int) -> tuple[int, int]:
 
 def s_cell(m_rows: int, m: int, n: int) -> tuple[int, int]:
     """(lane, column) of S[m][n] in the Map screen's TMEM grid (S is an M x N accumulator at column 0)."""
-    from fmhactl.layout import accum, tmem
+    from fmhactl.services.layout_views import accum, tmem
 
     return accum.d_cell(m_rows, m, n, tmem.join_addr(0, 0))
 
@@ -285,7 +285,7 @@ def smem_element_cell(view: SmemView, row: int, k: int) -> tuple[int, int]:
 
 
 def _pattern_report(access: Any) -> list[str]:
-    from fmhactl.layout.report import banks_verdict
+    from fmhactl.services.layout_views import banks_verdict
 
     first = access.instructions[0]
     lines = [access.description, f"instruction 0: {len(first.phases)} phase(s)"]
@@ -299,7 +299,7 @@ def _pattern_report(access: Any) -> list[str]:
 
 def _pstore_report(layout: Any) -> list[str]:
     """The SMEM-P store: P from a 32x32b.x8 read of S stored by warps 0-3 into this tile."""
-    from fmhactl.layout.report import map_plan_lines
+    from fmhactl.services.layout_views import map_plan_lines
     from fmhactl.services import layout as svc
 
     if layout.rows not in (64, 128):
@@ -444,7 +444,7 @@ def tma_params(form: dict[str, str]) -> Any:
 def tma_view(form: dict[str, str]) -> TmaView:
     """The rules of `fmhactl tma check`, each with its status for these parameters, and its verdict
     in the CLI's words (fmhactl.layout.report_tma.verdict_lines; the long driver hint left out)."""
-    from fmhactl.layout.report_tma import verdict_lines
+    from fmhactl.services.layout_views import verdict_lines
     from fmhactl.services import tma as svc
 
     p = tma_params(form)
@@ -456,7 +456,7 @@ def tma_view(form: dict[str, str]) -> TmaView:
 
 def tma_ask_driver(form: dict[str, str]) -> str:
     """The real driver's verdict beside the model's, as `tma check --driver` words it (needs a GPU)."""
-    from fmhactl.layout.report_tma import verdict_lines
+    from fmhactl.services.layout_views import verdict_lines
     from fmhactl.services import tma as svc
 
     params = tma_params(form)
@@ -510,8 +510,8 @@ def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str
              n: int = 128, dtype: str = "bf16", to_tmem: bool = False) -> MapView:
     """Both ends of `fmhactl layout map --from tmem:SHAPE:num=N --to DEST` as two linked grids; the
     store lines are the CLI's (report.map_plan_lines)."""
-    from fmhactl.layout import accum
-    from fmhactl.layout.report import map_plan_lines
+    from fmhactl.services.layout_views import accum
+    from fmhactl.services.layout_views import map_plan_lines
     from fmhactl.services import layout as svc
 
     dest_spec = "tmem" if to_tmem else f"smem:{major}:{swizzle}"
@@ -591,8 +591,8 @@ def tmem_jump_options(lane: int, col: int) -> dict[str, Any]:
 
 def smem_jump_options(layout: dict[str, Any], rows: int, cols: int, row: int, k: int) -> dict[str, Any]:
     """SMEM screen options for a dump's tile, on the MMA k-block that reads element (row, k)."""
-    from fmhactl.layout.common import dtype_bytes
-    from fmhactl.layout.smem import MMA_K_BYTES
+    from fmhactl.services.layout_views import dtype_bytes
+    from fmhactl.services.layout_views import MMA_K_BYTES
 
     return {"major": layout["major"], "swizzle": layout["swizzle"], "dtype": layout["dtype"],
             "rows": int(layout.get("rows", rows)), "cols": int(layout.get("cols", cols)), "descriptor": None,
@@ -601,7 +601,7 @@ def smem_jump_options(layout: dict[str, Any], rows: int, cols: int, row: int, k:
 
 def load_dump_view(path: str | Path) -> DumpView:
     """Read a dump file (`fmhactl dump ... --out FILE`) and lay it out for the viewer."""
-    from fmhactl.runtime import dumpfile
+    from fmhactl.services.kernels import dumpfile
 
     d = dumpfile.read_dump(Path(path))
     cells: dict[tuple[int, int], GridCell] = {}
@@ -711,7 +711,7 @@ def query_results(filter_text: str = "", limit: int = 500, db: Path | None = Non
     """Rows of the results store matching the filter, newest first (services.results.query)."""
     import datetime
 
-    from fmhactl.results.store import ResultStore
+    from fmhactl.services.results import ResultStore
     from fmhactl.services import results as svc
 
     flt = parse_filter(filter_text)
@@ -736,7 +736,7 @@ def query_results(filter_text: str = "", limit: int = 500, db: Path | None = Non
 
 
 def grid_names() -> list[str]:
-    from fmhactl.verify.grids import available_grids
+    from fmhactl.services.kernels import available_grids
 
     return available_grids()
 
@@ -752,8 +752,8 @@ class MilestoneLine:
 
 def milestone_lines(db: Path | None = None) -> list[MilestoneLine]:
     """Each milestone with its state and, per mode, what is stale (the status service, nothing written)."""
-    from fmhactl.results.store import ResultStore
-    from fmhactl.status.service import run_status
+    from fmhactl.services.results import ResultStore
+    from fmhactl.services.status import run_status
 
     if db is None:
         from fmhactl import services
@@ -807,7 +807,7 @@ def run_job(kind: str, variant: str, grid: str, *, progress: Callable[[ProgressE
     from fmhactl import services
     from fmhactl.errors import Cancelled
     from fmhactl.progress import CancelToken
-    from fmhactl.verify.grids import load_grid
+    from fmhactl.services.kernels import load_grid
 
     if kind not in ("verify", "bench"):
         raise BadInput(f"unknown job {kind!r} (verify or bench)")

@@ -228,7 +228,7 @@ def test_cli_rejects_bad_placements_with_one_line():
 
 
 def test_bare_ray_means_a_local_cluster():
-    from fmhactl.sweep.argv import optional_option_values
+    from fmhactl.cli.argv import optional_option_values
 
     assert optional_option_values(["verify", "--ray", "ref"]) == ["verify", "--ray", "local", "ref"]
     assert optional_option_values(["build", "--all", "--ray"]) == ["build", "--all", "--ray", "local"]
