@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from fmhactl.errors import BadInput, FmhactlError, MissingEnvironment
+from fmhactl.progress import ProgressEvent
+from fmhactl.services.device import DeviceStatus
 from fmhactl.services.layout_views import Problem
 from fmhactl.tui.gridmodel import GridCell, GridModel
 
@@ -773,31 +775,19 @@ def milestone_lines(db: Path | None = None) -> list[MilestoneLine]:
     return out
 
 
-@dataclass(frozen=True)
-class GpuStatus:
-    available: bool
-    reason: str
+_GPU: DeviceStatus | None = None
 
 
-_GPU: GpuStatus | None = None
-
-
-def gpu_status() -> GpuStatus:
-    """Is there a GPU to run verify/bench on (the one probe; FMHACTL_ASSUME_NO_GPU=1 answers no)?"""
+def gpu_status() -> DeviceStatus:
+    """Is there a GPU to run verify/bench on (the one probe; FMHACTL_ASSUME_NO_GPU=1 answers no)?
+    Cached for the session; `reason` is the CLI's one message when there is none."""
     global _GPU
     if _GPU is None:
         from fmhactl.services.device import gpu_missing_message, gpu_status as probe
 
         st = probe()
-        _GPU = GpuStatus(bool(st.available), "" if st.available else gpu_missing_message(st))
+        _GPU = replace(st, reason="" if st.available else gpu_missing_message(st))
     return _GPU
-
-
-@dataclass
-class ProgressEvent:
-    done: int
-    total: int
-    message: str
 
 
 def run_job(kind: str, variant: str, grid: str, *, progress: Callable[[ProgressEvent], None],
@@ -813,7 +803,7 @@ def run_job(kind: str, variant: str, grid: str, *, progress: Callable[[ProgressE
         raise BadInput(f"unknown job {kind!r} (verify or bench)")
     configs = list(load_grid(grid).configs)
     token = CancelToken()
-    progress(ProgressEvent(0, len(configs), f"{kind} {variant} over grid {grid}: {len(configs)} config(s)"))
+    progress(ProgressEvent("config", 0, len(configs), f"{kind} {variant} over grid {grid}: {len(configs)} config(s)"))
     done = 0
 
     def relay(event: Any) -> None:
@@ -822,7 +812,7 @@ def run_job(kind: str, variant: str, grid: str, *, progress: Callable[[ProgressE
         row = event.record
         line = f"{row.status} {row.config_key} {_summary(row)}" if row is not None and hasattr(row, "status") \
             else event.message
-        progress(ProgressEvent(event.done, event.total or len(configs), line))
+        progress(ProgressEvent("config", event.done, event.total or len(configs), line))
         if cancelled():
             token.cancel()
 

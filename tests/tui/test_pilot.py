@@ -383,14 +383,14 @@ def test_results_job_runs_in_a_worker_with_progress_and_cancel(tmp_path: Path, m
     release = threading.Event()
 
     def fake_run_job(kind, variant, grid, *, progress, cancelled):
-        progress(backend.ProgressEvent(0, 3, f"{kind} {variant} over {grid}"))
-        progress(backend.ProgressEvent(1, 3, "PASS cfg1"))
+        progress(backend.ProgressEvent("config", 0, 3, f"{kind} {variant} over {grid}"))
+        progress(backend.ProgressEvent("config", 1, 3, "PASS cfg1"))
         release.wait(5)
         if cancelled():
             return "cancelled after 1 of 3 config(s)"
         return "3 passed"
 
-    monkeypatch.setattr(backend, "gpu_status", lambda: backend.GpuStatus(True, ""))
+    monkeypatch.setattr(backend, "gpu_status", lambda: backend.DeviceStatus(available=True))
     monkeypatch.setattr(backend, "run_job", fake_run_job)
     app = FmhaApp("results", {"db": db})
 
