@@ -18,6 +18,7 @@ in another package.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -228,13 +229,19 @@ def test_shells_import_only_the_services():
     assert shell_imports_past_services() == []
 
 
-def test_the_shell_check_catches_an_import_past_the_services():
-    bad = PACKAGE / "cli" / "_layering_probe.py"
-    bad.write_text("from fmhactl.errors import BadInput\nfrom fmhactl.registry import load_registry\n")
+def findings_for_probe(folder: str, text: str, check: Callable[[list[Path]], list[str]]) -> list[str]:
+    """Write a throwaway module into fmhactl/<folder>, run `check` over it alone, remove it."""
+    bad = PACKAGE / folder / "_layering_probe.py"
+    bad.write_text(text)
     try:
-        found = shell_imports_past_services([bad])
+        return check([bad])
     finally:
         bad.unlink()
+
+
+def test_the_shell_check_catches_an_import_past_the_services():
+    found = findings_for_probe("cli", "from fmhactl.errors import BadInput\nfrom fmhactl.registry import load_registry\n",
+                               shell_imports_past_services)
     assert len(found) == 2 and all("fmhactl.registry" in f for f in found)  # the module and the name
 
 
@@ -259,13 +266,8 @@ def test_one_gpu_probe():
     assert offenders == []
 
 
-def test_the_checker_catches_a_forbidden_import(tmp_path):
+def test_the_checker_catches_a_forbidden_import():
     """The contract can fail: a runtime module importing the verify layer and rich is reported."""
-    bad = PACKAGE / "runtime" / "_layering_probe.py"
-    bad.write_text("from fmhactl.verify.compare import compare\nimport rich\n")
-    try:
-        found = violations([bad])
-    finally:
-        bad.unlink()
+    found = findings_for_probe("runtime", "from fmhactl.verify.compare import compare\nimport rich\n", violations)
     assert any("imports fmhactl.verify.compare" in v for v in found)
     assert any("imports rich" in v for v in found)
