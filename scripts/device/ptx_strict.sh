@@ -23,23 +23,7 @@ timeout $(( budget - 20 )) python3 -m pytest -q -p no:cacheprovider -m gpu tests
   > "$OUT/raw-kernel.log" 2>&1 &
 raw_pid=$!
 
-python3 - $VARIANTS <<'PY' 2>&1 | tee "$OUT/build-ptx-strict.log"
-import os, sys, time
-from concurrent.futures import ProcessPoolExecutor
-os.environ["FMHACTL_EMULATE"] = "native"
-def one(name):
-    from fmhactl.build.compiler import BuildTarget, build
-    from fmhactl.registry import get_variant
-    t = time.time()
-    try:
-        r = build(get_variant(name), BuildTarget("sm_90a", emulated=True, strict=True))
-        return f"ptx-strict-build {name} OK {time.time() - t:.1f}s regs={[k.registers for k in r.kernels][:4]}"
-    except Exception as exc:
-        return f"ptx-strict-build {name} FAILED {time.time() - t:.1f}s {str(exc)[:400]}"
-with ProcessPoolExecutor(8) as pool:
-    for line in pool.map(one, sys.argv[1:]):
-        print(line)
-PY
+python3 scripts/device/ptx_build_all.py --strict $VARIANTS 2>&1 | tee "$OUT/build-ptx-strict.log"
 echo "[+$(( $(date +%s) - t_start ))s] strict PTX-path builds done"
 
 lim=$(( $(left) - 15 ))

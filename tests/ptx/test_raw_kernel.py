@@ -38,7 +38,7 @@ def test_dropped_wait_ld_is_caught_by_strict_only(tmp_path):
     pass it; strict keeps the ld pending and names it (ld-not-waited)."""
     text = _without_ld_waits()
     fast = raw_kernel.run(raw_kernel.build_cubin(tmp_path, text))
-    assert not any(v.name == "ld-not-waited" for v in fast.violations), fast.violations
+    assert fast.ok, (fast.max_abs_error, fast.violations)  # fast semantics cannot see it
     strict = raw_kernel.run(raw_kernel.build_cubin(tmp_path, text, strict=True))
     assert any(v.name == "ld-not-waited" for v in strict.violations), strict.violations
 

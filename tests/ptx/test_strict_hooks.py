@@ -89,7 +89,7 @@ def test_every_emulated_form_rewrites_and_links_for_the_strict_emulator(strict_b
 def test_strict_hooks_sit_around_the_line_as_written(strict_build):
     text = [line.strip() for line in strict_build[0].rewritten.text.splitlines()]
     wait = text.index("mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r10], %r11;")
-    before, after = "\n".join(text[wait - 8:wait]), "\n".join(text[wait + 1:wait + 10])
+    before, after = "\n".join(text[wait - 8:wait]), "\n".join(text[wait + 1:wait + 14])
     assert "call tc5ptx_mbar_poll" in before and "call tc5ptx_mbar_observed" in after
     assert "selp.u32 %tc5t0, 1, 0, %p2;" in after
     # a predicated arrive: its hook is skipped with it; a labelled one keeps the label first
