@@ -41,6 +41,6 @@ def test_native_ptx_rewrites_and_links_for_the_strict_emulator(name):
     assert "tc5_emu_strict" in built.emulator_ptx and "tc5ptx_drain" not in built.rewritten.functions
     lines = [line.strip() for line in built.rewritten.text.splitlines()]
     waits = [i for i, line in enumerate(lines) if line.startswith("mbarrier.try_wait")]
-    assert waits and all(any("call tc5ptx_mbar_observed" in x for x in lines[i + 1:i + 10]) for i in waits)
+    assert waits and all(any("call tc5ptx_mbar_observed" in x for x in lines[i + 1:i + 14]) for i in waits)
     arrives = sum(line.startswith("mbarrier.arrive") for line in lines)
     assert sum(line.startswith("call tc5ptx_mbar_arrive") for line in lines) == arrives > 0
