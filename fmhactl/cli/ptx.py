@@ -11,7 +11,7 @@ from fmhactl.cli.common import guarded, note, print_json, table
 
 EMULATE_HELP = ("What an SM100 variant runs as on Hopper: tc5 (default) builds the tc5:: emulated backend; "
                 "native rewrites the native backend's sm_100a PTX (the code a B200 would run) into emulator "
-                "calls (docs/ptx-emulation.md; needs --emulation fast).")
+                "calls (docs/ptx-emulation.md), under --emulation strict or fast.")
 
 ptx_app = typer.Typer(help="Run sm_100a PTX (tcgen05) on Hopper through the PTX-level emulator.",
                       no_args_is_help=True)
@@ -29,11 +29,6 @@ def use_emulate(source: str) -> None:
 
     if source not in EMULATE_SOURCES:
         raise BadInput(f"--emulate {shown(source)}: choose tc5 or native")
-    from fmhactl.services.modes import emulation_mode
-
-    if source == "native" and emulation_mode() == "strict":
-        raise BadInput("--emulate native runs the PTX path with --emulation fast only (strict is not "
-                       "implemented for it yet): add --emulation fast")
     os.environ[EMULATE_ENV] = source
 
 
@@ -67,10 +62,20 @@ def scan_command(
         note(f"{report.instructions} tcgen05 instructions in {len(report.uses)} forms, all emulated")
 
 
-def _link_like(kind: str, source: str, out: Path, as_json: bool) -> None:
-    from fmhactl import services
+_EMULATION_HELP = ("fast (default): MMAs complete at or soon after issue; strict: the strict emulator "
+                   "(deferred MMAs, ld/st waits, fences; docs/emulation-strict.md).")
 
-    report = services.ptx.rewrite(source, out) if kind == "ptx" else services.ptx.link(source, out)
+
+def _link_like(kind: str, source: str, out: Path, as_json: bool, emulation: str) -> None:
+    from fmhactl import services
+    from fmhactl.errors import BadInput
+    from fmhactl.schemas import shown
+
+    if emulation not in ("strict", "fast"):
+        raise BadInput(f"--emulation {shown(emulation)}: choose strict or fast")
+    strict = emulation == "strict"
+    report = (services.ptx.rewrite(source, out, strict=strict) if kind == "ptx"
+              else services.ptx.link(source, out, strict=strict))
     if as_json:
         print_json(report.to_dict())
     else:
@@ -84,9 +89,10 @@ def rewrite_command(
     source: str = typer.Argument(..., help=_SOURCE_HELP),
     out: Path = typer.Option(..., "-o", "--out", help="Write the rewritten sm_90a PTX here."),
     as_json: bool = typer.Option(False, "--json"),
+    emulation: str = typer.Option("fast", "--emulation", help=_EMULATION_HELP),
 ) -> None:
     """Rewrite every tcgen05 instruction into an emulator call and retarget to sm_90a (linked to check it)."""
-    _link_like("ptx", source, out, as_json)
+    _link_like("ptx", source, out, as_json, emulation)
 
 
 @ptx_app.command("link")
@@ -95,6 +101,7 @@ def link_command(
     source: str = typer.Argument(..., help=_SOURCE_HELP),
     out: Path = typer.Option(..., "-o", "--out", help="Write the linked sm_90a cubin here."),
     as_json: bool = typer.Option(False, "--json"),
+    emulation: str = typer.Option("fast", "--emulation", help=_EMULATION_HELP),
 ) -> None:
     """Rewrite, compile the emulator (NVRTC) and link both for sm_90a with nvJitLink (no GPU needed)."""
-    _link_like("cubin", source, out, as_json)
+    _link_like("cubin", source, out, as_json, emulation)

@@ -20,6 +20,7 @@ from fmhactl.registry import Variant
 
 NATIVE_ARCH = "sm_100a"
 PTX_LABEL = "sm_90a+ptx-emu"
+PTX_STRICT_LABEL = "sm_90a+ptx-emu-strict"
 
 
 def native_ptx(variant: Variant) -> str:
@@ -63,10 +64,11 @@ def nvrtc_ptx(source: Path, options: list[str]) -> str:
         nvrtc.nvrtcDestroyProgram(prog)
 
 
-def _key(variant: Variant, src_hash: str, toolchain: str) -> str:
+def _key(variant: Variant, src_hash: str, toolchain: str, strict: bool) -> str:
     emu_hash = source_hash(paths.kernels_dir() / "common" / emulator.EMU_HEADER)
     options = [o for o in compiler._options(variant, BuildTarget(NATIVE_ARCH)) if not o.startswith("-I")]
-    blob = json.dumps([compiler.CACHE_SCHEMA, "ptx-path", src_hash, emu_hash, options, toolchain,
+    blob = json.dumps([compiler.CACHE_SCHEMA, "ptx-path-strict" if strict else "ptx-path", src_hash, emu_hash,
+                       options, toolchain,
                        list(linker.linker_ptx_version()), compiler.emulated_ptxas_level(), variant.kernel])
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
@@ -79,8 +81,8 @@ def build_via_ptx(variant: Variant, target: BuildTarget, *, force: bool = False)
         raise BadInput(f"variant {variant.name}: source {variant.source_path} not found")
     src_hash = source_hash(variant.source_path)
     toolchain = compiler.nvrtc_version()
-    key = _key(variant, src_hash, toolchain)
-    folder = paths.cache_dir() / variant.name / PTX_LABEL
+    key = _key(variant, src_hash, toolchain, target.strict)
+    folder = paths.cache_dir() / variant.name / (PTX_STRICT_LABEL if target.strict else PTX_LABEL)
     cubin_path, meta_path = folder / f"{key}.cubin", folder / f"{key}.json"
     if not force and (hit := compiler._cached_result(variant, target, cubin_path, meta_path, src_hash, key,
                                                      toolchain, repair=False)):
@@ -93,7 +95,7 @@ def build_via_ptx(variant: Variant, target: BuildTarget, *, force: bool = False)
         started = time.perf_counter()
         level = compiler.emulated_ptxas_level()
         built = linker.build(native_ptx(variant), f"{variant.name} (native {NATIVE_ARCH} PTX)",
-                             optimize=3 if level is None else level)
+                             optimize=3 if level is None else level, strict=target.strict)
         elapsed = time.perf_counter() - started
         compiler._atomic_write(cubin_path, built.cubin)
         warnings: list[str] = []

@@ -72,19 +72,23 @@ def emulator_source(entries: list[LdStEntry]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def emulator_options() -> list[str]:
+def emulator_options(strict: bool = False) -> list[str]:
+    """NVRTC options of the emulator; strict adds the strict emulator (tcgen05_emu_strict.cuh)."""
+    from fmhactl.build.compiler import STRICT_DEFINE
+
     return ["--gpu-architecture=sm_90a", "-rdc=true", "-std=c++17", "-lineinfo", "-DFMHACTL_ARCH=90",
-            "-DFMHACTL_TCGEN05_EMULATE=1", f"-I{paths.kernels_dir()}", f"-I{paths.kernels_dir() / 'common'}"]
+            "-DFMHACTL_TCGEN05_EMULATE=1", *([f"-D{STRICT_DEFINE}=1"] if strict else []),
+            f"-I{paths.kernels_dir()}", f"-I{paths.kernels_dir() / 'common'}"]
 
 
-def compile_emulator(entries: list[LdStEntry]) -> str:
+def compile_emulator(entries: list[LdStEntry], *, strict: bool = False) -> str:
     """Relocatable sm_90a PTX of the emulator entry points (CompileError with the log on failure)."""
     nvrtc = _nvrtc()
     source = emulator_source(entries).encode()
     err, prog = nvrtc.nvrtcCreateProgram(source, b"tc5ptx_emulator.cu", 0, [], [])
     _check_nvrtc(nvrtc, err, "nvrtcCreateProgram")
     try:
-        options = [o.encode() for o in emulator_options()]
+        options = [o.encode() for o in emulator_options(strict)]
         (result,) = nvrtc.nvrtcCompileProgram(prog, len(options), options)
         if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             err, size = nvrtc.nvrtcGetProgramLogSize(prog)

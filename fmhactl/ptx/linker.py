@@ -141,15 +141,16 @@ def source_of_line(module: parser.PtxModule, line: int) -> str:
     return ""
 
 
-def build(ptx_text: str, origin: str, *, optimize: int = 3) -> PtxBuild:
-    """Parse, check, rewrite and link one sm_100a PTX module into an sm_90a cubin."""
+def build(ptx_text: str, origin: str, *, optimize: int = 3, strict: bool = False) -> PtxBuild:
+    """Parse, check, rewrite and link one sm_100a PTX module into an sm_90a cubin (strict: with the
+    strict emulator and its mbarrier hooks, docs/ptx-emulation.md)."""
     module = parser.parse(ptx_text, origin)
     rewriter.check_supported(module, origin)
-    emulator_ptx = emulator.compile_emulator(rewriter.needed_entries(module))
+    emulator_ptx = emulator.compile_emulator(rewriter.needed_entries(module), strict=strict)
     version = linker_ptx_version()
     emulator_ptx = re.sub(r"^\.version\s+\d+\.\d+", lambda m: _lowered(m.group(0), version), emulator_ptx,
                           count=1, flags=re.MULTILINE)
-    rewritten = rewriter.rewrite(module, emulator.prototypes(emulator_ptx), version, origin)
+    rewritten = rewriter.rewrite(module, emulator.prototypes(emulator_ptx), version, origin, strict=strict)
     cubin, info, errors = link(rewritten.text, emulator_ptx, optimize=optimize, max_registers=register_limit(module))
     if not cubin:
         raise LinkFailed(f"{origin}: the rewritten module does not link for sm_90a: "

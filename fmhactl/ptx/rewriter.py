@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from fmhactl.errors import CheckFailed
+from fmhactl.ptx import strict_hooks
 from fmhactl.ptx.emulator import LdStEntry, Prototype
 from fmhactl.ptx.parser import Instruction, PtxModule, rule_of
 
@@ -220,13 +221,52 @@ def replacement(instruction: Instruction, proto: Prototype, widths: dict[str, in
     return e.call([site], [], uniform=family in ("relinquish_alloc_permit", "wait"))
 
 
-def rewrite(module: PtxModule, protos: dict[str, Prototype], linker_version: tuple[int, int], origin: str) -> Rewritten:
-    """The sm_90a PTX text; PtxRejected if any instruction's form is refused."""
+def _hook_argument(e: _Emitter, arg: str, generic: bool) -> str:
+    """A hook argument as a 32-bit value: `?p` a predicate, `[addr]` a shared-window address."""
+    if arg.startswith("?"):
+        return e.predicate_value(arg[1:])
+    if not arg.startswith("["):
+        return arg
+    base, _, offset = arg[1:-1].strip().partition("+")
+    base = base.strip()
+    if not base.startswith("%") and re.match(r"^[A-Za-z_$]", base):  # a .shared variable: its address
+        address = e.temp(32)
+        e.body.append(f"mov.u32 {address}, {base};")
+        base = address
+    elif generic:
+        wide = base if e.width(base) == 64 else None
+        if wide is None:
+            wide = e.temp(64)
+            e.body.append(f"cvt.u64.u32 {wide}, {base};")
+        window, address = e.temp(64), e.temp(32)
+        e.body += [f"cvta.to.shared.u64 {window}, {wide};", f"cvt.u32.u64 {address}, {window};"]
+        base = address
+    return f"[{base}+{offset.strip()}]" if offset.strip() else f"[{base}]"
+
+
+def _hook_block(calls: tuple[strict_hooks.HookCall, ...], generic: bool, widths: dict[str, int],
+                protos: dict[str, Prototype]) -> list[str]:
+    lines: list[str] = []
+    for call in calls:
+        e = _Emitter(widths, protos[call.entry])
+        lines += e.call([_hook_argument(e, a, generic) for a in call.args], [], uniform=False)
+    return lines
+
+
+def rewrite(module: PtxModule, protos: dict[str, Prototype], linker_version: tuple[int, int], origin: str,
+            *, strict: bool = False) -> Rewritten:
+    """The sm_90a PTX text; PtxRejected if any instruction's form is refused.
+
+    strict: the emulator is the strict one; the mbarrier/TMA/proxy-fence lines get its hooks
+    (strict_hooks), and queued MMAs wait for their mbarrier instead of the warp's next convergence.
+    """
     check_supported(module, origin)
     widths = _register_widths(module.lines)
     by_line = {i.ptx_line: i for i in module.instructions}
     used = sorted({entry_name(i) for i in module.instructions})
-    queued = any(name.startswith("tc5ptx_mma_") for name in used)
+    hooked = {n: h for n, line in enumerate(module.lines, start=1) if strict and (h := strict_hooks.hooks_of(line, n))}
+    used += sorted({c.entry for h in hooked.values() for c in (*h.before, *h.after)})
+    queued = not strict and any(name.startswith("tc5ptx_mma_") for name in used)
     if queued:
         used.append(DRAIN)
     missing = [name for name in used if name not in protos]
@@ -267,6 +307,10 @@ def rewrite(module: PtxModule, protos: dict[str, Prototype], linker_version: tup
             emit(f"mov.u32 {ISSUED_REG}, 0;", number)
             pending_body = False
             continue
+        if (hook := hooked.get(number)) is not None:
+            for text in _hooked_lines(line, hook, widths, protos, f"$tc5ptx_hook{number}"):
+                emit(text, number)
+            continue
         instruction = by_line.get(number)
         if instruction is None:
             emit(line, number)
@@ -294,6 +338,27 @@ def rewrite(module: PtxModule, protos: dict[str, Prototype], linker_version: tup
         raise ValueError(f"{origin}: no .target directive to place the emulator declarations after")
     entries = [ldst_entry(i) for i in module.instructions if i.form and i.form.family in ("ld", "st")]
     return Rewritten("\n".join(out) + "\n", entries, used, line_map, len(module.instructions))
+
+
+def _hooked_lines(line: str, hook: strict_hooks.Hooked, widths: dict[str, int], protos: dict[str, Prototype],
+                  label: str) -> list[str]:
+    """The line as written, its strict hooks before and after (skipped like it when predicated)."""
+    out = [f"{hook.label}:"] if hook.label else []
+    body = re.sub(r"^(\s*)[$\w]+:\s*", r"\1", line) if hook.label else line
+    for part, calls in (("b", hook.before), (None, None), ("a", hook.after)):
+        if calls is None:
+            out.append(body)
+            continue
+        if not calls:
+            continue
+        block = _hook_block(calls, hook.generic, widths, protos)
+        if hook.predicate:
+            pred = hook.predicate
+            inverse = pred[1:] if pred.startswith("!") else f"!{pred}"
+            out += [f"@{inverse} bra {label}{part};", *block, f"{label}{part}:"]
+        else:
+            out += block
+    return out
 
 
 def needed_entries(module: PtxModule) -> list[LdStEntry]:

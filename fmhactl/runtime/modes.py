@@ -38,8 +38,5 @@ def plan(variant: Variant, cc: list[int] | tuple[int, int]) -> tuple[BuildTarget
         return BuildTarget(arch), NATIVE
     if arch in variant.emulated_on:
         strict = emulation_mode() == "strict"
-        if strict and native_ptx_requested():
-            raise BadInput("--emulate native runs the PTX path with --emulation fast only (strict is not "
-                           "implemented for it yet): add --emulation fast")
         return BuildTarget(arch, emulated=True, strict=strict), EMULATED
     return f"variant {variant.name} has no {arch} build (archs: {', '.join(variant.archs)})"

@@ -102,23 +102,24 @@ def scan(source: str) -> ScanReport:
                       sorted(uses.values(), key=lambda u: u.first_ptx_line))
 
 
-def rewrite(source: str, out: Path) -> LinkReport:
-    """Write the rewritten sm_90a PTX (checked and linked first, so that what is written works)."""
-    return _build(source, out, "ptx")
+def rewrite(source: str, out: Path, *, strict: bool = False) -> LinkReport:
+    """Write the rewritten sm_90a PTX (checked and linked first, so that what is written works).
+    strict: for the strict emulator (the mbarrier/TMA hooks are added)."""
+    return _build(source, out, "ptx", strict)
 
 
-def link(source: str, out: Path) -> LinkReport:
-    """Write the linked sm_90a cubin of the rewritten PTX and the emulator."""
-    return _build(source, out, "cubin")
+def link(source: str, out: Path, *, strict: bool = False) -> LinkReport:
+    """Write the linked sm_90a cubin of the rewritten PTX and the (strict or fast) emulator."""
+    return _build(source, out, "cubin", strict)
 
 
-def _build(source: str, out: Path, kind: str) -> LinkReport:
+def _build(source: str, out: Path, kind: str, strict: bool) -> LinkReport:
     from fmhactl import paths
     from fmhactl.ptx import linker
 
     out = paths.check_output_path(out, "-o")
     text, origin = load_ptx(source)
-    built = linker.build(text, origin)
+    built = linker.build(text, origin, strict=strict)
     data = built.rewritten.text.encode() if kind == "ptx" else built.cubin
     out.write_bytes(data)
     return LinkReport(origin, out, kind, built.rewritten.replaced, built.rewritten.functions, len(data))

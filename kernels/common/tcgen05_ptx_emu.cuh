@@ -7,10 +7,15 @@
 // and the host side are the same as for the tc5:: emulated build.
 //
 // Issue semantics: ld/st/alloc/dealloc/relinquish/wait are .sync.aligned in PTX, so the whole warp
-// calls and the emulator's warp-collective code runs unchanged. mma and commit are single-thread
-// in PTX: the calling thread alone checks the operands and computes the whole MMA at issue (all
-// 32 lane shares of mma_compute, one after the other), then a commit arrives once. Completion at
-// issue is a legal schedule (fast semantics).
+// calls and the emulator's warp-collective code runs unchanged (in a strict build: the strict
+// emulator's, with its ld/st bookkeeping and hazard rules). mma and commit are single-thread in PTX:
+// the calling thread alone checks the operands. Fast build (FMHACTL_TC5_STRICT unset): the MMA is
+// queued for its warp and executed at the warp's next convergence point or at its commit, which
+// then arrives once (completion at or soon after issue: a legal schedule). Strict build
+// (FMHACTL_TC5_STRICT=1): the MMA enters the strict emulator's per-CTA queue (tcgen05_emu_strict.cuh)
+// from the one thread and runs only when a thread observes its commit's mbarrier (the rewriter
+// turns the PTX's mbarrier init/arrive/try_wait/test_wait, TMA loads and fence.proxy.async into
+// calls of the strict emulator's hooks, tc5ptx_mbar_* below), or at the seeded eager points.
 //
 // ld/st entry points are generated per form by TC5PTX_LD / TC5PTX_ST in the source the rewriter
 // writes for each module (fmhactl/ptx/emulator.py): the shape, .num, packing and the immediate
@@ -21,9 +26,6 @@
 
 #if !TC5_EMULATED
 #error "tcgen05_ptx_emu.cuh: compile with FMHACTL_TCGEN05_EMULATE=1"
-#endif
-#if TC5_STRICT
-#error "tcgen05_ptx_emu.cuh: the PTX path implements fast semantics only (strict needs single-thread MMA queues)"
 #endif
 
 namespace tc5ptx {
@@ -155,6 +157,142 @@ __device__ __forceinline__ u32 check_ts(const emu::Cta& c, u32 d_tmem, u32 a_tme
     return 0;
 }
 
+#if TC5_STRICT
+// ---- strict semantics from one thread ------------------------------------------------------------
+// The strict emulator's enqueue_mma / commit are warp-collective (lane 0 writes the queue after the
+// warp agreed on the operands); a PTX mma or commit comes from one thread, any lane. These are their
+// single-thread forms over the same state (Tc5StrictCta), rules and executor (strict::run_until).
+namespace st = tc5::emu::strict;
+
+// strict::range_hash with the one calling lane computing every share (block_hash's value does not
+// depend on how the 32 shares are spread), so the executor's full-warp check compares like with like.
+__device__ __noinline__ u32 range_hash_alone(Tc5StrictCta* s, u32 lo, u32 hi, bool check_fence, u32& stale_block) {
+    u32 first, last;
+    if (!st::blocks_of(lo, hi, first, last)) return 0;
+    const u32 me = 1u << emu::lane_id();
+    u32 h = 0;
+    for (u32 b = first; b <= last; ++b) {
+        const u32 bh = st::block_hash(b, me);
+        h = st::mix(h ^ bh) + b;
+        if (check_fence && stale_block == 0xffffffffu) {
+            const u64 snap = *reinterpret_cast<volatile u64*>(&s->smem_hash[b]);
+            if (static_cast<u32>(snap) != bh) stale_block = b;
+        }
+    }
+    return h;
+}
+
+// strict::async_op_checks for an op issued by one thread (that one reports, whatever its lane).
+__device__ __forceinline__ void async_checks_alone(Tc5StrictCta* s, u32 op, u32 site) {
+    Tc5StrictWarp& w = st::my_warp(s);
+    const u32 warp = emu::warp_id();
+    const u32 synced = st::vload(&w.synced_site);
+    if (synced != 0) {
+        st::record_pair(TC5_ERR_MISSING_FENCE_AFTER, op, site, warp, 0, 0, TC5_OP_MBAR_WAIT, synced, warp);
+        w.synced_site = 0;
+    }
+    const u32 pst = st::vload(&w.pending_st_site);
+    if (pst != 0) {  // an MMA reads/writes TMEM: an un-waited st of this warp may still be writing it
+        st::record_pair(TC5_ERR_ST_NOT_WAITED, op, site, warp, 0, 0, TC5_OP_ST, pst, warp);
+        w.pending_st_site = 0;
+    }
+    w.async_since_fence = site;
+    w.async_op = op;
+    w.tc5_ops = 1;
+}
+
+// One thread queues the MMA in the CTA's strict queue (checked like strict::enqueue_mma).
+__device__ __noinline__ void strict_enqueue_alone(const PendingMma& p) {
+    Tc5StrictCta* s = st::state();
+    const u32 me = 1u << emu::lane_id();
+    const u32 flags = ((p.flags & kFlagTf32) ? TC5_MMA_TF32 : 0u) | ((p.flags & kFlagTs) ? TC5_MMA_TS : 0u) |
+                      ((p.flags & kFlagAccumulate) ? TC5_MMA_ACCUM : 0u);
+    const u32 op = (flags & TC5_MMA_TS) ? TC5_OP_MMA_TS : TC5_OP_MMA_SS;
+    async_checks_alone(s, op, p.site);
+    const u32 issued_now = st::vload(&s->mma_issued);
+    if (issued_now - st::vload(&s->mma_done) >= TC5_STRICT_MMA_SLOTS) st::run_until(issued_now, me);
+    Tc5StrictMma m;
+    m.a_desc = p.a_desc;
+    m.b_desc = p.b_desc;
+    m.d_tmem = p.d_tmem;
+    m.a_tmem = p.a_tmem;
+    m.idesc = p.idesc;
+    m.flags = flags;
+    m.site = p.site;
+    m.warp = emu::warp_id();
+    const emu::IDesc id = emu::decode_idesc(p.idesc);
+    const u32 e = (flags & TC5_MMA_TF32) ? 4u : 2u, k = (flags & TC5_MMA_TF32) ? 8u : 16u;
+    st::operand_range(p.b_desc, id.b_mn_major, e, id.n, k, m.smem_b_lo, m.smem_b_hi);
+    m.smem_a_lo = m.smem_a_hi = 0;
+    if (!(flags & TC5_MMA_TS)) st::operand_range(p.a_desc, id.a_mn_major, e, id.m, k, m.smem_a_lo, m.smem_a_hi);
+    u32 stale = 0xffffffffu;
+    m.b_hash = range_hash_alone(s, m.smem_b_lo, m.smem_b_hi, true, stale);
+    m.a_hash = (flags & TC5_MMA_TS) ? 0u : range_hash_alone(s, m.smem_a_lo, m.smem_a_hi, true, stale);
+    if (stale != 0xffffffffu) {
+        const u32 fence_site = st::vload(&s->last_fence_site);
+        st::record_pair(TC5_ERR_MISSING_PROXY_FENCE, op, p.site, m.warp, stale * TC5_SMEM_BLOCK_BYTES, fence_site,
+                        fence_site ? TC5_OP_FENCE_PROXY : TC5_OP_GENERIC_STORE, fence_site,
+                        fence_site ? st::vload(&s->last_fence_warp) : 0xffffffffu);
+    }
+    st::lock_cta(s);
+    // TMEM hazards against the MMAs in flight; one thread's MMAs into the same accumulator with the
+    // same shape are pipelined (spec §7.2).
+    const u32 done = st::vload(&s->mma_done), issued = s->mma_issued;
+    const st::Region dr = st::d_region(m), ar = st::a_region(m);
+    for (u32 q = done; q != issued; ++q) {
+        const Tc5StrictMma& o = s->mma[q % TC5_STRICT_MMA_SLOTS];
+        const bool same_acc = o.d_tmem == m.d_tmem && o.idesc == m.idesc && o.warp == m.warp;
+        if ((!same_acc && st::overlap(st::d_region(o), dr)) || st::overlap(st::a_region(o), dr) ||
+            st::overlap(st::d_region(o), ar)) {
+            st::record_pair(TC5_ERR_TMEM_BUSY, op, p.site, m.warp, dr.col_lo, dr.col_hi,
+                            (o.flags & TC5_MMA_TS) ? TC5_OP_MMA_TS : TC5_OP_MMA_SS, o.site, o.warp);
+            break;
+        }
+    }
+    m.seq = issued;
+    s->mma[issued % TC5_STRICT_MMA_SLOTS] = m;
+    __threadfence_block();
+    atomicExch(&s->mma_issued, issued + 1);
+    st::my_warp(s).mma_count += 1;
+    st::trace(TC5_EV_MMA_ISSUE, p.site, m.seq, m.d_tmem);
+    st::unlock_cta(s);
+}
+
+// One thread's commit (strict::commit's lane-0 part): tracks every MMA the CTA queued so far; its
+// arrive comes when a thread observes the mbarrier, or at the seeded eager point.
+__device__ __noinline__ void strict_commit_alone(u32 mbar, u32 issued_by_thread, bool arrive, u32 site) {
+    Tc5StrictCta* s = st::state();
+    const u32 me = 1u << emu::lane_id();
+    Tc5StrictWarp& w = st::my_warp(s);
+    if (issued_by_thread == 0) {
+        st::record_pair(TC5_ERR_COMMIT_WITHOUT_MMA, TC5_OP_COMMIT, site, emu::warp_id(), mbar, 0, 0, 0, 0);
+    }
+    w.async_since_fence = 0;  // commit implies fence::before_thread_sync (spec §7.1)
+    if (!arrive) return;      // multicast to other CTAs only: no CTA of this launch is named
+    st::lock_cta(s);
+    while (s->commit_issued - st::vload(&s->commit_done) >= TC5_STRICT_COMMITS) {
+        st::unlock_cta(s);
+        st::run_until(s->commits[st::vload(&s->commit_done) % TC5_STRICT_COMMITS].upto, me);
+        st::lock_cta(s);
+    }
+    const u32 index = s->commit_issued;
+    Tc5StrictCommit& k = s->commits[index % TC5_STRICT_COMMITS];
+    k.mbar = mbar;
+    k.upto = s->mma_issued;
+    k.site = site;
+    k.warp = emu::warp_id();
+    const u32 upto = k.upto, mode = st::seeded_mode(index);
+    s->commit_mode[index % TC5_STRICT_COMMITS] = mode;
+    for (u32 i = 0; i < TC5_STRICT_BARS; ++i)
+        if (st::vload(&s->bars[i].addr) == mbar) atomicOr(&s->bars[i].flags, 1u);
+    __threadfence_block();
+    atomicExch(&s->commit_issued, index + 1);
+    st::trace(TC5_EV_COMMIT, site, mbar, upto);
+    st::unlock_cta(s);
+    if (mode == 1) st::run_until(upto, me);
+}
+#endif  // TC5_STRICT
+
 template <tc5::Kind K, bool kTs>
 __device__ __forceinline__ void mma_one_thread(u32 d_tmem, u64 a_desc, u32 a_tmem, u64 b_desc, u32 idesc, u32 enable_d,
                                                const u32* keep_lanes, u32 site) {
@@ -183,13 +321,22 @@ __device__ __forceinline__ void mma_one_thread(u32 d_tmem, u64 a_desc, u32 a_tme
     m.pad = 0;
     const u32 kept = keep_lanes == nullptr ? 0u : (keep_lanes[0] | keep_lanes[1] | keep_lanes[2] | keep_lanes[3]);
     if (kept == 0) {
+#if TC5_STRICT
+        strict_enqueue_alone(m);
+#else
         issue(m);
+#endif
         return;
     }
     // disable-output-lane: the D rows (TMEM lanes) whose bit is set keep their values. What the
     // warp queued runs first (issue order); then this MMA runs over every row on this thread, the
     // kept rows saved before and restored after (N <= 256 columns).
+#if TC5_STRICT
+    // Strict: the CTA's queued MMAs complete first (early completion is legal), then this one at issue.
+    st::run_until(st::vload(&st::state()->mma_issued), 1u << emu::lane_id());
+#else
     drain_alone(my_queue());
+#endif
     const u32 n_cols = emu::decode_idesc(idesc).n, col0 = d_tmem & 0xffffu;
     u32* stash = static_cast<u32*>(malloc(sizeof(u32) * TC5_TMEM_LANES * n_cols));
     if (stash == nullptr) __trap();
@@ -216,6 +363,10 @@ __device__ __forceinline__ void mma_dispatch(u32 d_tmem, u64 a_desc, u32 a_tmem,
 // One thread's commit: its warp's queued MMAs execute first; their TMEM writes are made visible,
 // then the arrive.
 __device__ __forceinline__ void commit_one_thread(u32 mbar, u32 issued_by_thread, bool arrive, u32 site) {
+#if TC5_STRICT
+    strict_commit_alone(mbar, issued_by_thread, arrive, site);
+    return;
+#endif
     drain_alone(my_queue());
     if (issued_by_thread == 0) emu::record(TC5_ERR_COMMIT_WITHOUT_MMA, TC5_OP_COMMIT, site, mbar, 0);
     __threadfence_block();
@@ -291,6 +442,25 @@ __device__ __noinline__ void tc5ptx_drain(unsigned site) {
     if (lane == 0) q->count = 0;
     __syncwarp();
 }
+
+#if TC5_STRICT
+// The PTX's mbarrier and TMA instructions stay as written; in a strict build the rewriter adds these
+// calls around them (the hooks mbarrier.cuh and tma.cuh call in the tc5:: strict build).
+__device__ __noinline__ void tc5ptx_mbar_init(unsigned bar, unsigned count, unsigned site) {
+    tc5_strict_mbar_init(bar, count, site);
+}
+__device__ __noinline__ void tc5ptx_mbar_arrive(unsigned bar, unsigned tx_bytes, unsigned site) {
+    tc5_strict_mbar_arrive(bar, tx_bytes, site);
+}
+__device__ __noinline__ void tc5ptx_mbar_poll(unsigned bar, unsigned site) { tc5_strict_mbar_poll(bar, site); }
+__device__ __noinline__ void tc5ptx_mbar_observed(unsigned bar, unsigned done, unsigned site) {
+    tc5_strict_mbar_observed(bar, done != 0, site);
+}
+__device__ __noinline__ void tc5ptx_tma_load(unsigned dst, unsigned bar, unsigned site) {
+    tc5_strict_tma_load(dst, bar, site);
+}
+__device__ __noinline__ void tc5ptx_fence_proxy_async(unsigned site) { tc5_strict_fence_proxy_async(site); }
+#endif
 
 }  // extern "C"
 

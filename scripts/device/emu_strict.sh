@@ -17,7 +17,8 @@ done
 python3 - <<'PY' > "$OUT/builds.log" 2>&1 &
 from concurrent.futures import ProcessPoolExecutor
 def one(name):
-    from fmhactl.build.compiler import BuildTarget, build
+    from fmhactl.build.compiler import BuildTarget
+    from fmhactl.build.entry import build
     from fmhactl.registry import get_variant
     r = build(get_variant(name), BuildTarget("sm_90a", emulated=True, strict=True))
     return name, round(r.compile_seconds, 1), [(k.kernel, k.registers, k.spill_stores) for k in r.kernels][:2]

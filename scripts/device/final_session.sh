@@ -38,7 +38,8 @@ PY
 build_one() {  # tree variant strict(0/1) home
   (cd "$1" && PYTHONPATH="$1:/tmp/site" FMHACTL_HOME="$4" python3 - "$2" "$3" <<'PY'
 import sys, time
-from fmhactl.build.compiler import BuildTarget, build
+from fmhactl.build.compiler import BuildTarget
+from fmhactl.build.entry import build
 from fmhactl.registry import get_variant
 t = time.time()
 r = build(get_variant(sys.argv[1]), BuildTarget("sm_90a", emulated=True, strict=sys.argv[2] == "1"))

@@ -7,7 +7,8 @@ tcgen05_native.cuh / tcgen05_native_ldst.cuh, then
     tc5 build's verify result stands for it);
   - PTX path: `fmhactl verify VARIANT --emulate native --emulation fast` on SHAPES in the mutated
     tree (FMHACTL_ROOT). Caught = a FAIL, a named rule, or a build refused with its rule.
-    python3 scripts/device/ptx_mutations.py OUTDIR [--no-verify]
+    python3 scripts/device/ptx_mutations.py OUTDIR [--no-verify] [--emulation strict|fast] [--only TEXT]
+(--emulation: the PTX path's semantics, fast by default; --only: the faults whose name contains TEXT.)
 """
 
 from __future__ import annotations
@@ -73,9 +74,16 @@ def tc5_ptx(root: Path) -> str:
     return "\n".join(line for line in out.stdout.splitlines() if not line.lstrip().startswith((".file", "//")))
 
 
+def option(name: str, default: str) -> str:
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv[:-1] else default
+
+
+EMULATION = option("--emulation", "fast")
+
+
 def verify(root: Path, logs: Path, tag: str) -> dict:
     env = dict(os.environ, FMHACTL_ROOT=str(root))
-    cmd = [sys.executable, "-m", "fmhactl", "verify", VARIANT, "--emulate", "native", "--emulation", "fast",
+    cmd = [sys.executable, "-m", "fmhactl", "verify", VARIANT, "--emulate", "native", "--emulation", EMULATION,
            "--seed", "7", "--timeout", "120"] + [x for s in SHAPES for x in ("--shape", s)]
     started = time.time()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -93,15 +101,16 @@ def main() -> int:
     logs.mkdir(parents=True, exist_ok=True)
     scratch = Path(os.environ.get("TMPDIR", "/tmp")) / "ptx-mutations"
     do_verify = "--no-verify" not in sys.argv
-    trees = [make_tree(i, f, scratch) for i, f in enumerate(FAULTS)]
+    faults = [f for f in FAULTS if option("--only", "") in f[0]]
+    trees = [make_tree(i, f, scratch) for i, f in enumerate(faults)]
     baseline = tc5_ptx(ROOT)
     with ThreadPoolExecutor(max(1, min(8, os.cpu_count() or 1))) as pool:
         same = list(pool.map(lambda t: tc5_ptx(t) == baseline, trees))
         results = list(pool.map(lambda it: verify(it[1], logs, str(it[0])), enumerate(trees))) if do_verify else \
             [None] * len(trees)
     rows = []
-    print(f"{'fault':52} {'tc5 build':16} PTX path (--emulate native, fast)")
-    for (name, *_), identical, result in zip(FAULTS, same, results):
+    print(f"{'fault':52} {'tc5 build':16} PTX path (--emulate native, {EMULATION})")
+    for (name, *_), identical, result in zip(faults, same, results):
         if result is None:
             verdict = "not run"
         else:
@@ -111,7 +120,7 @@ def main() -> int:
         tc5 = "unchanged (same PTX)" if identical else "CHANGED"
         print(f"{name:52} {tc5:16} {verdict}")
         rows.append({"fault": name, "tc5_ptx_identical": identical, "ptx_path": result})
-    (logs / "mutations.json").write_text(json.dumps(rows, indent=1))
+    (logs / f"mutations-{EMULATION}.json").write_text(json.dumps(rows, indent=1))
     return 0
 
 

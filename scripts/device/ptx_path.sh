@@ -19,23 +19,7 @@ python3 -c "from fmhactl.ptx.linker import linker_ptx_version as v; from fmhactl
 for v in $VARIANTS; do
   FMHACTL_EMULATE=tc5 FMHACTL_EMULATION=fast timeout $(( budget - 60 )) python3 -m fmhactl build "$v" --arch sm_90a > "$OUT/build-tc5-$v.log" 2>&1 &
 done
-python3 - $VARIANTS <<'PY' 2>&1 | tee "$OUT/build-ptx.log"
-import os, sys, time
-from concurrent.futures import ProcessPoolExecutor
-os.environ["FMHACTL_EMULATE"] = "native"
-def one(name):
-    from fmhactl.build.compiler import BuildTarget, build
-    from fmhactl.registry import get_variant
-    t = time.time()
-    try:
-        r = build(get_variant(name), BuildTarget("sm_90a", emulated=True))
-        return f"ptx-build {name} OK {time.time() - t:.1f}s regs={[k.registers for k in r.kernels][:4]}"
-    except Exception as exc:
-        return f"ptx-build {name} FAILED {time.time() - t:.1f}s {str(exc)[:400]}"
-with ProcessPoolExecutor(8) as pool:
-    for line in pool.map(one, sys.argv[1:]):
-        print(line)
-PY
+python3 scripts/device/ptx_build_all.py $VARIANTS 2>&1 | tee "$OUT/build-ptx.log"
 echo "[+$(( $(date +%s) - t_start ))s] PTX-path builds done"
 
 

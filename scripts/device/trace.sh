@@ -26,7 +26,8 @@ log "1. strict builds of $V1 $V2 (sm_90a)${SKIP_BUILD:+ skipped (SKIP_BUILD set:
 import sys
 from concurrent.futures import ProcessPoolExecutor
 def one(name):
-    from fmhactl.build.compiler import BuildTarget, build
+    from fmhactl.build.compiler import BuildTarget
+    from fmhactl.build.entry import build
     from fmhactl.registry import get_variant
     r = build(get_variant(name), BuildTarget("sm_90a", emulated=True, strict=True))
     return name, round(r.compile_seconds, 1)

@@ -21,11 +21,15 @@ class RawRun:
     ok: bool
 
 
-def build_cubin(folder: Path, source_text: str | None = None) -> Path:
-    """Link the raw kernel (or a mutated copy of its PTX) for sm_90a; returns the cubin path."""
+def build_cubin(folder: Path, source_text: str | None = None, *, strict: bool = False) -> Path:
+    """Link the raw kernel (or a mutated copy of its PTX) for sm_90a, with the fast or the strict
+    emulator; returns the cubin path."""
     ptx = source_text if source_text is not None else cu_ptx(SOURCE)
-    built = linker.build(ptx, str(SOURCE.name))
-    path = folder / "raw_attn_ptx.cubin"
+    from fmhactl.build.compiler import emulated_ptxas_level
+
+    level = emulated_ptxas_level()  # FMHACTL_EMU_PTXAS_O, as for every emulated build
+    built = linker.build(ptx, str(SOURCE.name), strict=strict, optimize=3 if level is None else level)
+    path = folder / f"raw_attn_ptx{'_strict' if strict else ''}.cubin"
     path.write_bytes(built.cubin)
     return path
 

@@ -50,7 +50,9 @@ def test_scan_of_a_refused_form_exits_1_naming_it(tmp_path):
     (("ptx", "scan", "no_such_variant"), "not a variant name"),
     (("ptx", "scan", "sm90_pingpong"), "no sm_100a build"),
     (("ptx", "link", "README.md", "-o", "/nonexistent-dir/\0x"), "-o"),
-    (("verify", "sm100_tma_s2_tmem", "--emulate", "native", "--shape", "t=128,s=128,d=64"), "--emulation fast"),
+    (("ptx", "link", "README.md", "-o", "k.cubin", "--emulation", "slow"), "choose strict or fast"),
+    (("verify", "sm100_tma_s2_tmem", "--emulate", "native", "--emulation", "slow", "--shape", "t=128,s=128,d=64"),
+     "strict or fast"),
     (("verify", "sm100_tma_s2_tmem", "--emulate", "emu", "--emulation", "fast", "--shape", "t=128,s=128,d=64"),
      "choose tc5 or native"),
 ])

@@ -18,10 +18,29 @@ def test_raw_kernel_uses_only_emulated_forms_and_links(tmp_path):
 
 
 @pytest.mark.gpu
-def test_raw_kernel_verifies_on_hopper(tmp_path):
-    result = raw_kernel.run(raw_kernel.build_cubin(tmp_path))
+@pytest.mark.parametrize("strict", [False, True], ids=["fast", "strict"])
+def test_raw_kernel_verifies_on_hopper(tmp_path, strict):
+    result = raw_kernel.run(raw_kernel.build_cubin(tmp_path, strict=strict))
     assert result.violations == []
     assert result.max_abs_error <= 2e-2, result.max_abs_error
+
+
+def _without_ld_waits() -> str:
+    text = cu_ptx(raw_kernel.SOURCE)
+    kept = [line for line in text.splitlines() if not line.strip().startswith("tcgen05.wait::ld")]
+    assert len(kept) < len(text.splitlines())
+    return "\n".join(kept) + "\n"
+
+
+@pytest.mark.gpu
+def test_dropped_wait_ld_is_caught_by_strict_only(tmp_path):
+    """The raw kernel with its tcgen05.wait::ld removed: fast semantics complete an ld at issue and
+    pass it; strict keeps the ld pending and names it (ld-not-waited)."""
+    text = _without_ld_waits()
+    fast = raw_kernel.run(raw_kernel.build_cubin(tmp_path, text))
+    assert fast.ok, (fast.max_abs_error, fast.violations)  # fast semantics cannot see it
+    strict = raw_kernel.run(raw_kernel.build_cubin(tmp_path, text, strict=True))
+    assert any(v.name == "ld-not-waited" for v in strict.violations), strict.violations
 
 
 @pytest.mark.gpu

@@ -27,3 +27,20 @@ def test_native_ptx_rewrites_and_links_for_sm90(name):
     assert built.rewritten.replaced == len(module.instructions)
     code = [line for line in built.rewritten.text.splitlines() if not line.strip().startswith(("//", ".file"))]
     assert not [line for line in code if "tcgen05." in line]
+
+
+@pytest.mark.parametrize("name", SM100)
+def test_native_ptx_rewrites_and_links_for_the_strict_emulator(name):
+    """--emulate native --emulation strict: 0 unhandled instructions, the strict emulator linked in,
+    every mbarrier wait hooked (MMAs complete only when a thread observes their mbarrier)."""
+    text = native_ptx(load_registry()[name])
+    module = parser.parse(text, name)
+    built = linker.build(text, name, optimize=0, strict=True)
+    assert built.cubin[:4] == b"\x7fELF"
+    assert built.rewritten.replaced == len(module.instructions)
+    assert "tc5_emu_strict" in built.emulator_ptx and "tc5ptx_drain" not in built.rewritten.functions
+    lines = [line.strip() for line in built.rewritten.text.splitlines()]
+    waits = [i for i, line in enumerate(lines) if line.startswith("mbarrier.try_wait")]
+    assert waits and all(any("call tc5ptx_mbar_observed" in x for x in lines[i + 1:i + 14]) for i in waits)
+    arrives = sum(line.startswith("mbarrier.arrive") for line in lines)
+    assert sum(line.startswith("call tc5ptx_mbar_arrive") for line in lines) == arrives > 0
