@@ -70,8 +70,9 @@ def _link_like(kind: str, source: str, out: Path, as_json: bool, emulation: str)
     from fmhactl import services
     from fmhactl.errors import BadInput
     from fmhactl.schemas import shown
+    from fmhactl.services.modes import EMULATION_MODES
 
-    if emulation not in ("strict", "fast"):
+    if emulation not in EMULATION_MODES:
         raise BadInput(f"--emulation {shown(emulation)}: choose strict or fast")
     strict = emulation == "strict"
     report = (services.ptx.rewrite(source, out, strict=strict) if kind == "ptx"
