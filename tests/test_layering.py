@@ -2,6 +2,7 @@
 ones inside functions). docs/architecture.md draws the same picture.
 
     5  cli, tui                      parse, call services, render (the only typer/rich/textual users)
+    4  present                       the shells' rendering (tables, grids, SVG); no service imports it
     4  services (+ unknown new packages)   the single entry; composes the layers below
     3  verify, bench, profile, status, scenario   features
     2  runtime                        worker, launch, device probe, emulation host side
@@ -28,6 +29,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "fmhactl"
 RANKS = {  # most specific prefix wins
     "fmhactl.cli": 5, "fmhactl.tui": 5,
     "fmhactl.services": 4,
+    "fmhactl.present": 4,  # the shells' rendering of layout/TMA facts; test_named_rules: no service imports it
     "fmhactl.verify": 3, "fmhactl.bench": 3, "fmhactl.profile": 3, "fmhactl.status": 3, "fmhactl.scenario": 3,
     "fmhactl.runtime": 2,
     "fmhactl.registry": 1, "fmhactl.layout": 1, "fmhactl.results": 1, "fmhactl.build": 1, "fmhactl.plans": 1,
@@ -202,6 +204,10 @@ SHELL_ALLOWED = {
     "fmhactl.records": "the typed records the services return and the shells render (envelope, schema)",
     "fmhactl.schemas": "`shown`: how a rejected value is quoted in the one-line error",
 }
+# Packages the shells may import whole (any submodule): their own rendering, shared by cli/ and tui/.
+SHELL_RENDERING = {
+    "fmhactl.present": "tables, grids, SVG and JSON documents of the layout/TMA facts the services return",
+}
 
 
 def is_module(name: str) -> bool:
@@ -217,7 +223,7 @@ def shell_imports_past_services(files: list[Path] | None = None) -> list[str]:
             continue
         for line, target in imports_of(path):
             if not target.startswith("fmhactl") or target.startswith(("fmhactl.services", "fmhactl.cli",
-                                                                         "fmhactl.tui")):
+                                                                         "fmhactl.tui", *SHELL_RENDERING)):
                 continue
             if target in SHELL_ALLOWED or (target.rpartition(".")[0] in SHELL_ALLOWED and not is_module(target)):
                 continue  # the module, or a name (not a submodule) imported from it
@@ -254,7 +260,9 @@ def test_named_rules_of_the_issue():
     assert not any(t.startswith("fmhactl.verify") for t in targets("fmhactl.runtime.execute"))
     assert not any(t.startswith("fmhactl.cli") for t in targets("fmhactl.scenario.runner"))
     for path in (PACKAGE / "services").glob("*.py"):
-        assert not any(t.startswith(("fmhactl.cli", "fmhactl.tui")) for _, t in imports_of(path)), path
+        assert not any(t.startswith(("fmhactl.cli", "fmhactl.tui", "fmhactl.present")) for _, t in imports_of(path)), path
+    for path in (PACKAGE / "present").glob("*.py"):  # the rendering arranges service results: it calls nothing
+        assert not any(t.startswith(("fmhactl.services", "fmhactl.cli", "fmhactl.tui")) for _, t in imports_of(path)), path
 
 
 def test_one_gpu_probe():

@@ -1,4 +1,4 @@
-"""`fmhactl layout ...`: parse, call fmhactl.services.layout, render (fmhactl.layout.report).
+"""`fmhactl layout ...`: parse, call fmhactl.services.layout, render (fmhactl.present.report).
 
 Numbers are taken as text and parsed here (hex allowed) so that every bad value is one line
 naming the option. Exit codes: 0 ok, 1 a check failed (lane-quarter violation, descriptor with
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from fmhactl.cli import output
-from fmhactl.cli.common import guarded
+from fmhactl.cli import common
 
 layout_app = typer.Typer(no_args_is_help=True, add_completion=False,
                          help="Layouts of tcgen05 (SM100): TMEM ld/st maps, accumulators, canonical shared-memory "
@@ -63,17 +62,17 @@ def _choice(value: str, what: str, allowed: tuple[str, ...]) -> str:
 
 def _check_svg(svg: str | None) -> None:
     if svg:
-        from fmhactl.services.layout_views import check_writable
+        from fmhactl.present.report import check_writable
 
         check_writable(svg)
 
 
 def _write_svg(svg: str | None, text_fn: object) -> None:
     if svg:
-        from fmhactl.services.layout_views import write_svg
+        from fmhactl.present.render import write_svg
 
         write_svg(svg, text_fn())  # type: ignore[operator]
-        output.note(f"wrote {svg}")
+        common.note(f"wrote {svg}")
 
 
 def _exit_if(failed: bool) -> None:
@@ -82,7 +81,7 @@ def _exit_if(failed: bool) -> None:
 
 
 @layout_app.command("tmem")
-@guarded
+@common.guarded
 def tmem_cmd(
     shape: str = typer.Option("32x32b", "--shape", help="32x32b, 16x64b, 16x128b, 16x256b or 16x32bx2."),
     num: str = typer.Option("1", "--num", help=".num: 1, 2, 4, ..., 128 (limits depend on the shape)."),
@@ -101,7 +100,7 @@ def tmem_cmd(
 
     Exit 1 when the access leaves the warp's lane quarter or TMEM.
     """
-    from fmhactl.services.layout_views import report
+    from fmhactl.present import report
     from fmhactl.services import layout as svc
 
     _choice(view, "--view", ("grid", "threads"))
@@ -111,21 +110,21 @@ def tmem_cmd(
     info = svc.tmem_cell(acc, *_pair(cell, "--cell")) if cell is not None else None
     _write_svg(svg, lambda: report.tmem_grid(acc).to_svg(f"{acc.instruction} - cell = thread.register"))
     if as_json:
-        output.records(report.tmem_json(acc, info))
+        common.records(report.tmem_json(acc, info))
     else:
-        output.say(report.tmem_headline(acc))
-        output.problems(acc.problems)
+        common.say(report.tmem_headline(acc))
+        common.problems(acc.problems)
         if view == "threads":
-            output.table(report.tmem_threads_table(acc))
+            common.text_table(report.tmem_threads_table(acc))
         else:
-            output.grid(report.tmem_grid(acc))
+            common.grid(report.tmem_grid(acc))
         if info is not None:
-            output.say(report.tmem_cell_line(info))
+            common.say(report.tmem_cell_line(info))
     _exit_if(not acc.ok)
 
 
 @layout_app.command("smem")
-@guarded
+@common.guarded
 def smem_cmd(
     major: str = typer.Option("K", "--major", help="K (K contiguous) or MN."),
     swizzle: str = typer.Option("128B", "--swizzle", help="none, 32B, 64B, 128B or 128B_base32B."),
@@ -149,7 +148,7 @@ def smem_cmd(
 
     Exit 1 when the given LBO/SBO make elements overlap, or --desc reads wrong elements.
     """
-    from fmhactl.services.layout_views import report
+    from fmhactl.present import report
     from fmhactl.services import layout as svc
 
     _choice(view, "--view", ("offset", "bank", "chunk", "core"))
@@ -167,25 +166,25 @@ def smem_cmd(
     _write_svg(svg, lambda: report.smem_grid(tile, view).to_svg(
         f"LBO {tile.layout.lbo} B, SBO {tile.layout.sbo} B; cell = one 16-byte chunk, colour = physical chunk"))
     if as_json:
-        output.records(report.smem_json(tile, at_addr, place, reach))
+        common.records(report.smem_json(tile, at_addr, place, reach))
     else:
         for line in report.smem_headlines(tile):
-            output.say(line)
-        output.problems(tile.problems)
-        output.table(report.smem_mma_table(tile))
+            common.say(line)
+        common.problems(tile.problems)
+        common.text_table(report.smem_mma_table(tile))
         if at_addr is not None:
-            output.say(report.smem_at_line(tile, at_addr))
+            common.say(report.smem_at_line(tile, at_addr))
         if place is not None:
-            output.say(report.smem_element_line(place))
+            common.say(report.smem_element_line(place))
         if reach is not None:
-            output.say(report.reach_line(reach))
-            output.problems(reach.descriptor.problems)
-        output.grid(report.smem_grid(tile, view), max_rows=shown_rows, max_cols=32)
+            common.say(report.reach_line(reach))
+            common.problems(reach.descriptor.problems)
+        common.grid(report.smem_grid(tile, view), max_rows=shown_rows, max_cols=32)
     _exit_if(not tile.ok or (reach is not None and (reach.wrong > 0 or not reach.descriptor.ok)))
 
 
 @layout_app.command("accum")
-@guarded
+@common.guarded
 def accum_cmd(
     m: str = typer.Option("128", "--m", help="MMA M: 64 (layout F), 128 (layout D), 256 (with --cta-group 2)."),
     n: str = typer.Option("64", "--n", help="MMA N: 8..256 in steps of 8."),
@@ -197,7 +196,7 @@ def accum_cmd(
     svg: str = SVG_OPT,
 ) -> None:
     """Where tcgen05.mma leaves D[m][n] in TMEM, and which thread reads it back."""
-    from fmhactl.services.layout_views import report
+    from fmhactl.present import report
     from fmhactl.services import layout as svc
 
     _check_svg(svg)
@@ -207,16 +206,16 @@ def accum_cmd(
     _write_svg(svg, lambda: report.accum_grid(acc).to_svg(
         "cell = D rows/columns held by 16 lanes x a block of columns; colour = reading warp"))
     if as_json:
-        output.records(report.accum_json(acc, reads))
+        common.records(report.accum_json(acc, reads))
     else:
         for line in report.accum_lines(acc, reads):
-            output.say(line)
-        output.problems(acc.problems)
-        output.grid(report.accum_grid(acc))
+            common.say(line)
+        common.problems(acc.problems)
+        common.grid(report.accum_grid(acc))
 
 
 @desc_app.command("decode", context_settings={"ignore_unknown_options": True})
-@guarded
+@common.guarded
 def desc_decode(
     value: str = typer.Argument(..., help="Descriptor value, e.g. 0x4000404000010000."),
     arch: str = typer.Option("sm100", "--arch", help="sm100 (tcgen05) or sm90 (wgmma)."),
@@ -233,7 +232,7 @@ def desc_decode(
 
 
 @desc_app.command("encode")
-@guarded
+@common.guarded
 def desc_encode(
     start: str = typer.Option(..., "--start", help="Shared-memory byte address (multiple of 16)."),
     lbo: str = typer.Option("16", "--lbo", help="Leading byte offset in bytes."),
@@ -256,22 +255,22 @@ def desc_encode(
 
 
 def _show_descriptor(view: object, as_json: bool, svg: str | None, encoded: bool = False) -> None:
-    from fmhactl.services.layout_views import report
+    from fmhactl.present import report
 
     _write_svg(svg, lambda: report.descriptor_svg(view))
     if as_json:
-        output.json_out(view.as_dict())  # type: ignore[attr-defined]
+        common.print_json(view.as_dict())  # type: ignore[attr-defined]
     else:
         if encoded:
-            output.say(view.hex, "bold")  # type: ignore[attr-defined]
-        output.table(report.descriptor_table(view))
-        output.problems(view.problems)  # type: ignore[attr-defined]
-        output.say(report.descriptor_verdict(view))
+            common.say(view.hex, "bold")  # type: ignore[attr-defined]
+        common.text_table(report.descriptor_table(view))
+        common.problems(view.problems)  # type: ignore[attr-defined]
+        common.say(report.descriptor_verdict(view))
     _exit_if(not view.ok)  # type: ignore[attr-defined]
 
 
 @idesc_app.command("decode", context_settings={"ignore_unknown_options": True})
-@guarded
+@common.guarded
 def idesc_decode(value: str = typer.Argument(..., help="Instruction descriptor, e.g. 0x08400010."),
                  as_json: bool = JSON_OPT, svg: str = SVG_OPT) -> None:
     """Fields and named problems of an instruction descriptor. Exit 1 when it has errors."""
@@ -282,7 +281,7 @@ def idesc_decode(value: str = typer.Argument(..., help="Instruction descriptor, 
 
 
 @idesc_app.command("encode")
-@guarded
+@common.guarded
 def idesc_encode(
     a: str = typer.Option("bf16", "--a", help="A type: f16, bf16 or tf32."),
     b: str = typer.Option(None, "--b", help="B type (default: A's)."),
@@ -305,7 +304,7 @@ def idesc_encode(
 
 
 @layout_app.command("map")
-@guarded
+@common.guarded
 def map_cmd(
     src: str = typer.Option("tmem:32x32b:num=8", "--from", help="Producer: tmem:SHAPE[:num=N][:pack][:col=C]"
                                                                 "[:lane=L][:acc=f32|f16] (the QK accumulator, read by "
@@ -323,7 +322,7 @@ def map_cmd(
     svg: str = SVG_OPT,
 ) -> None:
     """Per thread, where each value of S goes when it becomes P: the SMEM-P (or TMEM-P) address map."""
-    from fmhactl.services.layout_views import report
+    from fmhactl.present import report
     from fmhactl.services import layout as svc
 
     _check_svg(svg)
@@ -333,20 +332,20 @@ def map_cmd(
     hits = mp.find(row=_pair(element, "--element")[0], k=_pair(element, "--element")[1]) if element else None
     _write_svg(svg, lambda: report.map_grid(mp).to_svg(report.map_svg_subtitle(mp)))
     if as_json:
-        output.records(report.map_json(mp))
+        common.records(report.map_json(mp))
         return
-    output.say(f"{src} -> {dst}  (S is {mp.m}x{mp.n} f32 in TMEM; P[m][n] = A[m][k=n] of the next MMA, {mp.dtype})")
-    output.problems(mp.problems)
-    output.table(report.map_table(mp, want))
+    common.say(f"{src} -> {dst}  (S is {mp.m}x{mp.n} f32 in TMEM; P[m][n] = A[m][k=n] of the next MMA, {mp.dtype})")
+    common.problems(mp.problems)
+    common.text_table(report.map_table(mp, want))
     for line in report.map_plan_lines(mp):
-        output.say(line)
+        common.say(line)
     if hits is not None:
         for line in report.map_hit_lines(hits):
-            output.say(line)
+            common.say(line)
 
 
 @layout_app.command("banks")
-@guarded
+@common.guarded
 def banks_cmd(
     major: str = typer.Option("K", "--major", help="K or MN."),
     swizzle: str = typer.Option("128B", "--swizzle", help="none, 32B, 64B, 128B or 128B_base32B."),
@@ -366,7 +365,7 @@ def banks_cmd(
 
     Example: every lane reads 16 B of its own row: --row t --k 0 --vec 16.
     """
-    from fmhactl.services.layout_views import report
+    from fmhactl.present import report
     from fmhactl.services import layout as svc
 
     _check_svg(svg)
@@ -381,19 +380,19 @@ def banks_cmd(
     _write_svg(svg, lambda: report.banks_grid(pattern).to_svg(
         f"{pattern.description}; cell = byte address of the word the lane reads in that bank"))
     if as_json:
-        output.json_out({**pattern.as_dict(), "major": tile.layout.major, "swizzle": tile.layout.swizzle.name,
+        common.print_json({**pattern.as_dict(), "major": tile.layout.major, "swizzle": tile.layout.swizzle.name,
                          "dtype": tile.layout.dtype, "row": row, "k": k})
         return
-    output.table(report.banks_lane_table(pattern))
-    output.table(report.banks_phase_table(pattern))
-    output.say(report.banks_verdict(pattern), "bold")
+    common.text_table(report.banks_lane_table(pattern))
+    common.text_table(report.banks_phase_table(pattern))
+    common.say(report.banks_verdict(pattern), "bold")
 
 
 
 # ---- `layout plan` (helper sm100): the SM100 family's TMEM/SMEM plan; logic in fmhactl.plans ----
 
 @layout_app.command("plan")
-@guarded
+@common.guarded
 def plan_cmd(
     variant: str = typer.Argument(..., help="An SM100 variant, e.g. sm100_tma_s2_tmem (see `fmhactl list`)."),
     head_dim: int = typer.Option(..., "--head-dim", "-d", help="Head dim: 64, 128, 256 or 512."),
@@ -403,7 +402,7 @@ def plan_cmd(
     """The TMEM plan (S, P inside S, O; co-resident CTAs of one SM) and SMEM per K/V stage.
 
     Exit 1 when the variant has no plan that fits at this head dim (the reason is printed)."""
-    from fmhactl.services.layout_views import json_document
+    from fmhactl.present.render import json_document
     from fmhactl.services.layout_views import plan_records, plan_svg
     from fmhactl.services import layout as svc
 
@@ -415,8 +414,8 @@ def plan_cmd(
         from fmhactl.records import envelope
 
         meta, records = plan_records(variant, plan)
-        output.records(json_document({**envelope("fmhactl.layout.plan", 1), **meta}, records, None))
+        common.records(json_document({**envelope("fmhactl.layout.plan", 1), **meta}, records, None))
     else:
         for line in report.lines:
-            output.say(line)
+            common.say(line)
     _exit_if(not report.supported)

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from fmhactl.cli import output
-from fmhactl.cli.common import guarded
+from fmhactl.cli import common
 
 tma_app = typer.Typer(no_args_is_help=True, add_completion=False,
                       help="TMA tensor maps: check cuTensorMapEncodeTiled parameters against every documented rule.")
@@ -34,7 +33,7 @@ def _ints(text: str | None, what: str) -> list[int] | None:
 
 
 @tma_app.command("check")
-@guarded
+@common.guarded
 def check(
     dtype: str = typer.Option(None, "--dtype", help="tensorDataType: bf16, f16, f32, tf32, u8, ... or the CUDA name "
                                                     "(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16) or its number."),
@@ -62,12 +61,12 @@ def check(
     Seed 002's call: --dtype bf16 --rank 3 --dims 128,128,1 --strides 256,32768 --box 16,128,1
     --elem-strides 1,1,1 (or --preset seed002). Exit 1 if any rule is violated.
     """
-    from fmhactl.services.layout_views import report_tma
+    from fmhactl.present import report_tma
     from fmhactl.services.layout_views import LayoutError, parse_int
     from fmhactl.services import tma as svc
 
     if svg:
-        from fmhactl.services.layout_views import check_writable
+        from fmhactl.present.report import check_writable
 
         check_writable(svg)
     n_rank = None if rank is None else parse_int(rank, "--rank")
@@ -90,18 +89,18 @@ def check(
     if svg:
         grid, why = report_tma.box_grid(p)
         if grid is None:
-            output.note(why)
+            common.note(why)
         else:
-            from fmhactl.services.layout_views import write_svg
+            from fmhactl.present.render import write_svg
 
             write_svg(svg, grid.to_svg("row = 16-byte chunks of one box row after the swizzle; colour = box row mod 8"))
-            output.note(f"wrote {svg}")
+            common.note(f"wrote {svg}")
     if as_json:
-        output.json_out({**result.as_dict(), "driver": None if report is None else report.as_dict()})
+        common.print_json({**result.as_dict(), "driver": None if report is None else report.as_dict()})
     else:
-        output.say(result.c_call, "bold")
-        output.table(report_tma.rules_table(result))
+        common.say(result.c_call, "bold")
+        common.text_table(report_tma.rules_table(result))
         for line in report_tma.verdict_lines(result, report):
-            output.say(line)
+            common.say(line)
     if not result.valid or (report is not None and report.driver is not None and not report.driver.ok):
         raise typer.Exit(1)

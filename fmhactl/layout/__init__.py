@@ -48,7 +48,7 @@ decode, structural validation, field views, SVG diagrams and kernels/common/desc
 all derive from it. Swizzle arithmetic: `swizzle`; what a descriptor means (element -> byte,
 spec §5.2): `canonical`. Imports run one way: swizzle <- canonical <- descriptors <- smem.
 
-Pictures (`render`, `views`, `report`, `report_tma`): plain-text tables (TSV in pipes), grids and
-hand-written SVG; the terminal colouring is fmhactl/cli/output.py. The typed entry points for the
-CLI and the TUI are in fmhactl/services/layout.py and fmhactl/services/tma.py.
+The pictures of these facts (tables, grids, SVG, JSON documents, verdict lines) are not here: they
+are the shells' rendering, fmhactl/present/. The typed entry points for the CLI and the TUI are in
+fmhactl/services/layout.py and fmhactl/services/tma.py.
 """

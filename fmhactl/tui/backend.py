@@ -46,7 +46,7 @@ def _range(value: int, lo: int, hi: int, what: str) -> int:
 
 def key_colour(key: int, n_keys: int) -> str:
     """The colour the CLI's pictures give a key (thread, bank group, warp), so both agree."""
-    from fmhactl.services.layout_views import colour
+    from fmhactl.present.render import colour
 
     return colour(key, n_keys)
 
@@ -75,7 +75,7 @@ class TmemView:
 
 def tmem_view(shape: str = "32x32b", num: int = 1, warp: int = 0, lane_base: int | None = None,
               col_base: int = 0, pack: bool = False) -> TmemView:
-    from fmhactl.services.layout_views import report
+    from fmhactl.present import report
     from fmhactl.services import layout as svc
 
     taddr = None
@@ -153,8 +153,9 @@ class AccumView:
 
 def accum_view(m: int = 128, n: int = 64, cta_group: int = 1, col: int = 0) -> AccumView:
     """The accumulator and its 32x32b reader, as `fmhactl layout accum` computes and words them
-    (services.layout.accumulator_layout, fmhactl.layout.report.accum_reads / accum_lines)."""
-    from fmhactl.services.layout_views import report, tmem
+    (services.layout.accumulator_layout, fmhactl.present.report.accum_reads / accum_lines)."""
+    from fmhactl.services.layout_views import tmem
+    from fmhactl.present import report
     from fmhactl.services import layout as svc
 
     _range(col, 0, 511, "d-tmem column")
@@ -287,7 +288,7 @@ def smem_element_cell(view: SmemView, row: int, k: int) -> tuple[int, int]:
 
 
 def _pattern_report(access: Any) -> list[str]:
-    from fmhactl.services.layout_views import banks_verdict
+    from fmhactl.present.report import banks_verdict
 
     first = access.instructions[0]
     lines = [access.description, f"instruction 0: {len(first.phases)} phase(s)"]
@@ -301,7 +302,7 @@ def _pattern_report(access: Any) -> list[str]:
 
 def _pstore_report(layout: Any) -> list[str]:
     """The SMEM-P store: P from a 32x32b.x8 read of S stored by warps 0-3 into this tile."""
-    from fmhactl.services.layout_views import map_plan_lines
+    from fmhactl.present.report import map_plan_lines
     from fmhactl.services import layout as svc
 
     if layout.rows not in (64, 128):
@@ -445,8 +446,8 @@ def tma_params(form: dict[str, str]) -> Any:
 
 def tma_view(form: dict[str, str]) -> TmaView:
     """The rules of `fmhactl tma check`, each with its status for these parameters, and its verdict
-    in the CLI's words (fmhactl.layout.report_tma.verdict_lines; the long driver hint left out)."""
-    from fmhactl.services.layout_views import verdict_lines
+    in the CLI's words (fmhactl.present.report_tma.verdict_lines; the long driver hint left out)."""
+    from fmhactl.present.report_tma import verdict_lines
     from fmhactl.services import tma as svc
 
     p = tma_params(form)
@@ -458,7 +459,7 @@ def tma_view(form: dict[str, str]) -> TmaView:
 
 def tma_ask_driver(form: dict[str, str]) -> str:
     """The real driver's verdict beside the model's, as `tma check --driver` words it (needs a GPU)."""
-    from fmhactl.services.layout_views import verdict_lines
+    from fmhactl.present.report_tma import verdict_lines
     from fmhactl.services import tma as svc
 
     params = tma_params(form)
@@ -513,7 +514,7 @@ def map_view(shape: str = "32x32b", num: int = 8, major: str = "K", swizzle: str
     """Both ends of `fmhactl layout map --from tmem:SHAPE:num=N --to DEST` as two linked grids; the
     store lines are the CLI's (report.map_plan_lines)."""
     from fmhactl.services.layout_views import accum
-    from fmhactl.services.layout_views import map_plan_lines
+    from fmhactl.present.report import map_plan_lines
     from fmhactl.services import layout as svc
 
     dest_spec = "tmem" if to_tmem else f"smem:{major}:{swizzle}"

@@ -179,7 +179,7 @@ def test_imports_stay_light():
     code = ("import sys, fmhactl.cli.layout, fmhactl.cli.tma; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('torch', 'cuda') or m.startswith('fmhactl.layout')]; "
             "from fmhactl.layout import tmem, accum, smem, descriptors, idesc, wgmma, tensormap, mapping, banks, "
-            "render, views, tma_agreement; "
+            "tma_agreement; from fmhactl.present import render, views, report, report_tma; "
             "bad += [m for m in sys.modules if m.split('.')[0] in ('torch', 'cuda')]; "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

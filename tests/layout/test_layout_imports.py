@@ -59,7 +59,7 @@ def test_the_cycle_finder_finds_a_cycle():
 
 
 def test_no_typer_or_rich_outside_cli():
-    for folder in ("layout", "services"):
+    for folder in ("layout", "present", "services"):
         for path in (PKG / folder).glob("*.py"):
             bad = {i for i in imports_of(path) if i.split(".")[0] in ("typer", "rich")}
             assert not bad, (path, bad)

@@ -2,7 +2,7 @@
 
 A grid is a dict {(row, col): Cell}; rows and columns carry their own labels. Colours come from
 a key (a thread, a bank, a core matrix) so equal keys share a colour. Plain data and SVG only:
-the terminal rendering (rich) lives in fmhactl/cli/output.py.
+the terminal rendering (rich) lives in fmhactl/cli/common.py (the TUI draws grids itself).
 """
 
 from __future__ import annotations

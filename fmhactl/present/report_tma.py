@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from fmhactl.layout import tensormap as tm
-from fmhactl.layout import views
-from fmhactl.layout.render import TextTable
+from fmhactl.present import views
+from fmhactl.present.render import TextTable
 
 
 def rules_table(result: Any) -> TextTable:

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fmhactl.layout import render
+from fmhactl.present import render
 from fmhactl.layout.bitfields import BitTable
-from fmhactl.layout.render import Cell
+from fmhactl.present.render import Cell
 from fmhactl.layout.smem import CORE_BYTES, TileLayout
 from fmhactl.layout.tmem import Access
 

@@ -1,6 +1,6 @@
 """What the layout commands show, built from service results: text lines, plain tables, grids, JSON.
 
-No rich or typer here (fmhactl/cli/output.py decides how a table reaches the terminal or a pipe);
+No rich or typer here (fmhactl/cli/common.py decides how a table reaches the terminal or a pipe);
 no computation either beyond arranging what fmhactl.services.layout returned.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fmhactl.layout import views
+from fmhactl.present import views
 from fmhactl.layout.common import LayoutError, parse_int
-from fmhactl.layout.render import Cell, TextTable, json_document, svg_bitfield
+from fmhactl.present.render import Cell, TextTable, json_document, svg_bitfield
 
 
 def check_writable(path: str) -> None:
