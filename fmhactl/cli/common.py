@@ -82,8 +82,13 @@ def _one_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def fail(message: str, code: ExitCode = ExitCode.BAD_INPUT) -> None:
+def error_line(message: str) -> None:
+    """The one error printer: `fmhactl: error: ...` on stderr, whitespace folded into one line."""
     print(f"fmhactl: error: {_one_line(message, 1000)}", file=sys.stderr)
+
+
+def fail(message: str, code: ExitCode = ExitCode.BAD_INPUT) -> None:
+    error_line(message)
     raise typer.Exit(int(code))
 
 
@@ -106,6 +111,11 @@ def print_json(data: Any) -> None:
     """The one JSON envelope on stdout: every object (or every object of a list) carries
     schema_version (a document that names its own, such as a layout document, keeps it)."""
     _write(json.dumps(_with_schema(data), indent=2, sort_keys=True, default=str) + "\n")
+
+
+def print_json_line(data: dict[str, Any]) -> None:
+    """One compact JSON object per line, flushed as it lands (a streaming sweep), in the same envelope."""
+    _write(json.dumps(_with_schema(data), sort_keys=True, default=str) + "\n")
 
 
 def records(text: str) -> None:

@@ -16,6 +16,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_exceptions
 
 from fmhactl.cli import pipes
+from fmhactl.cli.common import error_line
 from fmhactl.errors import ExitCode
 
 # typer.Abort is the class the installed typer raises whether it vendors click (typer.exceptions.Abort,
@@ -45,13 +46,13 @@ class OneLineErrorGroup(TyperGroup):
         except click_exceptions.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "fmhactl"
             message = " ".join(exc.format_message().split())
-            print(f"fmhactl: error: {where}: {message}", file=sys.stderr)
+            error_line(f"{where}: {message}")
             sys.exit(int(ExitCode.BAD_INPUT))
         except click_exceptions.ClickException as exc:
-            print(f"fmhactl: error: {' '.join(exc.format_message().split())}", file=sys.stderr)
+            error_line(exc.format_message())
             sys.exit(exc.exit_code)
         except _ABORT:
-            print("fmhactl: error: aborted", file=sys.stderr)
+            error_line("aborted")
             sys.exit(int(ExitCode.CHECK_FAILED))
         except OSError as exc:  # a closed pipe while printing help or a usage line
             if not pipes.is_closed_pipe(exc):

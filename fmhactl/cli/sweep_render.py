@@ -5,20 +5,17 @@ Rendering belongs to the CLI (the layering test keeps rich inside cli/ and tui/)
 
 from __future__ import annotations
 
-import json
-import sys
-
+from fmhactl.cli.common import print_json_line
 from fmhactl.services.placement import SweepRun
+
 
 def json_line(row) -> None:
     """One result per line on stdout, flushed as it lands (in config order)."""
-    sys.stdout.write(json.dumps(row.to_dict(), sort_keys=True, default=str) + "\n")
-    sys.stdout.flush()
+    print_json_line(row.to_dict())
 
 
 def summary_json_line(run: SweepRun, closing: str) -> None:
-    sys.stdout.write(json.dumps({"summary": {"closing": closing, **run.to_dict()}}, sort_keys=True) + "\n")
-    sys.stdout.flush()
+    print_json_line({"summary": {"closing": closing, **run.to_dict()}})
 
 
 def print_throughput(console, run: SweepRun) -> None:
