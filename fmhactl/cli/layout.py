@@ -44,12 +44,10 @@ def _need(text: str, what: str) -> int:
 
 
 def _pair(text: str, what: str) -> tuple[int, int]:
-    from fmhactl.services.layout_views import LayoutError
+    from fmhactl.services.layout_views import parse_int_list
 
-    parts = [p for p in text.split(",")]
-    if len(parts) != 2:
-        raise LayoutError(f"{what} takes two numbers A,B; got {text!r}")
-    return _need(parts[0], what), _need(parts[1], what)
+    first, second = parse_int_list(text, what, count=2)
+    return first, second
 
 
 def _choice(value: str, what: str, allowed: tuple[str, ...]) -> str:

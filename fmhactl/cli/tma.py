@@ -22,14 +22,9 @@ def register(app: typer.Typer) -> None:
 
 
 def _ints(text: str | None, what: str) -> list[int] | None:
-    from fmhactl.services.layout_views import LayoutError, parse_int
+    from fmhactl.services.layout_views import parse_int_list
 
-    if text is None:
-        return None
-    if len(text) > 200:
-        raise LayoutError(f"{what}: {text[:20]!r}... is too long (at most 5 numbers)")
-    text = text.strip().strip("{}[]()")
-    return [parse_int(x, what) for x in text.replace(" ", ",").split(",") if x.strip()]
+    return None if text is None else parse_int_list(text, what)
 
 
 @tma_app.command("check")

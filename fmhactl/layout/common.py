@@ -62,3 +62,20 @@ def parse_int(text: str | int, what: str = "value") -> int:
     except ValueError:
         shown = str(text) if len(str(text)) <= 40 else str(text)[:40] + "..."
         raise LayoutError(f"{what}: {shown!r} is not an integer (write 123, 0x7b or 0b1111011)") from None
+
+
+def parse_int_list(text: str, what: str, *, count: int | None = None, most: int = 16) -> list[int]:
+    """The one "A,B" parser of the shells: integers (as parse_int reads them) separated by commas or
+    spaces, optionally inside {}, [] or (). `count`: exactly that many (a pair is count=2); else at most
+    `most`. Every refusal is a LayoutError (exit 2) naming `what`."""
+    if len(text) > 200:
+        raise LayoutError(f"{what}: {text[:20]!r}... is too long (at most {count or most} numbers)")
+    body = text.strip().strip("{}[]()")
+    parts = [x for x in body.replace(" ", ",").split(",") if x.strip()]
+    if count is not None and len(parts) != count:
+        example = ",".join(str(n) for n in (40, 3, 1, 1, 1)[:count])
+        raise LayoutError(f"{what}: write {count} integers separated by a comma, e.g. {example}; got {text!r}")
+    if len(parts) > most:
+        raise LayoutError(f"{what}: {len(parts)} entries; at most {most}")
+    return [parse_int(x, what) for x in parts]
+

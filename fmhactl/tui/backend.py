@@ -38,6 +38,14 @@ def parse_int(text: str | int, what: str) -> int:
     return _parse(text, what)
 
 
+def parse_pair(text: str, what: str) -> tuple[int, int]:
+    """"A,B" (the CLI's parser, fmhactl.layout.common.parse_int_list)."""
+    from fmhactl.services.layout_views import parse_int_list
+
+    first, second = parse_int_list(text, what, count=2)
+    return first, second
+
+
 def _range(value: int, lo: int, hi: int, what: str) -> int:
     if not lo <= value <= hi:
         raise BadInput(f"{what} must be {lo}..{hi}; got {value}")
@@ -417,13 +425,9 @@ class TmaView:
 
 
 def _int_list(text: str, what: str) -> list[int]:
-    body = text.strip().strip("{}[]()")
-    if not body:
-        return []
-    parts = [x for x in body.replace(" ", ",").split(",") if x.strip()]
-    if len(parts) > 16:
-        raise BadInput(f"{what}: {len(parts)} entries; a tensor map has at most 5 dimensions")
-    return [parse_int(x, what) for x in parts]
+    from fmhactl.services.layout_views import parse_int_list
+
+    return parse_int_list(text, what)
 
 
 def tma_params(form: dict[str, str]) -> Any:

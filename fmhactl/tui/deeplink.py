@@ -43,10 +43,7 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def _pair(text: str, what: str) -> tuple[int, int]:
-    parts = [p for p in text.replace(" ", ",").split(",") if p]
-    if len(parts) != 2:
-        raise BadInput(f"{what} {text!r}: write two integers, e.g. 40,3")
-    return backend.parse_int(parts[0], what), backend.parse_int(parts[1], what)
+    return backend.parse_pair(text, what)
 
 
 def build(screen: str, given: dict[str, Any]) -> DeepLink:

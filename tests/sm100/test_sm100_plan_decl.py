@@ -100,8 +100,8 @@ def test_launch_grid_doubles_for_two_passes_over_d():
 
 def test_load_warp_returns_before_any_load_for_a_tile_without_keys():
     """Issue 13 item 1 at the source level (strict emulation proves it on the GPU): in load_warp the
-    n_tiles == 0 return comes before Q's TMA and Q's copy. scripts/device/sm100_issue13.sh removes
-    exactly this block to show strict mode failing without it."""
+    n_tiles == 0 return comes before Q's TMA and Q's copy. Issue 13's device script (sm100_issue13.sh, in git
+    history) removed exactly this block to show strict mode failing without it."""
     import re
 
     from fmhactl import paths

@@ -1,4 +1,4 @@
-"""The M6 checks on a GPU (scripts/device/torch_m6.sh runs the full set and records them).
+"""The M6 checks on a GPU (scripts/device/evidence.sh runs the full set and records them).
 
 Each test runs one check of fmhactl.torch.checks and asserts it passed under FlashAttention's
 error rule; shorter prompt lists than the recorded run keep the file quick.

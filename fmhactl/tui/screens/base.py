@@ -184,7 +184,4 @@ def cycle(values: tuple[Any, ...] | list[Any], current: Any, step: int = 1) -> A
 
 
 def parse_pair(text: str, what: str) -> tuple[int, int]:
-    parts = [p for p in text.replace(" ", ",").split(",") if p]
-    if len(parts) != 2:
-        raise backend.BadInput(f"{what}: write two integers, e.g. 40,3; got {text!r}")
-    return backend.parse_int(parts[0], what), backend.parse_int(parts[1], what)
+    return backend.parse_pair(text, what)
