@@ -1,6 +1,6 @@
 """The B200 cost model of `fmhactl trace`: every number the modeled schedule uses, in ONE table.
 
-No other module holds a hardware number (tests/trace/test_cost_model.py checks it). Each entry
+No other module holds a hardware number (tests/trace/test_cost_model_one_place.py checks it). Each entry
 says where it comes from: a file under /work/shared (reference/*.md, seeds/*.txt), a public NVIDIA
 document, or "estimate" when no source we hold gives it. Estimates are the model's weakest part;
 they are why the stated error band (ERROR_BAND) is wide. Everything computed from this table is
