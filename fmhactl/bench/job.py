@@ -10,6 +10,7 @@ import math
 import statistics
 
 from fmhactl.config import AttnConfig
+from fmhactl.runtime.kernel_job import KernelJob
 
 
 def _torch():
@@ -17,11 +18,11 @@ def _torch():
     return torch
 
 
-def bench_job(executor, job: dict) -> dict:
-    cfg = AttnConfig.from_dict(job["config"])
-    opts = job.get("bench", {})
+def bench_job(executor, job: KernelJob) -> dict:
+    cfg = job.config
+    opts = job.options.get("bench", {})
     warmup, iters = int(opts.get("warmup", 10)), int(opts.get("iters", 50))
-    sets = input_sets(executor, cfg, job["seed"], opts)
+    sets = input_sets(executor, cfg, job.seed, opts)
 
     # only the enqueue is timed: parameters, tensor maps and the SMEM attribute are settled up front
     prepared = {id(s): executor.prepared_launch(job, cfg, *s) for s in sets}

@@ -63,8 +63,8 @@ def run(spec: dict) -> dict:
     driver.synchronize(torch.cuda.current_stream().cuda_stream)
     which = backend()
     return {"ok": True, "mode": mode, "arch": target.arch, "emulated": target.emulated,
-            "source_hash": built.source_hash, "toolchain": built.toolchain, "kernel": job["kernel"],
-            "cubin": job["cubin"], "gpu": info.get("gpu"), "driver": info.get("driver", ""),
+            "source_hash": built.source_hash, "toolchain": built.toolchain, "kernel": job.kernel,
+            "cubin": job.cubin, "gpu": info.get("gpu"), "driver": info.get("driver", ""),
             "cc": info.get("cc"), "sms": info.get("sms"), "launches": total,
             "nvtx_backend": which, "nvtx_include": ncu_include(variant.name, cfg.key, which)}
 

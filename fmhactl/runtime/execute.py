@@ -11,7 +11,8 @@ from pathlib import Path
 from fmhactl.config import AttnConfig
 from fmhactl.runtime import driver
 from fmhactl.runtime.device import sm_count, worker_device_info
-from fmhactl.plans.launch import launch_shape, sm90_persistent
+from fmhactl.runtime.kernel_job import KernelJob
+from fmhactl.plans.launch import sm90_persistent
 from fmhactl.runtime.nvtx_ranges import launch_range
 from fmhactl.runtime.params import make_params
 
@@ -39,12 +40,12 @@ def gpu_info() -> dict:
 TRACE_CAPACITY_ENV = "FMHACTL_TRACE_CAPACITY"  # events; > 0 turns emulator tracing on for every launch
 
 
-def trace_capacity(job: dict) -> int:
+def trace_capacity(job: KernelJob) -> int:
     """Trace buffer size for an emulated launch: the job's (fmhactl trace) or the environment's
     (tracing on under verify, to show it changes no result); 0 (the default) keeps tracing off."""
     import os
 
-    value = job.get("trace_capacity") or os.environ.get(TRACE_CAPACITY_ENV) or 0
+    value = job.options.get("trace_capacity") or os.environ.get(TRACE_CAPACITY_ENV) or 0
     return max(0, int(value))
 
 
@@ -63,23 +64,23 @@ class Executor:
         except Exception:  # noqa: BLE001 - the worker is exiting either way
             pass
 
-    def synchronize(self, job: dict) -> None:
+    def synchronize(self, job: KernelJob) -> None:
         """Wait for the launch; for emulated launches, raise EmulationViolations on broken tcgen05 rules."""
         torch = _torch()
         stream = torch.cuda.current_stream().cuda_stream
         driver.synchronize(stream)
-        if job.get("mode") == "emulated":
-            self._emulation.finish(self._modules[job["cubin"]], stream)
+        if job.emulated:
+            self._emulation.finish(self._modules[job.cubin], stream)
 
     @staticmethod
     def _sm_count() -> int:
         return sm_count(_torch().cuda.current_device())
 
-    def _function(self, job: dict):
-        cubin = job["cubin"]
+    def _function(self, job: KernelJob):
+        cubin = job.cubin
         if cubin not in self._modules:
             self._modules[cubin] = driver.LoadedModule(Path(cubin))
-        return self._modules[cubin].function(job["kernel"])
+        return self._modules[cubin].function(job.kernel)
 
     @staticmethod
     def make_inputs(cfg: AttnConfig, seed: int, heads_first: bool = False):
@@ -110,42 +111,42 @@ class Executor:
         lse.view(torch.int32).fill_(POISON_32)
         return o, lse
 
-    def launch_args(self, job: dict, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
+    def launch_args(self, job: KernelJob, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
                     scale: float | None = None):
         """(function, launch shape, by-value arguments) of one launch on the current stream:
         the parameter block, then the tensor maps for the launchers that take them."""
         torch = _torch()
         fn = self._function(job)
-        shape = launch_shape(job["launcher"], cfg, job["switches"], self._sm_count())
+        shape = job.launch_shape(self._sm_count())
         stream = torch.cuda.current_stream().cuda_stream
         args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints,
                             tile_counter=self.tile_counter(job, stream))]
-        if job["launcher"] == "sm100":
+        if job.launcher == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))
-        elif job["launcher"] == "sm90":
+        elif job.launcher == "sm90":
             args.append(self._sm90_maps(job, cfg, q, k, v, o))
         return fn, shape, args
 
-    def launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
+    def launch(self, job: KernelJob, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
                scale: float | None = None) -> None:
         torch = _torch()
         fn, shape, args = self.launch_args(job, cfg, q, k, v, o, lse, checkpoints=checkpoints, scale=scale)
         stream = torch.cuda.current_stream().cuda_stream
-        if job.get("mode") == "emulated":
+        if job.emulated:
             # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
-            self._emulation.prepare(self._modules[job["cubin"]], shape.grid, stream, int(job.get("seed") or 0),
+            self._emulation.prepare(self._modules[job.cubin], shape.grid, stream, job.seed,
                                     shape.ctas_per_sm, trace_capacity(job))
-        with launch_range(job["variant"], cfg.key):
+        with launch_range(job.variant, cfg.key):
             driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
 
-    def prepared_launch(self, job: dict, cfg: AttnConfig, q, k, v, o, lse):
+    def prepared_launch(self, job: KernelJob, cfg: AttnConfig, q, k, v, o, lse):
         """A zero-argument callable that only enqueues the kernel: parameters, tensor maps and the
         SMEM attribute are settled once, so a timed launch carries no host-side preparation (for
         short kernels that preparation is longer than the kernel and would be timed as idle GPU)."""
         from cuda.bindings import driver as cu
 
         torch = _torch()
-        if job.get("mode") == "emulated":
+        if job.emulated:
             return lambda: self.launch(job, cfg, q, k, v, o, lse)
         fn, shape, args = self.launch_args(job, cfg, q, k, v, o, lse)
         driver.allow_dynamic_smem(fn, shape.dynamic_smem)
@@ -161,13 +162,13 @@ class Executor:
 
         return go
 
-    def tile_counter(self, job: dict, stream: int):
+    def tile_counter(self, job: KernelJob, stream: int):
         """The persistent SM90 kernel's work counter (FmhaParams.tile_counter), one per stream.
 
         It starts at zero and every launch leaves it at zero (the last CTA resets it), so launches
         ordered on one stream share it without a memset in between; two streams sharing one would
         race, hence one per stream. None for kernels that do not claim tiles."""
-        if job["launcher"] != "sm90" or not sm90_persistent(job["switches"]):
+        if job.launcher != "sm90" or not sm90_persistent(job.switches):
             return None
         torch = _torch()
         counters = self.__dict__.setdefault("_tile_counters", {})
@@ -177,28 +178,26 @@ class Executor:
         return counters[key]
 
     @staticmethod
-    def _tma_maps(job: dict, cfg: AttnConfig, q, k, v):
+    def _tma_maps(job: KernelJob, cfg: AttnConfig, q, k, v):
         """The SM100 kernel's second parameter: real tensor maps for TMA variants, zeros otherwise.
         The boxes follow the entry's plan (BlockN keys per K/V tile)."""
-        from fmhactl.plans.launch import sm100_plan
         from fmhactl.runtime.tma_maps import FmhaTmaMaps, fmha_maps
 
-        if not int(job["switches"].get("FMHA_LOAD_TMA", 0)):
+        if not int(job.switches.get("FMHA_LOAD_TMA", 0)):
             return FmhaTmaMaps()
-        plan = sm100_plan(cfg, job["switches"])
+        plan = job.tile_plan
         return fmha_maps(q, k, v, plan.block_m, plan.block_n)
 
-    def _sm90_maps(self, job: dict, cfg: AttnConfig, q, k, v, o):
+    def _sm90_maps(self, job: KernelJob, cfg: AttnConfig, q, k, v, o):
         """The SM90 kernel's second parameter: TMA maps for the Q/K/V loads and the O store.
 
         Encoding four maps costs far more host time than a small launch takes on the GPU, so
         maps are cached by everything they encode (addresses, shapes, strides, dtype, boxes);
         bench rotates over a fixed set of input buffers and hits the cache after one pass.
         """
-        from fmhactl.plans.launch import sm90_plan
         from fmhactl.runtime.tma_maps import sm90_maps
 
-        plan = sm90_plan(cfg, job["switches"])
+        plan = job.tile_plan
         key = (plan.block_m, plan.block_n, str(q.dtype)) + tuple(
             (t.data_ptr(), tuple(t.shape), tuple(t.stride())) for t in (q, k, v, o))
         cache = self.__dict__.setdefault("_sm90_map_cache", {})
@@ -208,11 +207,11 @@ class Executor:
             cache[key] = sm90_maps(q, k, v, o, plan.block_m, plan.block_n)
         return cache[key]
 
-    def run(self, job: dict) -> dict:
+    def run(self, job: KernelJob) -> dict:
         """One launch with no reference: did it finish, write every element, produce NaNs?"""
         torch = _torch()
-        cfg = AttnConfig.from_dict(job["config"])
-        q, k, v = self.make_inputs(cfg, job["seed"])
+        cfg = job.config
+        q, k, v = self.make_inputs(cfg, job.seed)
         o, lse = self.poisoned_outputs(cfg)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
@@ -225,28 +224,28 @@ class Executor:
         metrics = {"elapsed_ms": start.elapsed_time(end), "unwritten": unwritten, "lse_unwritten": lse_unwritten,
                    "nan": int(torch.isnan(values).sum().item()) - unwritten,
                    "out_abs_max": float(values.nan_to_num(0.0).abs().max().item())}
-        if job.get("trace_out") and job.get("mode") == "emulated":
+        if job.options.get("trace_out") and job.emulated:
             from fmhactl.runtime.trace_raw import write_raw
 
-            events, dropped = self._emulation.trace_events(self._modules[job["cubin"]])
-            write_raw(Path(job["trace_out"]), events)
+            events, dropped = self._emulation.trace_events(self._modules[job.cubin])
+            write_raw(Path(job.options["trace_out"]), events)
             metrics.update(trace_events=len(events), trace_dropped=dropped)
         return {"status": "OK" if unwritten == 0 and lse_unwritten == 0 else "FAIL", "metrics": metrics}
 
-    def dump(self, job: dict) -> dict:
+    def dump(self, job: KernelJob) -> dict:
         """Run a checkpoint build once and compare one checkpoint with its expected value."""
         from fmhactl.runtime import checkpoints as ckpt
         from fmhactl.runtime.params import make_params as _params
 
         torch = _torch()
-        cfg = AttnConfig.from_dict(job["config"])
-        q, k, v = self.make_inputs(cfg, job["seed"])
+        cfg = job.config
+        q, k, v = self.make_inputs(cfg, job.seed)
         o, lse = self.poisoned_outputs(cfg)
         layout = ckpt.CheckpointLayout(cfg.head_dim)
         buffer = torch.full((layout.nbytes,), 0xFF, dtype=torch.uint8, device="cuda")
         self.launch(job, cfg, q, k, v, o, lse, checkpoints=buffer)
         self.synchronize(job)
-        at = job["at"]
+        at = job.options["at"]
         names = list(ckpt.CHECKPOINTS) + ["end"]
         raw = buffer[layout.offsets[at]:layout.offsets[names[names.index(at) + 1]]]
         scale_log2 = _params(cfg, q, k, v, o, lse).scale_log2
@@ -258,20 +257,20 @@ class Executor:
         report = ckpt.compare(at, got, want, cfg.head_dim)
         if "first_lane" in report:
             report["window"] = ckpt.window(got, want, report["first_lane"], report["first_column"])
-        if job.get("out"):  # `fmhactl dump --out FILE`: the whole checkpoint, for `fmhactl tui`
+        if job.options.get("out"):  # `fmhactl dump --out FILE`: the whole checkpoint, for `fmhactl tui`
             from fmhactl.runtime.dumpfile import write_from_worker
 
-            write_from_worker(job["out"], {**job, "config_key": cfg.key}, at, got, want, report, cfg.head_dim,
+            write_from_worker(job.options["out"], {**job.to_dict(), "config_key": cfg.key}, at, got, want, report, cfg.head_dim,
                               cfg.dtype)
-            report["out"] = job["out"]
+            report["out"] = job.options["out"]
         return {"status": "PASS" if report["mismatches"] == 0 else "FAIL", "metrics": report}
 
-    def tmem_sharing(self, job: dict) -> dict:
+    def tmem_sharing(self, job: KernelJob) -> dict:
         """Strict emulation: the residency the launch planned beside what the emulator's per-SM TMEM
         pools saw (most CTAs that held TMEM on one SM at once, allocs that waited)."""
-        if job.get("mode") != "emulated":
+        if not job.emulated:
             return {}
-        cfg = AttnConfig.from_dict(job["config"])
-        stats = self._emulation.stats(self._modules[job["cubin"]])
-        return {"tmem_pools": {"planned_ctas_per_sm": launch_shape(job["launcher"], cfg, job["switches"]).ctas_per_sm,
+        cfg = job.config
+        stats = self._emulation.stats(self._modules[job.cubin])
+        return {"tmem_pools": {"planned_ctas_per_sm": job.launch_shape(None).ctas_per_sm,
                                **stats}}

@@ -1,4 +1,5 @@
-"""Turning (variant, build, config) into the job a worker runs, and its reply into a stored row."""
+"""Turning (variant, build, config) into the job a worker runs (a KernelJob, fmhactl/runtime/kernel_job.py),
+and its reply into a stored row."""
 
 from __future__ import annotations
 
@@ -10,16 +11,16 @@ from fmhactl.build.entry import build
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
 from fmhactl.registry import Variant
+from fmhactl.runtime.kernel_job import KernelJob
 from fmhactl.results.store import ResultRow
 from fmhactl.runtime.modes import plan
 
 
 def make_job(op: str, variant: Variant, build: BuildResult, cfg: AttnConfig, seed: int,
-             mode: str, **extra: object) -> dict:
-    return {"op": op, "variant": variant.name, "kernel": variant.entry(cfg.dtype, cfg.head_dim),
-            "cubin": str(build.cubin_path), "launcher": variant.launcher,
-            "switches": dict(variant.switches), "config": cfg.to_dict(), "seed": seed,
-            "mode": mode, **extra}
+             mode: str, **options: object) -> KernelJob:
+    return KernelJob(op=op, variant=variant.name, kernel=variant.entry(cfg.dtype, cfg.head_dim),
+                     cubin=str(build.cubin_path), launcher=variant.launcher, switches=dict(variant.switches),
+                     config=cfg, seed=seed, mode=mode, options=dict(options))
 
 
 def row_from_reply(kind: str, variant: Variant, build: BuildResult | None, arch: str, mode: str,

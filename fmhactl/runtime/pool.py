@@ -12,6 +12,7 @@ import tempfile
 import time
 
 from fmhactl.errors import MissingEnvironment
+from fmhactl.runtime.kernel_job import KernelJob
 
 STARTUP_TIMEOUT_S = 180.0
 
@@ -66,13 +67,15 @@ class KernelWorker:
             return self.start()
         return self.info
 
-    def run(self, job: dict) -> dict:
+    def run(self, job: KernelJob | dict) -> dict:
+        """One job: a KernelJob (its wire form, `to_dict`, is what the worker reads back as the same
+        record) or a control message of the CPU worker (build, selftest, cubin_sha256) as a dict."""
         self.ensure_started()
         assert self._proc is not None and self._proc.stdin is not None
         self._next_id += 1
-        job = dict(job, id=self._next_id)
+        wire = dict(job if isinstance(job, dict) else job.to_dict(), id=self._next_id)
         try:
-            self._proc.stdin.write((json.dumps(job) + "\n").encode())
+            self._proc.stdin.write((json.dumps(wire) + "\n").encode())
             self._proc.stdin.flush()
             reply = self._read_line(self.timeout_s)
         except TimeoutError:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from fmhactl.config import AttnConfig
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
-from fmhactl.runtime.jobs import build_for_gpu, fresh_seed, make_job, require_supported, row_from_reply
+from fmhactl.runtime.jobs import build_for_gpu, fresh_seed, make_job, row_from_reply
 from fmhactl.runtime.pool import KernelWorker
 
 
 def run_single(op: str, variant: Variant, cfg: AttnConfig, *, store: ResultStore, timeout_s: float,
                seed: int | None, built_variant: Variant | None = None, **extra: object) -> ResultRow:
-    """Run `op` with `built_variant` (default: the variant itself) and record it under `variant`."""
-    require_supported(variant, [cfg])
+    """Run `op` with `built_variant` (default: the variant itself) and record it under `variant`.
+    The caller has checked that the variant runs `cfg` (require_supported, once, before any work)."""
     seed = fresh_seed(seed)
     built_variant = built_variant or variant
     with KernelWorker(timeout_s) as worker:

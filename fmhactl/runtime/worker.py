@@ -85,20 +85,24 @@ def _serve(executor, reply) -> None:
     """Answer jobs until stdin closes, or until a fault has poisoned the CUDA context."""
     from fmhactl.runtime.emulation import EmulationViolations
 
+    from fmhactl.runtime.kernel_job import KernelJob
+
     for line in sys.stdin:
         if not line.strip():
             continue
-        job = json.loads(line)
+        message = json.loads(line)
+        job_id = message.get("id")
         try:
-            reply({"id": job.get("id"), **_handler(executor, job["op"])(job)})
+            job = KernelJob.from_dict(message)
+            reply({"id": job_id, **_handler(executor, job.op)(job)})
         except EmulationViolations as exc:  # the kernel ran to the end but broke tcgen05 rules
-            reply({"id": job.get("id"), "status": "FAIL", "error": str(exc).splitlines()[0],
+            reply({"id": job_id, "status": "FAIL", "error": str(exc).splitlines()[0],
                    "metrics": {"violations": [str(v) for v in exc.violations]}})
         except Exception as exc:  # noqa: BLE001
             if _is_fatal_cuda_error(exc):
-                reply({"id": job.get("id"), "status": "CRASH", "error": str(exc).splitlines()[0], "fatal": True})
+                reply({"id": job_id, "status": "CRASH", "error": str(exc).splitlines()[0], "fatal": True})
                 return
-            reply({"id": job.get("id"), "status": "ERROR", "error": f"{type(exc).__name__}: {exc}",
+            reply({"id": job_id, "status": "ERROR", "error": f"{type(exc).__name__}: {exc}",
                    "traceback": traceback.format_exc(limit=5)})
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from fmhactl import paths
 from fmhactl.errors import BadInput, MissingEnvironment
+from fmhactl.runtime.kernel_job import KernelJob
 from fmhactl.sweep.scheduler import Backend, Slot, SlotLost
 
 START_TIMEOUT_S = 300.0
@@ -138,9 +139,10 @@ class RaySlot(Slot):
     def placement(self) -> dict:
         return dict(self.hello.get("placement", {}))
 
-    def run(self, job: dict) -> dict:
+    def run(self, job: KernelJob | dict) -> dict:
         ray = _ray()
         blobs = {}
+        job = job if isinstance(job, dict) else job.to_dict()  # its wire form: the actor ships it on
         if "cubin" in job:
             sha, ref = self.backend.ship(Path(job["cubin"]))
             job = {**job, "cubin_sha256": sha}

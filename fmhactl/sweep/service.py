@@ -15,7 +15,7 @@ from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
-from fmhactl.runtime.jobs import fresh_seed, require_supported
+from fmhactl.runtime.jobs import fresh_seed
 from fmhactl.sweep.devices import LOCAL_RAY, Device, cpu_slots, parse_gpus, select_gpus
 from fmhactl.sweep.scheduler import Backend, SweepRun, run_sweep
 from fmhactl.sweep.tasks import SELFTEST_VARIANTS, BuildMemo, KernelTask, SelftestTask
@@ -115,8 +115,7 @@ def sweep_bench(variant: Variant, configs: Sequence[AttnConfig], *, store: Resul
     """Bench configs across devices; each device's one worker times one kernel at a time."""
     if warmup < 0 or iters < 1:
         raise BadInput("--warmup must be >= 0 and --iters >= 1")
-    require_supported(variant, configs)
-    session = new_session_id()
+    session = new_session_id()  # every config was checked by services.bench (require_supported)
     extra = {"bench": {"warmup": warmup, "iters": iters, "baselines": list(baselines)}}
     tasks = kernel_tasks("bench", [variant], configs, seed=fresh_seed(seed), session=session, extra=extra)
     backend = backend or gpu_backend(placement, timeout_s)

@@ -14,6 +14,7 @@ import functools
 import threading
 
 from fmhactl.config import AttnConfig
+from fmhactl.runtime.kernel_job import KernelJob
 from fmhactl.registry import Variant, load_registry
 from fmhactl.torch.backends import Backend
 
@@ -50,10 +51,12 @@ def cubin_for(backend: Backend) -> str:
         return _builds[key]
 
 
-def job_for(backend: Backend, cfg: AttnConfig) -> dict:
+def job_for(backend: Backend, cfg: AttnConfig) -> KernelJob:
+    """The in-process launch's job (the same record the worker gets; no seed: the op's inputs are given)."""
     variant = registry()[backend.variant]
-    return {"variant": variant.name, "cubin": cubin_for(backend), "kernel": variant.entry(cfg.dtype, cfg.head_dim),
-            "launcher": variant.launcher, "switches": dict(variant.switches), "mode": backend.mode}
+    return KernelJob(op="run", variant=variant.name, kernel=variant.entry(cfg.dtype, cfg.head_dim),
+                     cubin=cubin_for(backend), launcher=variant.launcher, switches=dict(variant.switches), config=cfg,
+                     seed=0, mode=backend.mode)
 
 
 def launch(backend: Backend, cfg: AttnConfig, q, k, v, o, lse, scale: float, device_index: int) -> None:

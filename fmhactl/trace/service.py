@@ -106,10 +106,12 @@ def record_trace(variant_name: str, cfg: AttnConfig, *, timeout_s: float, seed: 
     """One strict-emulated launch with tracing on; the raw events (GPU, in the worker)."""
     from fmhactl.registry import get_variant
     from fmhactl.results.store import ResultStore
+    from fmhactl.runtime.jobs import require_supported
     from fmhactl.runtime.single import run_single
 
     check_shape(cfg)
     variant = get_variant(variant_name)
+    require_supported(variant, [cfg])
     with tempfile.TemporaryDirectory(prefix="fmhactl-trace-") as tmp:
         out = Path(tmp) / "events.bin"
         with ResultStore() as store:

@@ -8,6 +8,10 @@ from typing import Any
 
 from fmhactl.errors import BadInput
 from fmhactl.tui import backend
+from fmhactl.tui.views import descriptors as descriptors_views
+from fmhactl.tui.views import mapping as mapping_views
+from fmhactl.tui.views import smem as smem_views
+from fmhactl.tui.views import tmem as tmem_views
 
 SCREENS = ("tmem", "accum", "smem", "descriptors", "tma", "map", "checkpoints", "results")
 ALIASES = {"accumulator": "accum", "desc": "descriptors", "descriptor": "descriptors", "idesc": "descriptors",
@@ -73,49 +77,49 @@ def build(screen: str, given: dict[str, Any]) -> DeepLink:
             o["head_dim"] = given["head_dim"]
         probe = {k: o[k] for k in ("shape", "num", "warp", "pack", "lane_base", "col_base") if k in o}
         if not o.get("plan"):
-            backend.tmem_view(**probe)
+            tmem_views.tmem_view(**probe)
         else:
-            backend.tmem_plan(o["variant"], o.get("head_dim", 128))
+            tmem_views.tmem_plan(o["variant"], o.get("head_dim", 128))
     elif name == "accum":
         o.update({k: given[k] for k in ("m", "n", "cta_group") if k in given})
         if "dtmem" in given:
             o["col"] = backend.parse_int(given["dtmem"], "--dtmem") & 0xFFFF
-        backend.accum_view(o.get("m", 128), o.get("n", 64), o.get("cta_group", 1), o.get("col", 0))
+        tmem_views.accum_view(o.get("m", 128), o.get("n", 64), o.get("cta_group", 1), o.get("col", 0))
     elif name == "smem":
         o.update({k: given[k] for k in ("major", "swizzle", "rows", "cols", "dtype", "kb") if k in given})
         for key in ("lbo", "sbo", "base"):
             if key in given:
                 o[key] = backend.parse_int(given[key], f"--{key}")
         if "desc" in given:
-            o["descriptor"] = backend.parse_descriptor_text("smem", given["desc"])
+            o["descriptor"] = descriptors_views.parse_descriptor_text("smem", given["desc"])
         if "element" in given:
             o["element"] = _pair(given["element"], "--element")
-        view = backend.smem_view(**{k: v for k, v in o.items()})
+        view = smem_views.smem_view(**{k: v for k, v in o.items()})
         if "element" in o:
-            backend.smem_element_cell(view, *o["element"])
+            smem_views.smem_element_cell(view, *o["element"])
     elif name == "descriptors":
         kind = str(g("kind", "idesc"))
         o["kind"] = kind
         if "value" in given:
             o["value"] = given["value"]
-            backend.descriptor_view(kind, backend.parse_descriptor_text(kind, given["value"]))
+            descriptors_views.descriptor_view(kind, descriptors_views.parse_descriptor_text(kind, given["value"]))
         if "major" in given:
             o["major"] = given["major"]
     elif name == "tma":
         o.update({k: str(v) for k, v in given.items()})
-        form = {key: default for key, _, default in backend.TMA_FIELDS}
+        form = {key: default for key, _, default in descriptors_views.TMA_FIELDS}
         form.update(o)
-        backend.tma_params(form)
+        descriptors_views.tma_params(form)
     elif name == "map":
         if "src" in given or "dst" in given:
-            o.update(backend.map_specs(str(g("src", "tmem:32x32b:num=8")), str(g("dst", "smem:K:128B"))))
+            o.update(mapping_views.map_specs(str(g("src", "tmem:32x32b:num=8")), str(g("dst", "smem:K:128B"))))
         o.update({k: given[k] for k in ("m", "n", "dtype") if k in given})
-        backend.map_view(**o)
+        mapping_views.map_view(**o)
     elif name == "checkpoints":
         o["dump"] = str(given["dump"]) if "dump" in given else None
         if o["dump"] is not None:
             try:
-                backend.load_dump_view(o["dump"])  # checked before the app starts, like any input
+                mapping_views.load_dump_view(o["dump"])  # checked before the app starts, like any input
             except BadInput as exc:
                 raise BadInput(f"--dump: {exc}") from None
     elif name == "results":

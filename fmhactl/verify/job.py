@@ -6,27 +6,27 @@ runtime never imports the verification code.
 
 from __future__ import annotations
 
-from fmhactl.config import AttnConfig
+from fmhactl.runtime.kernel_job import KernelJob
 from fmhactl.verify.compare import compare
 from fmhactl.verify.reference import attention as reference_attention
 
 
-def verify_job(executor, job: dict) -> dict:
+def verify_job(executor, job: KernelJob) -> dict:
     import torch
 
-    cfg = AttnConfig.from_dict(job["config"])
-    layout = job.get("layout", "bthd")
-    q, k, v = executor.make_inputs(cfg, job["seed"], heads_first=layout == "bhtd")
+    cfg = job.config
+    layout = job.options.get("layout", "bthd")
+    q, k, v = executor.make_inputs(cfg, job.seed, heads_first=layout == "bhtd")
     o, lse = executor.poisoned_outputs(cfg)
     executor.launch(job, cfg, q, k, v, o, lse)
     executor.synchronize(job)
     ref32, lse32 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float32)
     ref_low, _ = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=q.dtype)
     _, lse64 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float64)
-    if job["launcher"] == "sm100":
+    if job.launcher == "sm100":
         block_m, warp_rows, quarters = 128, 32, True
     else:
-        block_m, quarters = int(job["switches"].get("FMHA_BLOCK_M", 0)), False
+        block_m, quarters = int(job.switches.get("FMHA_BLOCK_M", 0)), False
         warp_rows = block_m // 4
     result = compare(o, lse, ref32, ref_low, lse64, lse32, block_m=block_m, warp_rows=warp_rows,
                      lane_quarters=quarters)

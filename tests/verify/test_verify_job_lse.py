@@ -11,6 +11,7 @@ torch = pytest.importorskip("torch")
 
 from fmhactl.config import AttnConfig, parse_shape  # noqa: E402
 from fmhactl.runtime.execute import POISON_16, POISON_32  # noqa: E402
+from fmhactl.runtime.kernel_job import KernelJob  # noqa: E402
 from fmhactl.verify.job import verify_job  # noqa: E402
 from fmhactl.verify.reference import attention  # noqa: E402
 
@@ -52,9 +53,10 @@ class CpuKernel:
         return {}
 
 
-def _job(shape: str) -> dict:
+def _job(shape: str) -> KernelJob:
     cfg = parse_shape(shape)
-    return {"config": cfg.to_dict(), "seed": 7, "layout": "bthd", "launcher": "sm100", "switches": {}}
+    return KernelJob(op="verify", variant="cpu", kernel="cpu", cubin="", launcher="sm100", switches={}, config=cfg,
+                     seed=7, mode="native", options={"layout": "bthd"})
 
 
 def _set_row(value):

@@ -8,6 +8,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from fmhactl.tui import backend
+from fmhactl.tui.views import tmem as tmem_views
 from fmhactl.tui.screens.base import Page, cycle, parse_pair
 from fmhactl.tui.widgets.cellgrid import CellGrid
 
@@ -30,7 +31,7 @@ class AccumPage(Page):
 
     def __init__(self, options: dict | None = None) -> None:
         super().__init__({"m": 128, "n": 64, "cta_group": 1, "col": 0, **(options or {})})
-        self.view: backend.AccumView | None = None
+        self.view: tmem_views.AccumView | None = None
         self.row: int | None = None
 
     def compose(self) -> ComposeResult:
@@ -52,7 +53,7 @@ class AccumPage(Page):
         self.query_one("#accum-controls", Static).update(
             f"M [b]{o['m']}[/] (m)  N [b]{o['n']}[/] (n/N/e)  cta_group::[b]{o['cta_group']}[/] (a)  "
             f"d-tmem column [b]{o['col']}[/] (c)  t: highlight row  f: find D[m][n]")
-        view = backend.accum_view(o["m"], o["n"], o["cta_group"], o["col"])
+        view = tmem_views.accum_view(o["m"], o["n"], o["cta_group"], o["col"])
         self.view = view
         self.query_one("#accum-lines", Static).update(Text("\n".join(view.lines)))
         self.grid.show(view.grid)
@@ -93,6 +94,6 @@ class AccumPage(Page):
         def go(text: str) -> None:
             m, n = parse_pair(text, "m,n")
             assert self.view is not None
-            self.grid.move_to(*backend.accum_cell(self.view, m, n))
+            self.grid.move_to(*tmem_views.accum_cell(self.view, m, n))
 
         self.ask("find D[m][n]: m,n", "0,0", go)

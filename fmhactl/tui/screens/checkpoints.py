@@ -13,7 +13,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from fmhactl.tui import backend
+from fmhactl.tui.views import mapping as mapping_views
+from fmhactl.tui.views import smem as smem_views
 from fmhactl.tui.screens.base import Page
 from fmhactl.tui.widgets.cellgrid import CellGrid
 
@@ -38,7 +39,7 @@ class CheckpointsPage(Page):
 
     def __init__(self, options: dict | None = None) -> None:
         super().__init__({"dump": None, **(options or {})})
-        self.view: backend.DumpView | None = None
+        self.view: mapping_views.DumpView | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("no dump open: press o and give the file from `fmhactl dump ... --out FILE`", id="ckpt-lines")
@@ -60,7 +61,7 @@ class CheckpointsPage(Page):
         path = self.options.get("dump")
         if not path:
             return
-        view = backend.load_dump_view(path)
+        view = mapping_views.load_dump_view(path)
         self.view = view
         self.query_one("#ckpt-lines", Static).update(Text("\n".join(view.lines)))
         self.grid.show(view.heat, keep_cursor=False)
@@ -117,13 +118,13 @@ class CheckpointsPage(Page):
         if self.view.space == "tmem":
             page = app.show_page("tmem")  # type: ignore[attr-defined]
             page.thread = None
-            page.set_options(**backend.tmem_jump_options(row, col))
+            page.set_options(**mapping_views.tmem_jump_options(row, col))
             page.grid.move_to(row, col)
         else:
             page = app.show_page("smem")  # type: ignore[attr-defined]
-            page.set_options(**backend.smem_jump_options(self.view.smem_layout, len(self.view.got),
+            page.set_options(**mapping_views.smem_jump_options(self.view.smem_layout, len(self.view.got),
                                                          len(self.view.got[0]), row, col))
-            page.guard(lambda: page.grid.move_to(*backend.smem_element_cell(page.view, row, col)))
+            page.guard(lambda: page.grid.move_to(*smem_views.smem_element_cell(page.view, row, col)))
 
     def focus_main(self) -> None:
         self.grid.focus()

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.widgets import Input, Static
 
 from fmhactl.tui import backend
+from fmhactl.tui.views import descriptors as descriptors_views
 from fmhactl.tui.screens.base import Page, cycle, problems_text
 from fmhactl.tui.widgets.fieldtable import FieldTable
 
@@ -42,7 +43,7 @@ class DescriptorsPage(Page):
         if o["value"] is None:
             o["value"] = EXAMPLES[o["kind"]] if o["kind"] in EXAMPLES else ""
         super().__init__(o)
-        self.view: backend.DescriptorView | None = None
+        self.view: descriptors_views.DescriptorView | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="controls", id="desc-controls")
@@ -66,8 +67,8 @@ class DescriptorsPage(Page):
             + (f"  operand major [b]{o['major'] or 'unknown'}[/] (ctrl+o)" if o["kind"] == "smem" else "")
             + "  tab: fields, Enter/e: edit")
         try:
-            value = backend.parse_descriptor_text(o["kind"], str(o["value"]))
-            view = backend.descriptor_view(o["kind"], value, o["major"])
+            value = descriptors_views.parse_descriptor_text(o["kind"], str(o["value"]))
+            view = descriptors_views.descriptor_view(o["kind"], value, o["major"])
         except backend.FmhactlError as exc:
             # The hex box is the truth: no verdict of an older value beside text that says otherwise.
             self.query_one("#desc-verdict", Static).update(Text(f"NOT DECODED: {exc}", style="bold red"))
@@ -101,7 +102,7 @@ class DescriptorsPage(Page):
         kind, value = self.options["kind"], self.view.value
 
         def apply() -> None:
-            new = backend.set_descriptor_field(kind, value, event.index, event.text)
+            new = descriptors_views.set_descriptor_field(kind, value, event.index, event.text)
             self.hex_input.value = f"0x{new:0{self.view.bits // 4 if self.view else 16}x}"  # Changed -> decode
 
         self.guard(apply)

@@ -11,6 +11,8 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from fmhactl.tui import backend
+from fmhactl.tui.views import mapping as mapping_views
+from fmhactl.tui.views import tmem as tmem_views
 from fmhactl.tui.screens.base import Page, cycle, parse_pair
 from fmhactl.tui.widgets.cellgrid import CellGrid
 
@@ -41,7 +43,7 @@ class MapPage(Page):
         defaults = {"shape": "32x32b", "num": 8, "major": "K", "swizzle": "128B", "m": 128, "n": 128,
                     "dtype": "bf16", "to_tmem": False}
         super().__init__({**defaults, **(options or {})})
-        self.view: backend.MapView | None = None
+        self.view: mapping_views.MapView | None = None
         self.thread: int | None = None
 
     def compose(self) -> ComposeResult:
@@ -65,7 +67,7 @@ class MapPage(Page):
 
     def refresh_view(self) -> None:
         o = self.options
-        view = backend.map_view(o["shape"], o["num"], o["major"], o["swizzle"], o["m"], o["n"], o["dtype"],
+        view = mapping_views.map_view(o["shape"], o["num"], o["major"], o["swizzle"], o["m"], o["n"], o["dtype"],
                                 o["to_tmem"])
         self.view = view
         dest = "TMEM (TS)" if o["to_tmem"] else f"smem {o['major']}-major {o['swizzle']}"
@@ -86,7 +88,7 @@ class MapPage(Page):
         key = self.src.cursor_key()
         cell = self.view.tmem_grid.cell(*key) if key else None
         lines = [("S side: " + cell.detail) if cell else "S side: -",
-                 backend.map_p_side(self.view, key) if key else "P side: -"]
+                 mapping_views.map_p_side(self.view, key) if key else "P side: -"]
         if self.thread is not None:
             lines.append(f"thread {self.thread} highlighted on both sides")
         lines += self.view.store_lines[:3]
@@ -136,7 +138,7 @@ class MapPage(Page):
     def action_find(self) -> None:
         def go(text: str) -> None:
             m, n = parse_pair(text, "m,n")
-            self.src.move_to(*backend.s_cell(self.options["m"], m, n))
+            self.src.move_to(*tmem_views.s_cell(self.options["m"], m, n))
 
         self.ask("find S[m][n]: m,n", "0,0", go)
 

@@ -11,6 +11,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from fmhactl.tui import backend
+from fmhactl.tui.views import descriptors as descriptors_views
+from fmhactl.tui.views import smem as smem_views
 from fmhactl.tui.screens.base import Page, cycle, parse_pair, problems_text
 from fmhactl.tui.widgets.cellgrid import CellGrid
 from fmhactl.tui.widgets.fieldtable import FieldTable
@@ -48,7 +50,7 @@ class SmemPage(Page):
                     "lbo": None, "sbo": None, "kb": 0, "descriptor": None, "row_expr": "t", "k_expr": "0",
                     "vec": 16, "pattern": "expr", "element": None}
         super().__init__({**defaults, **(options or {})})
-        self.view: backend.SmemView | None = None
+        self.view: smem_views.SmemView | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="controls", id="smem-controls")
@@ -66,7 +68,7 @@ class SmemPage(Page):
         self.update_view()
         element = self.options.get("element")
         if element is not None and self.view is not None:
-            self.guard(lambda: self.grid.move_to(*backend.smem_element_cell(self.view, *element)))
+            self.guard(lambda: self.grid.move_to(*smem_views.smem_element_cell(self.view, *element)))
 
     @property
     def grid(self) -> CellGrid:
@@ -74,7 +76,7 @@ class SmemPage(Page):
 
     def refresh_view(self) -> None:
         o = self.options
-        view = backend.smem_view(o["major"], o["swizzle"], o["dtype"], o["rows"], o["cols"], o["base"], o["lbo"],
+        view = smem_views.smem_view(o["major"], o["swizzle"], o["dtype"], o["rows"], o["cols"], o["base"], o["lbo"],
                                  o["sbo"], o["kb"], o["descriptor"], o["row_expr"], o["k_expr"], o["vec"],
                                  o["pattern"], o["element"])
         self.view = view
@@ -82,7 +84,7 @@ class SmemPage(Page):
             f"[b]{o['major']}[/]-major (m)  swizzle [b]{o['swizzle']}[/] (s)  [b]{o['dtype']}[/] (d)  "
             f"[b]{o['rows']}x{o['cols']}[/] (z)  k-block [b]{view.kb}[/] ([ ])  e: edit descriptor  a: access")
         self.grid.show(view.grid)
-        fields = backend.descriptor_view("smem", view.descriptor, view.tile.layout.major)
+        fields = descriptors_views.descriptor_view("smem", view.descriptor, view.tile.layout.major)
         self.query_one("#smem-fields", FieldTable).show(fields.fields)
         self.query_one("#smem-desc-report", Static).update(Text("\n".join(view.descriptor_report)))
         self.query_one("#smem-desc-problems", Static).update(
@@ -103,7 +105,7 @@ class SmemPage(Page):
     def on_field_table_edited(self, event: FieldTable.Edited) -> None:
         assert self.view is not None
         value = self.view.descriptor
-        self.guard(lambda: self.set_options(descriptor=backend.set_descriptor_field("smem", value, event.index,
+        self.guard(lambda: self.set_options(descriptor=descriptors_views.set_descriptor_field("smem", value, event.index,
                                                                                     event.text)))
 
     # ---- actions ----------------------------------------------------------------------------
@@ -156,7 +158,7 @@ class SmemPage(Page):
             row, k = parse_pair(text, "row,k")
             self.set_options(element=(row, k))  # the header names its byte and bank
             if self.view is not None and self.options["element"] == (row, k):
-                self.grid.move_to(*backend.smem_element_cell(self.view, row, k))
+                self.grid.move_to(*smem_views.smem_element_cell(self.view, row, k))
 
         self.ask("find element row,k", "0,0", go)
 

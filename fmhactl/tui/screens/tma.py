@@ -11,6 +11,7 @@ from textual.containers import Grid
 from textual.widgets import DataTable, Input, Label, Static
 
 from fmhactl.tui import backend
+from fmhactl.tui.views import descriptors as descriptors_views
 from fmhactl.tui.screens.base import Page
 
 STATUS_STYLE = {"ok": "green", "violated": "bold red", "warning": "yellow", "n/a": "dim"}
@@ -36,14 +37,14 @@ class TmaPage(Page):
     """
 
     def __init__(self, options: dict | None = None) -> None:
-        form = {key: default for key, _, default in backend.TMA_FIELDS}
+        form = {key: default for key, _, default in descriptors_views.TMA_FIELDS}
         form.update({k: str(v) for k, v in (options or {}).items() if k in form and v is not None})
         super().__init__(form)
-        self.view: backend.TmaView | None = None
+        self.view: descriptors_views.TmaView | None = None
 
     def compose(self) -> ComposeResult:
         with Grid(id="tma-form"):
-            for key, label, _ in backend.TMA_FIELDS:
+            for key, label, _ in descriptors_views.TMA_FIELDS:
                 yield Label(key.replace("_", " "))
                 yield Input(str(self.options[key]), id=f"tma-{key}", tooltip=label)
         yield Static("", id="tma-call")
@@ -63,7 +64,7 @@ class TmaPage(Page):
     def refresh_view(self) -> None:
         table = self.query_one("#tma-rules", DataTable)
         try:
-            view = backend.tma_view(self.options)
+            view = descriptors_views.tma_view(self.options)
         except backend.FmhactlError as exc:
             # The form is the truth: no rule table of older values beside fields that say otherwise.
             self.view = None
@@ -108,13 +109,13 @@ class TmaPage(Page):
     @work(thread=True, exclusive=True, group="tma-driver")
     def _ask_driver(self, form: dict[str, str]) -> None:
         try:
-            text = backend.tma_ask_driver(form)
+            text = descriptors_views.tma_ask_driver(form)
         except backend.FmhactlError as exc:
             text = f"driver: {exc}"
         self.app.call_from_thread(self.query_one("#tma-driver", Static).update, text)
 
     def action_preset(self) -> None:
-        for key, _, default in backend.TMA_FIELDS:
+        for key, _, default in descriptors_views.TMA_FIELDS:
             self.query_one(f"#tma-{key}", Input).value = default
 
     def action_form(self) -> None:

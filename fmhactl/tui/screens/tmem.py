@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from fmhactl.tui import backend
+from fmhactl.tui.views import tmem as tmem_views
 from fmhactl.tui.screens.base import Page, cycle, parse_pair
 from fmhactl.tui.widgets.cellgrid import CellGrid
 
@@ -64,7 +65,7 @@ class TmemPage(Page):
         defaults = {"shape": "32x32b", "num": 1, "warp": 0, "lane_base": None, "col_base": 0, "pack": False,
                     "plan": False, "variant": "sm100_tma_s2_tmem", "head_dim": 128, "cell": None}
         super().__init__({**defaults, **(options or {})})
-        self.view: backend.TmemView | None = None
+        self.view: tmem_views.TmemView | None = None
         self.thread: int | None = None
 
     def compose(self) -> ComposeResult:
@@ -95,7 +96,7 @@ class TmemPage(Page):
         if plan_mode:
             self._show_plan()
             return
-        view = backend.tmem_view(o["shape"], o["num"], o["warp"], o["lane_base"], o["col_base"], o["pack"])
+        view = tmem_views.tmem_view(o["shape"], o["num"], o["warp"], o["lane_base"], o["col_base"], o["pack"])
         self.view = view
         lane_base = view.taddr >> 16
         self.query_one("#tmem-controls", Static).update(
@@ -116,7 +117,7 @@ class TmemPage(Page):
 
     def _show_plan(self) -> None:
         o = self.options
-        report = backend.tmem_plan(o["variant"], o["head_dim"])
+        report = tmem_views.tmem_plan(o["variant"], o["head_dim"])
         self.query_one("#tmem-controls", Static).update(
             f"plan of [b]{o['variant']}[/] (v) at head dim [b]{o['head_dim']}[/] (d)   p: back to ld/st")
         self.query_one("#tmem-plan", Static).update(plan_text(report.lines, report.ruler))
@@ -126,9 +127,9 @@ class TmemPage(Page):
         key = self.grid.cursor_key()
         if self.view is None or key is None:
             return
-        lines = backend.tmem_cell_report(self.view, *key)
+        lines = tmem_views.tmem_cell_report(self.view, *key)
         if self.thread is not None:
-            cells = backend.thread_cells(self.view, self.thread)
+            cells = tmem_views.thread_cells(self.view, self.thread)
             lines.append(f"thread {32 * self.view.warp + self.thread} (t{self.thread}) holds {len(cells)} cell(s), "
                          "highlighted in blue")
         info = Text()
@@ -166,7 +167,7 @@ class TmemPage(Page):
         self.focus_main()
 
     def action_variant(self, step: int) -> None:
-        self.guard(lambda: self.set_options(variant=cycle(backend.sm100_variants(), self.options["variant"], step)))
+        self.guard(lambda: self.set_options(variant=cycle(tmem_views.sm100_variants(), self.options["variant"], step)))
 
     def action_head_dim(self) -> None:
         self.ask("head dim", str(self.options["head_dim"]),

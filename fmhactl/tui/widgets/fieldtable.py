@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input
 
-from fmhactl.tui.backend import FieldRow
+from fmhactl.tui.views.descriptors import FieldRow
 
 
 class FieldTable(Vertical):
