@@ -272,5 +272,5 @@ class Executor:
             return {}
         cfg = job.config
         stats = self._emulation.stats(self._modules[job.cubin])
-        return {"tmem_pools": {"planned_ctas_per_sm": job.launch_shape(None).ctas_per_sm,
+        return {"tmem_pools": {"planned_ctas_per_sm": job.launch_shape(self._sm_count()).ctas_per_sm,
                                **stats}}
