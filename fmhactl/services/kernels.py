@@ -79,11 +79,9 @@ class VerifyOutcome:
         return not any(r.status in FAILING for r in self.rows)
 
     def closing_line(self) -> str:
-        c = self.counts
-        line = f"{c.get('PASS', 0)} passed, {c.get('FAIL', 0)} failed"
-        extras = [f"{c[k]} {label}" for k, label in (("UNSUPPORTED", "unsupported"), ("CRASH", "crashed"),
-                                                       ("HANG", "hung"), ("ERROR", "errored")) if c.get(k)]
-        return line + (", " + ", ".join(extras) if extras else "")
+        from fmhactl.verify.sweep import closing_line
+
+        return closing_line(self.counts)
 
 
 def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence[str] | None = None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fmhactl.build.compiler import BuildResult
@@ -17,6 +17,14 @@ from fmhactl.runtime.modes import plan
 from fmhactl.runtime.pool import KernelWorker
 
 FAILING = ("FAIL", "CRASH", "HANG", "ERROR")
+
+
+def closing_line(counts: Mapping[str, int]) -> str:
+    """`7 passed, 0 failed, 1 crashed`: the last line of a verify run (CLI, TUI, scenarios)."""
+    line = f"{counts.get('PASS', 0)} passed, {counts.get('FAIL', 0)} failed"
+    extras = [f"{counts[k]} {label}" for k, label in (("UNSUPPORTED", "unsupported"), ("CRASH", "crashed"),
+                                                        ("HANG", "hung"), ("ERROR", "errored")) if counts.get(k)]
+    return line + (", " + ", ".join(extras) if extras else "")
 
 
 @dataclass
@@ -33,11 +41,7 @@ class SweepSummary:
         return not any(self.counts[s] for s in FAILING)
 
     def closing_line(self) -> str:
-        c = self.counts
-        line = f"{c['PASS']} passed, {c['FAIL']} failed"
-        extras = [f"{c[k]} {label}" for k, label in (("UNSUPPORTED", "unsupported"), ("CRASH", "crashed"),
-                                                       ("HANG", "hung"), ("ERROR", "errored")) if c[k]]
-        return line + (", " + ", ".join(extras) if extras else "")
+        return closing_line(self.counts)
 
 
 def run_verify(variants: Sequence[Variant], configs: Sequence[AttnConfig], *, store: ResultStore,

@@ -1,10 +1,5 @@
 """The Descriptors and TMA screens' views: the field tables of a descriptor word (edit one field),
-and a cuTensorMapEncodeTiled call checked by the model and, on request, the driver.
-
-Each function takes plain values (what a form holds), calls fmhactl.services (the same service the
-CLI calls, with its words from fmhactl.present), raises a one-line BadInput for bad input and
-returns a view record (text and GridModels) that the widgets draw as it is.
-"""
+and a cuTensorMapEncodeTiled call checked by the model and, on request, the driver."""
 
 from __future__ import annotations
 

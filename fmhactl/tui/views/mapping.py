@@ -1,10 +1,5 @@
 """The Map and Checkpoints screens' views: S in TMEM -> P in shared memory (SMEM-P) or TMEM (TS) as two
-linked grids, and a checkpoint dump laid out as an error heat map.
-
-Each function takes plain values (what a form holds), calls fmhactl.services (the same service the
-CLI calls, with its words from fmhactl.present), raises a one-line BadInput for bad input and
-returns a view record (text and GridModels) that the widgets draw as it is.
-"""
+linked grids, and a checkpoint dump laid out as an error heat map."""
 
 from __future__ import annotations
 

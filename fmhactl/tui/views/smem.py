@@ -1,10 +1,5 @@
 """The SMEM screen's view: a shared-memory tile, the descriptor of one MMA k-block and the elements it
-makes the MMA read, and the bank conflicts of an access pattern.
-
-Each function takes plain values (what a form holds), calls fmhactl.services (the same service the
-CLI calls, with its words from fmhactl.present), raises a one-line BadInput for bad input and
-returns a view record (text and GridModels) that the widgets draw as it is.
-"""
+makes the MMA read, and the bank conflicts of an access pattern."""
 
 from __future__ import annotations
 

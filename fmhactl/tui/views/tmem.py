@@ -1,9 +1,4 @@
-"""The TMEM screen's views: one warp's tcgen05.ld/st, an SM100 variant's column plan, the accumulator.
-
-Each function takes plain values (what a form holds), calls fmhactl.services (the same service the
-CLI calls, with its words from fmhactl.present), raises a one-line BadInput for bad input and
-returns a view record (text and GridModels) that the widgets draw as it is.
-"""
+"""The TMEM screen's views: one warp's tcgen05.ld/st, an SM100 variant's column plan, the accumulator."""
 
 from __future__ import annotations
 
