@@ -48,6 +48,15 @@ def trace_capacity(job: dict) -> int:
     return max(0, int(value))
 
 
+def job_launch_shape(job: dict, cfg: AttnConfig, sm: int | None):
+    """The launcher's geometry, or a project variant's own (formulas or hook: fmhactl/project/abi.py)."""
+    if job.get("launch"):
+        from fmhactl.project.abi import project_launch_shape
+
+        return project_launch_shape(job["launch"], cfg, job["switches"], sm)
+    return launch_shape(job["launcher"], cfg, job["switches"], sm)
+
+
 class Executor:
     def __init__(self) -> None:
         from fmhactl.runtime.emulation import EmulationSessions
@@ -116,10 +125,14 @@ class Executor:
         the parameter block, then the tensor maps for the launchers that take them."""
         torch = _torch()
         fn = self._function(job)
-        shape = launch_shape(job["launcher"], cfg, job["switches"], self._sm_count())
+        shape = job_launch_shape(job, cfg, self._sm_count())
         stream = torch.cuda.current_stream().cuda_stream
         args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints,
                             tile_counter=self.tile_counter(job, stream))]
+        if job.get("params"):  # a kernel with its own params struct: the declared field mapping
+            from fmhactl.project.abi import adapt_params
+
+            args = [adapt_params(job["params"], args[0])]
         if job["launcher"] == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))
         elif job["launcher"] == "sm90":
@@ -273,5 +286,5 @@ class Executor:
             return {}
         cfg = AttnConfig.from_dict(job["config"])
         stats = self._emulation.stats(self._modules[job["cubin"]])
-        return {"tmem_pools": {"planned_ctas_per_sm": launch_shape(job["launcher"], cfg, job["switches"]).ctas_per_sm,
+        return {"tmem_pools": {"planned_ctas_per_sm": job_launch_shape(job, cfg, None).ctas_per_sm,
                                **stats}}

@@ -16,10 +16,16 @@ from fmhactl.runtime.modes import plan
 
 def make_job(op: str, variant: Variant, build: BuildResult, cfg: AttnConfig, seed: int,
              mode: str, **extra: object) -> dict:
-    return {"op": op, "variant": variant.name, "kernel": variant.entry(cfg.dtype, cfg.head_dim),
-            "cubin": str(build.cubin_path), "launcher": variant.launcher,
-            "switches": dict(variant.switches), "config": cfg.to_dict(), "seed": seed,
-            "mode": mode, **extra}
+    entry = variant.entry(cfg.dtype, cfg.head_dim)
+    job = {"op": op, "variant": variant.name, "kernel": build.entry_names.get(entry, entry),
+           "cubin": str(build.cubin_path), "launcher": variant.launcher,
+           "switches": dict(variant.switches), "config": cfg.to_dict(), "seed": seed,
+           "mode": mode, **extra}
+    if variant.launch:  # a project variant's own geometry and params layout (fmhactl/project/abi.py)
+        job["launch"] = dict(variant.launch)
+    if variant.params:
+        job["params"] = [dict(f) for f in variant.params]
+    return job
 
 
 def row_from_reply(kind: str, variant: Variant, build: BuildResult | None, arch: str, mode: str,
