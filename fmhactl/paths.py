@@ -20,8 +20,13 @@ def project_root() -> Path:
 
 
 def kernels_dir() -> Path:
-    """The shipped kernel headers (`fmhactl include-dir`): every project's builds search them."""
-    return project_root() / "kernels"
+    """The shipped kernel headers (`fmhactl include-dir`): every project's builds search them.
+    A checkout's kernels/; an installed wheel carries them as fmhactl/kernels (setup.py)."""
+    checkout = project_root() / "kernels"
+    installed = PACKAGE_DIR / "kernels"
+    if not checkout.is_dir() and "FMHACTL_ROOT" not in os.environ and installed.is_dir():
+        return installed
+    return checkout
 
 
 PROJECT_FILE = "fmhactl.toml"

@@ -34,7 +34,7 @@ def use_project(folder: Path | None) -> None:
     its children. None: keep discovery (env, then the working directory upward)."""
     if folder is None:
         found = paths.discover_project()
-        if found is not None:
+        if found is not None and not paths.is_builtin_project(found):
             os.environ[paths.PROJECT_ENV] = str(found)
         return
     text = str(folder)
