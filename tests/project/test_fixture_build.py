@@ -1,0 +1,33 @@
+"""The seeds-style fixture builds unedited: its template kernel is compiled by C++ name (NVRTC name
+expressions) and the job a worker runs carries the lowered symbol, the formulas and the mapping."""
+
+from __future__ import annotations
+
+import pytest
+
+from fmhactl.build.compiler import BuildTarget
+from fmhactl.build.entry import build
+from fmhactl.config import AttnConfig
+from fmhactl.errors import MissingEnvironment
+from fmhactl.registry import load_registry
+from fmhactl.runtime.jobs import make_job
+
+
+def test_fixture_variant_builds_and_its_job_names_the_lowered_entry(seeds_copy, monkeypatch):
+    monkeypatch.chdir(seeds_copy)
+    variant = load_registry()["heads_bf16"]
+    assert variant.entries() == ["fmha_heads_kernel<128>", "fmha_heads_kernel<256>", "fmha_heads_kernel<64>"]
+    try:
+        result = build(variant, BuildTarget("sm_90a"))
+    except MissingEnvironment as exc:
+        pytest.skip(str(exc))
+    assert set(result.entry_names) == set(variant.entries())
+    lowered = result.entry_names["fmha_heads_kernel<128>"]
+    assert lowered.startswith("_Z") and lowered in {k.kernel for k in result.kernels}
+    assert lowered.encode() in result.cubin_path.read_bytes()
+    cfg = AttnConfig(batch=2, heads=4, heads_kv=1, seq_q=5, seq_k=9, head_dim=128)
+    job = make_job("verify", variant, result, cfg, seed=1, mode="native")
+    assert job["kernel"] == lowered and job["launch"]["grid"] == [1, "heads", "batch"]
+    assert [f["name"] for f in job["params"]][:2] == ["q_ptr", "k_ptr"]
+    again = build(variant, BuildTarget("sm_90a"))  # a cache hit keeps the lowered names
+    assert again.cache_hit and again.entry_names == result.entry_names
