@@ -44,12 +44,17 @@ def transitive_sources(source: Path, extra: tuple[Path, ...] | list[Path] = ()) 
 
 def source_hash(source: Path, extra: tuple[Path, ...] | list[Path] = ()) -> str:
     """sha256 over (relative path, bytes) of every file the source pulls in."""
-    root = paths.project_root()
+    # Names relative to the active project's folder, then the checkout: a project's hashes do not
+    # change when the project is moved or cloned elsewhere (the built-in project is the checkout).
+    roots = (paths.active_project_dir(), paths.project_root())
     digest = hashlib.sha256()
     for file in transitive_sources(source, extra):
-        try:
-            name = str(file.relative_to(root))
-        except ValueError:
-            name = str(file)
+        name = str(file)
+        for root in roots:
+            try:
+                name = str(file.relative_to(root))
+                break
+            except ValueError:
+                continue
         digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()

@@ -69,3 +69,26 @@ def test_results_and_cache_belong_to_the_project(seeds_copy, monkeypatch, tmp_pa
     assert paths.work_dir().parent == home / "projects" and "seeds_project" in paths.work_dir().name
     monkeypatch.chdir(paths.project_root())
     assert paths.work_dir() == home
+
+
+def test_source_hash_survives_moving_the_project(seeds_copy, tmp_path, monkeypatch):
+    import shutil
+
+    from fmhactl.build.hashing import source_hash
+
+    monkeypatch.chdir(seeds_copy)
+    here = source_hash(load_registry()["heads_bf16"].source_path)
+    moved = tmp_path / "moved"
+    shutil.copytree(seeds_copy, moved)
+    monkeypatch.chdir(moved)
+    assert source_hash(load_registry()["heads_bf16"].source_path) == here
+
+
+def test_status_writes_the_projects_own_files(seeds_copy, monkeypatch):
+    monkeypatch.chdir(seeds_copy)
+    result = CliRunner().invoke(app, ["status", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [m["id"] for m in report["milestones"]] == ["S1"]
+    assert (seeds_copy / "STATUS.md").is_file() and (seeds_copy / "milestones" / "S1.md").is_file()
+    assert not (paths.project_root() / "milestones" / "S1.md").exists()
