@@ -83,6 +83,21 @@ __device__ __forceinline__ void sync_tcgen05() {
     asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
 }
 
+// D = A B^T over K = 64 (4 MMAs of K = 16; A and B K-major, 64 K-elements per row), issued by one
+// elected thread of warp 0 and committed to the mbarrier; every thread waits for that phase.
+__device__ __forceinline__ void mma_and_wait(u32 warp, u32 d_tmem, u32 a, u32 b, u32 idesc, u32 bar, u32& phase) {
+    if (warp == 0) {
+        if (elect_one()) {
+            for (u32 kk = 0; kk < 4; ++kk) mma_16bit(d_tmem, smem_desc(a + kk * 256), smem_desc(b + kk * 256), idesc, kk > 0);
+            commit(bar);
+        }
+        __syncwarp();
+    }
+    wait_parity(bar, phase);
+    phase ^= 1;
+    asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+}
+
 template <class Traits, u32 kFormat>
 __device__ __forceinline__ void raw_attention(const FmhaParams& p) {
     extern __shared__ __align__(1024) unsigned char smem[];
@@ -149,18 +164,7 @@ __device__ __forceinline__ void raw_attention(const FmhaParams& p) {
         tmem = tmem_base;
         lane_addr = tmem + ((32 * warp) << 16);
 
-        if (warp == 0) {  // S = Q K^T into columns 0..63
-            if (elect_one()) {
-                for (u32 kk = 0; kk < RAW_D / 16; ++kk)
-                    mma_16bit(tmem, smem_desc(smem_u32(qs) + kk * 256), smem_desc(smem_u32(ks) + kk * 256), idesc,
-                              kk > 0);
-                commit(bar_addr);
-            }
-            __syncwarp();
-        }
-        wait_parity(bar_addr, phase);
-        phase ^= 1;
-        asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+        mma_and_wait(warp, tmem, smem_u32(qs), smem_u32(ks), idesc, bar_addr, phase);  // S = Q K^T: columns 0..63
         ld_row64(lane_addr, s);
 
         float tile_max = m;
@@ -184,18 +188,7 @@ __device__ __forceinline__ void raw_attention(const FmhaParams& p) {
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         sync_tcgen05();
 
-        if (warp == 0) {  // P V into columns 64..127
-            if (elect_one()) {
-                for (u32 kk = 0; kk < RAW_BN / 16; ++kk)
-                    mma_16bit(tmem + 64, smem_desc(smem_u32(ps) + kk * 256), smem_desc(smem_u32(vt) + kk * 256), idesc,
-                              kk > 0);
-                commit(bar_addr);
-            }
-            __syncwarp();
-        }
-        wait_parity(bar_addr, phase);
-        phase ^= 1;
-        asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+        mma_and_wait(warp, tmem + 64, smem_u32(ps), smem_u32(vt), idesc, bar_addr, phase);  // P V: columns 64..127
         ld_row64(lane_addr + 64, s);
 #pragma unroll
         for (int d = 0; d < RAW_D; ++d) acc[d] = acc[d] * alpha + s[d];
