@@ -38,6 +38,7 @@ class Variant:
     include_dirs: tuple[Path, ...] = ()
     launch: dict = field(default_factory=dict)
     params: tuple[dict, ...] = ()
+    params_as: str = "struct"  # the fields as one by-value struct, or as separate "arguments"
     emulate: str = "tc5"
 
     @property
@@ -96,7 +97,8 @@ class Variant:
             "max_head_dim": self.max_head_dim, "max_seq_q": self.max_seq_q,
             "max_seq_k": self.max_seq_k, "features": list(self.features),
             "emulated_on": list(self.emulated_on), "selftest": self.selftest,
-            **({"launch": dict(self.launch), "params": [dict(f) for f in self.params], "emulate": self.emulate}
+            **({"launch": dict(self.launch), "params": [dict(f) for f in self.params], "params_as": self.params_as,
+                "emulate": self.emulate}
                if self.launch or self.params or self.emulate != "tc5" else {}),
         }
 
@@ -143,11 +145,12 @@ def project_registry(project_file: Path) -> dict[str, Variant]:
             launch = entry.launch.model_dump()
             if entry.launch.hook:
                 launch["hook"] = str((declared.base_dir / entry.launch.hook).resolve())
-        params = () if entry.params == BUILTIN_PARAMS else tuple(
-            f.model_dump() for f in project.params[entry.params].fields)
+        layout = None if entry.params == BUILTIN_PARAMS else project.params[entry.params]
+        params = () if layout is None else tuple(f.model_dump() for f in layout.fields)
         base = replace(_variant_from_entry(entry), launcher=entry.launcher or "formula",
                        base_dir=declared.base_dir, include_dirs=tuple(project.include_dirs),
-                       launch=launch, params=params, emulate=entry.emulate)
+                       launch=launch, params=params, params_as=layout.pass_as if layout else "struct",
+                       emulate=entry.emulate)
         out[entry.name] = base
     return out
 

@@ -120,3 +120,8 @@ def adapt_params(fields: tuple[dict, ...] | list[dict], base) -> ctypes.Structur
         setattr(out, f["name"], float(number) if f["type"] == "f32" else int(number))
     return out
 
+
+
+def adapt_arguments(fields: tuple[dict, ...] | list[dict], block: ctypes.Structure) -> list:
+    """pass_as = "arguments": each field of the filled block as a kernel parameter of its own."""
+    return [_CTYPES[f["type"]](getattr(block, f["name"])) for f in fields]

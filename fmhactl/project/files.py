@@ -53,10 +53,23 @@ class LaunchSpec(_Strict):
         return self
 
 
+# C spellings a user may write for a field's type, and the one each means.
+TYPE_ALIASES = {"int": "i32", "int32": "i32", "int32_t": "i32", "unsigned": "u32", "uint32": "u32",
+                "uint32_t": "u32", "long long": "i64", "int64": "i64", "int64_t": "i64", "uint64": "u64",
+                "uint64_t": "u64", "unsigned long long": "u64", "float": "f32", "pointer": "ptr", "void*": "ptr"}
+
+
 class ParamsField(_Strict):
     name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
     type: Literal["ptr", "i32", "u32", "i64", "u64", "f32"]
     value: Formula
+
+    @model_validator(mode="before")
+    @classmethod
+    def _c_spellings(cls, data):
+        if isinstance(data, dict) and isinstance(data.get("type"), str) and data["type"] in TYPE_ALIASES:
+            data = {**data, "type": TYPE_ALIASES[data["type"]]}
+        return data
 
 
 class ParamsLayout(_Strict):
@@ -64,6 +77,9 @@ class ParamsLayout(_Strict):
     as ctypes applies them), each filled from fmhactl's FmhaParams by a name or a formula."""
 
     struct: Annotated[str, Field(max_length=200)] = ""
+    # "struct": one by-value struct of these fields (the seeds' kernels); "arguments": each field
+    # is a kernel parameter of its own, in this order (kernel(q, k, v, o, lse, seq_q, ...)).
+    pass_as: Literal["struct", "arguments"] = "struct"
     fields: Annotated[list[ParamsField], Field(min_length=1, max_length=128)]
 
     @model_validator(mode="after")

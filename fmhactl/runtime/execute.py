@@ -130,9 +130,10 @@ class Executor:
         args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints,
                             tile_counter=self.tile_counter(job, stream))]
         if job.get("params"):  # a kernel with its own params struct: the declared field mapping
-            from fmhactl.project.abi import adapt_params
+            from fmhactl.project.abi import adapt_arguments, adapt_params
 
-            args = [adapt_params(job["params"], args[0])]
+            block = adapt_params(job["params"], args[0])
+            args = adapt_arguments(job["params"], block) if job.get("params_as") == "arguments" else [block]
         if job["launcher"] == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))
         elif job["launcher"] == "sm90":

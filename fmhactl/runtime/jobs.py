@@ -17,7 +17,12 @@ from fmhactl.runtime.modes import plan
 def make_job(op: str, variant: Variant, build: BuildResult, cfg: AttnConfig, seed: int,
              mode: str, **extra: object) -> dict:
     entry = variant.entry(cfg.dtype, cfg.head_dim)
-    job = {"op": op, "variant": variant.name, "kernel": build.entry_names.get(entry, entry),
+    symbol = build.entry_names.get(entry, entry)
+    compiled = {k.kernel for k in build.kernels}
+    if compiled and symbol not in compiled:  # a typo in `kernel`: say so before a worker starts
+        raise BadInput(f"variant {variant.name}: entry {entry!r} is not in its {build.target.label} cubin "
+                       f"(kernel = {variant.kernel!r}; the cubin has {', '.join(sorted(compiled)[:6])})")
+    job = {"op": op, "variant": variant.name, "kernel": symbol,
            "cubin": str(build.cubin_path), "launcher": variant.launcher,
            "switches": dict(variant.switches), "config": cfg.to_dict(), "seed": seed,
            "mode": mode, **extra}
@@ -25,6 +30,7 @@ def make_job(op: str, variant: Variant, build: BuildResult, cfg: AttnConfig, see
         job["launch"] = dict(variant.launch)
     if variant.params:
         job["params"] = [dict(f) for f in variant.params]
+        job["params_as"] = variant.params_as
     return job
 
 

@@ -86,3 +86,19 @@ def test_params_are_filled_from_fmhactl_params():
     assert (block.q_ptr, block.k_ptr, block.o_ptr, block.lse_ptr) == (0x1000, 0x2000, 0x4000, None)
     assert (block.n_h, block.kv_group, block.seq_kv, block.stride_q_b, block.stride_k_h) == (8, 4, 77, 77, 0)
     assert block.sm_scale_log2 == 0.5 and block.is_causal == 1
+
+
+def test_fields_as_separate_kernel_arguments_and_c_type_spellings(tmp_path):
+    from fmhactl.project.abi import adapt_arguments
+    from fmhactl.project.files import ParamsLayout
+
+    layout = ParamsLayout.model_validate({"pass_as": "arguments", "fields": [
+        {"name": "q", "type": "void*", "value": "q"}, {"name": "n", "type": "int", "value": "seq_q"},
+        {"name": "stride", "type": "int64_t", "value": "q_seq_stride"}, {"name": "scale", "type": "float",
+                                                                          "value": "softmax_scale"}]})
+    fields = [f.model_dump() for f in layout.fields]
+    assert [f["type"] for f in fields] == ["ptr", "i32", "i64", "f32"]
+    base = FmhaParams(q=0x10, seq_q=9, q_seq_stride=512, softmax_scale=0.25)
+    args = adapt_arguments(fields, adapt_params(fields, base))
+    assert [type(a) for a in args] == [ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_float]
+    assert [a.value for a in args] == [0x10, 9, 512, 0.25]

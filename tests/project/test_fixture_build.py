@@ -31,3 +31,19 @@ def test_fixture_variant_builds_and_its_job_names_the_lowered_entry(seeds_copy, 
     assert [f["name"] for f in job["params"]][:2] == ["q_ptr", "k_ptr"]
     again = build(variant, BuildTarget("sm_90a"))  # a cache hit keeps the lowered names
     assert again.cache_hit and again.entry_names == result.entry_names
+
+
+def test_an_entry_missing_from_the_cubin_is_bad_input_before_a_worker(seeds_copy, monkeypatch):
+    from dataclasses import replace
+
+    from fmhactl.errors import BadInput
+
+    monkeypatch.chdir(seeds_copy)
+    variant = load_registry()["heads_bf16"]
+    try:
+        result = build(variant, BuildTarget("sm_90a"))
+    except MissingEnvironment as exc:
+        pytest.skip(str(exc))
+    typo = replace(variant, kernel="fmha_head_kernel<{head_dim}>")
+    with pytest.raises(BadInput, match="'fmha_head_kernel<64>' is not in its sm_90a cubin"):
+        make_job("verify", typo, result, AttnConfig(head_dim=64), seed=1, mode="native")
