@@ -64,14 +64,23 @@ def builtin_project_dir() -> Path:
     return project_root()
 
 
+def _is_fmhactl_checkout(folder: Path) -> bool:
+    """A checkout of fmhactl itself: it stands for the built-in family, which FMHACTL_ROOT may
+    point at another copy of (tests and the malformed sweep run from one checkout on another)."""
+    return (folder / "fmhactl" / "__init__.py").is_file() and (folder / "kernels" / "family.toml").is_file()
+
+
 def active_project_dir() -> Path:
     """The root of the project whose variants, results, cache and status files are used."""
-    return discover_project() or builtin_project_dir()
+    found = discover_project()
+    if found is None or _is_fmhactl_checkout(found):
+        return builtin_project_dir()
+    return found
 
 
 def is_builtin_project(root: Path) -> bool:
     try:
-        return root.resolve() == builtin_project_dir().resolve()
+        return root.resolve() == builtin_project_dir().resolve() or _is_fmhactl_checkout(root)
     except OSError:
         return False
 

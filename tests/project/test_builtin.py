@@ -26,3 +26,17 @@ def test_builtin_paths_are_the_ones_status_and_evidence_always_used(monkeypatch,
         assert evidence_dir() == paths.project_root() / "evidence"
         assert milestones_path() == paths.scenarios_dir() / "milestones.toml"
         assert default_out_dir() == paths.project_root()
+
+
+def test_fmhactl_root_copy_is_the_builtin_project_even_from_the_checkout(tmp_path, monkeypatch):
+    """Run from a checkout with FMHACTL_ROOT naming another copy (the malformed sweep does this):
+    the copy's family file is the one read."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(paths.project_root() / "kernels", copy / "kernels")
+    family = copy / "kernels" / "family.toml"
+    family.write_text(family.read_text().replace('name = "ref"', 'name = "ref_in_copy"', 1))
+    monkeypatch.chdir(paths.project_root())
+    monkeypatch.setenv("FMHACTL_ROOT", str(copy))
+    assert "ref_in_copy" in load_registry()
