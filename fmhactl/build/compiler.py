@@ -210,8 +210,11 @@ def build_nvrtc(variant: Variant, target: BuildTarget, *, force: bool = False) -
             if hit is not None:
                 return hit
         started = time.perf_counter()
-        expressions = variant.entries() if variant.name_expressions else []
-        cubin, log, entry_names = _compile_nvrtc(source, _options(variant, target), expressions)
+        entry_names: dict[str, str] = {}
+        if variant.name_expressions:
+            cubin, log, entry_names = compile_named(source, _options(variant, target), variant.entries())
+        else:
+            cubin, log = _compile_nvrtc(source, _options(variant, target))
         elapsed = time.perf_counter() - started
         kernels = parse_ptxas_log(log)
         warnings = [line for line in log.splitlines() if "warning" in line.lower()]
@@ -275,9 +278,14 @@ def _cached_result(variant: Variant, target: BuildTarget, cubin_path: Path, meta
     return None
 
 
-def _compile_nvrtc(source: Path, options: list[str],
-                   expressions: list[str] | None = None) -> tuple[bytes, str, dict[str, str]]:
-    """cubin, log, and the lowered symbol of each C++ name expression (NVRTC instantiates them)."""
+def _compile_nvrtc(source: Path, options: list[str]) -> tuple[bytes, str]:
+    cubin, log, _ = compile_named(source, options, [])
+    return cubin, log
+
+
+def compile_named(source: Path, options: list[str], expressions: list[str]) -> tuple[bytes, str, dict[str, str]]:
+    """cubin, log, and the lowered symbol of each C++ name expression (NVRTC instantiates them:
+    a project's `kernel = "k<{head_dim}>"`)."""
     nvrtc = _nvrtc()
     try:
         name = str(source.resolve().relative_to(paths.project_root()))
