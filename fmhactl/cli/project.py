@@ -40,12 +40,16 @@ def init_command(
 @guarded
 def include_dir_command(
     flag: bool = typer.Option(False, "--flag", help="Print it as a compiler option (-I...), like pybind11 --includes."),
+    as_json: bool = typer.Option(False, "--json", help="Print the folder and the flag as JSON on stdout."),
 ) -> None:
     """Print the folder of the shipped kernel headers (common/fmha_params.h, common/tcgen05.cuh);
     fmhactl's own builds add it themselves."""
     from fmhactl import services
 
     folder = services.project.include_dir()
+    if as_json:
+        print_json({"include_dir": str(folder), "flag": f"-I{folder}"})
+        return
     typer.echo(f"-I{folder}" if flag else str(folder))
 
 
