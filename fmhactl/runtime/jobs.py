@@ -26,6 +26,8 @@ def make_job(op: str, variant: Variant, build: BuildResult, cfg: AttnConfig, see
            "cubin": str(build.cubin_path), "launcher": variant.launcher,
            "switches": dict(variant.switches), "config": cfg.to_dict(), "seed": seed,
            "mode": mode, **extra}
+    if "lse" not in variant.features:  # the kernel gets a null LSE pointer; verify checks O only
+        job["lse"] = False
     if variant.launch:  # a project variant's own geometry and params layout (fmhactl/project/abi.py)
         job["launch"] = dict(variant.launch)
     if variant.params:

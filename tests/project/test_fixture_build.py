@@ -47,3 +47,18 @@ def test_an_entry_missing_from_the_cubin_is_bad_input_before_a_worker(seeds_copy
     typo = replace(variant, kernel="fmha_head_kernel<{head_dim}>")
     with pytest.raises(BadInput, match="'fmha_head_kernel<64>' is not in its sm_90a cubin"):
         make_job("verify", typo, result, AttnConfig(head_dim=64), seed=1, mode="native")
+
+
+def test_a_variant_without_the_lse_feature_gets_a_null_lse(seeds_copy, monkeypatch):
+    from dataclasses import replace
+
+    monkeypatch.chdir(seeds_copy)
+    variant = load_registry()["heads_bf16"]
+    try:
+        result = build(variant, BuildTarget("sm_90a"))
+    except MissingEnvironment as exc:
+        pytest.skip(str(exc))
+    cfg = AttnConfig(head_dim=64)
+    assert "lse" not in make_job("verify", variant, result, cfg, seed=1, mode="native")
+    no_lse = replace(variant, features=("causal", "gqa"))
+    assert make_job("verify", no_lse, result, cfg, seed=1, mode="native")["lse"] is False
