@@ -3,24 +3,32 @@ expressions) and the job a worker runs carries the lowered symbol, the formulas 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from fmhactl.build.compiler import BuildTarget
 from fmhactl.build.entry import build
 from fmhactl.config import AttnConfig
-from fmhactl.errors import MissingEnvironment
+from fmhactl.errors import BadInput, MissingEnvironment
 from fmhactl.registry import load_registry
 from fmhactl.runtime.jobs import make_job
 
 
-def test_fixture_variant_builds_and_its_job_names_the_lowered_entry(seeds_copy, monkeypatch):
+@pytest.fixture
+def built(seeds_copy, monkeypatch):
+    """(variant, its sm_90a build) of the fixture project, found from its folder."""
     monkeypatch.chdir(seeds_copy)
     variant = load_registry()["heads_bf16"]
-    assert variant.entries() == ["fmha_heads_kernel<128>", "fmha_heads_kernel<256>", "fmha_heads_kernel<64>"]
     try:
-        result = build(variant, BuildTarget("sm_90a"))
+        return variant, build(variant, BuildTarget("sm_90a"))
     except MissingEnvironment as exc:
         pytest.skip(str(exc))
+
+
+def test_fixture_variant_builds_and_its_job_names_the_lowered_entry(built):
+    variant, result = built
+    assert variant.entries() == ["fmha_heads_kernel<128>", "fmha_heads_kernel<256>", "fmha_heads_kernel<64>"]
     assert set(result.entry_names) == set(variant.entries())
     lowered = result.entry_names["fmha_heads_kernel<128>"]
     assert lowered.startswith("_Z") and lowered in {k.kernel for k in result.kernels}
@@ -33,31 +41,15 @@ def test_fixture_variant_builds_and_its_job_names_the_lowered_entry(seeds_copy, 
     assert again.cache_hit and again.entry_names == result.entry_names
 
 
-def test_an_entry_missing_from_the_cubin_is_bad_input_before_a_worker(seeds_copy, monkeypatch):
-    from dataclasses import replace
-
-    from fmhactl.errors import BadInput
-
-    monkeypatch.chdir(seeds_copy)
-    variant = load_registry()["heads_bf16"]
-    try:
-        result = build(variant, BuildTarget("sm_90a"))
-    except MissingEnvironment as exc:
-        pytest.skip(str(exc))
+def test_an_entry_missing_from_the_cubin_is_bad_input_before_a_worker(built):
+    variant, result = built
     typo = replace(variant, kernel="fmha_head_kernel<{head_dim}>")
     with pytest.raises(BadInput, match="'fmha_head_kernel<64>' is not in its sm_90a cubin"):
         make_job("verify", typo, result, AttnConfig(head_dim=64), seed=1, mode="native")
 
 
-def test_a_variant_without_the_lse_feature_gets_a_null_lse(seeds_copy, monkeypatch):
-    from dataclasses import replace
-
-    monkeypatch.chdir(seeds_copy)
-    variant = load_registry()["heads_bf16"]
-    try:
-        result = build(variant, BuildTarget("sm_90a"))
-    except MissingEnvironment as exc:
-        pytest.skip(str(exc))
+def test_a_variant_without_the_lse_feature_gets_a_null_lse(built):
+    variant, result = built
     cfg = AttnConfig(head_dim=64)
     assert "lse" not in make_job("verify", variant, result, cfg, seed=1, mode="native")
     no_lse = replace(variant, features=("causal", "gqa"))
