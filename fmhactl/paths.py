@@ -20,7 +20,69 @@ def project_root() -> Path:
 
 
 def kernels_dir() -> Path:
-    return project_root() / "kernels"
+    """The shipped kernel headers (`fmhactl include-dir`): every project's builds search them.
+    A checkout's kernels/; an installed wheel carries them as fmhactl/kernels (setup.py)."""
+    checkout = project_root() / "kernels"
+    installed = PACKAGE_DIR / "kernels"
+    if not checkout.is_dir() and "FMHACTL_ROOT" not in os.environ and installed.is_dir():
+        return installed
+    return checkout
+
+
+PROJECT_FILE = "fmhactl.toml"
+PROJECT_ENV = "FMHACTL_PROJECT"  # set by `fmhactl --project DIR`; workers and subprocesses inherit it
+
+
+def discover_project(start: Path | None = None) -> Path | None:
+    """The kernel project in use: $FMHACTL_PROJECT (a folder holding fmhactl.toml, or the file
+    itself), else the nearest folder from start (the working directory) upward that holds
+    fmhactl.toml, as pytest finds its rootdir; None when there is none (the built-in family)."""
+    env = os.environ.get(PROJECT_ENV)
+    if env is not None:
+        if not env.strip() or "\0" in env:
+            raise BadInput(f"{PROJECT_ENV}={env[:60]!r}: not a path")
+        given = Path(env).expanduser()
+        folder = given.parent if given.name == PROJECT_FILE and given.is_file() else given
+        if not (folder / PROJECT_FILE).is_file():
+            raise BadInput(f"project {given}: no {PROJECT_FILE} there (--project names a folder holding one)")
+        return folder.resolve()
+    try:
+        here = (start or Path.cwd()).resolve()
+    except OSError:
+        return None
+    for folder in (here, *here.parents):
+        try:
+            if (folder / PROJECT_FILE).is_file():
+                return folder
+        except OSError:
+            return None
+    return None
+
+
+def builtin_project_dir() -> Path:
+    """The built-in family's project: the checkout (its fmhactl.toml includes kernels/family.toml)."""
+    return project_root()
+
+
+def _is_fmhactl_checkout(folder: Path) -> bool:
+    """A checkout of fmhactl itself: it stands for the built-in family, which FMHACTL_ROOT may
+    point at another copy of (tests and the malformed sweep run from one checkout on another)."""
+    return (folder / "fmhactl" / "__init__.py").is_file() and (folder / "kernels" / "family.toml").is_file()
+
+
+def active_project_dir() -> Path:
+    """The root of the project whose variants, results, cache and status files are used."""
+    found = discover_project()
+    if found is None or _is_fmhactl_checkout(found):
+        return builtin_project_dir()
+    return found
+
+
+def is_builtin_project(root: Path) -> bool:
+    try:
+        return root.resolve() == builtin_project_dir().resolve() or _is_fmhactl_checkout(root)
+    except OSError:
+        return False
 
 
 def scenarios_dir() -> Path:
@@ -57,11 +119,23 @@ def work_dir() -> Path:
     env = os.environ.get("FMHACTL_HOME")
     if env is not None and (not env.strip() or "\0" in env):
         raise MissingEnvironment(f"FMHACTL_HOME={env!r} is not a usable path")
-    path = Path(env) if env else project_root() / ".fmhactl"
+    root = active_project_dir()
+    if env:
+        # Projects share one FMHACTL_HOME by a folder each (name plus a hash of the root), so two
+        # projects' variants of one name never meet in a cache or a results store.
+        path = Path(env) if is_builtin_project(root) else Path(env) / "projects" / _project_slug(root)
+    else:
+        path = root / ".fmhactl"
     if str(path) not in _checked:
         _usable_dir(path, "FMHACTL_HOME" if env else "the work folder")
         _checked.add(str(path))
     return path
+
+
+def _project_slug(root: Path) -> str:
+    import hashlib
+
+    return f"{root.name[:40]}-{hashlib.sha256(str(root).encode()).hexdigest()[:10]}"
 
 
 def cache_dir() -> Path:

@@ -1,8 +1,9 @@
-"""The kernel family as data: variants read from kernels/family.toml."""
+"""The kernel family as data: the variants of the active kernel project (fmhactl.toml found from
+the working directory upward, or --project); the built-in project includes kernels/family.toml."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fmhactl import paths
@@ -30,10 +31,29 @@ class Variant:
     features: tuple[str, ...] = ()
     emulated_on: tuple[str, ...] = ()  # archs on which an sm_100a variant runs through emulation
     selftest: bool = False  # deliberately broken kernels that prove the sweep's isolation
+    # Out-of-tree projects (fmhactl/project): where `source` is relative to (None: kernels/),
+    # extra header folders, launch formulas or hook ({} for a built-in launcher), the params
+    # layout's fields ((): fmhactl's FmhaParams), and the emulated build's source ("native": PTX path).
+    base_dir: Path | None = None
+    include_dirs: tuple[Path, ...] = ()
+    launch: dict = field(default_factory=dict)
+    params: tuple[dict, ...] = ()
+    params_as: str = "struct"  # the fields as one by-value struct, or as separate "arguments"
+    emulate: str = "tc5"
 
     @property
     def source_path(self) -> Path:
-        return paths.kernels_dir() / self.source
+        return (self.base_dir or paths.kernels_dir()) / self.source
+
+    @property
+    def name_expressions(self) -> bool:
+        """The entry pattern is a C++ name (a template instance, a namespace): NVRTC lowers it."""
+        return any(c in self.kernel for c in "<:")
+
+    def entries(self) -> list[str]:
+        """Every entry name the declared dtypes and head dims ask for (name expressions only)."""
+        dims = self.head_dims or tuple(range(self.head_dim_multiple, self.max_head_dim + 1, self.head_dim_multiple))
+        return sorted({self.entry(dtype, d) for dtype in self.dtypes for d in dims})
 
     def entry(self, dtype: str, head_dim: int) -> str:
         # {head_dim_pow2}: the entry compiled for the next power of two >= 64 (a kernel that pads
@@ -62,6 +82,10 @@ class Variant:
             return "GQA/MQA not supported"
         from fmhactl.plans.launch import limit_reason
 
+        if self.launch:
+            from fmhactl.project.abi import project_limit_reason
+
+            return project_limit_reason(self.launch, cfg, self.switches)
         return limit_reason(self.launcher, cfg, self.switches)
 
     def to_dict(self) -> dict:
@@ -73,6 +97,9 @@ class Variant:
             "max_head_dim": self.max_head_dim, "max_seq_q": self.max_seq_q,
             "max_seq_k": self.max_seq_k, "features": list(self.features),
             "emulated_on": list(self.emulated_on), "selftest": self.selftest,
+            **({"launch": dict(self.launch), "params": [dict(f) for f in self.params], "params_as": self.params_as,
+                "emulate": self.emulate}
+               if self.launch or self.params or self.emulate != "tc5" else {}),
         }
 
 
@@ -86,11 +113,16 @@ def _variant_from_entry(entry) -> Variant:
 
 
 def load_registry(path: Path | None = None) -> dict[str, Variant]:
-    """kernels/family.toml checked against fmhactl.schemas.FamilyFile: an unreadable, binary or
-    malformed file, an unknown field or a zero tile size is one BadInput line naming the file."""
+    """The active project's variants (path=None), or a family file checked against
+    fmhactl.schemas.FamilyFile: an unreadable, binary or malformed file, an unknown field or a
+    zero tile size is one BadInput line naming the file."""
     from fmhactl.schemas import FamilyFile, read_toml, validate
 
-    path = path or paths.kernels_dir() / "family.toml"
+    if path is None:
+        project_file = paths.active_project_dir() / paths.PROJECT_FILE
+        if project_file.is_file():
+            return project_registry(project_file)
+        path = paths.kernels_dir() / "family.toml"
     try:
         if not path.is_file() and not path.exists():
             raise BadInput(f"kernel registry not found: {path}")
@@ -98,6 +130,29 @@ def load_registry(path: Path | None = None) -> dict[str, Variant]:
         raise BadInput(f"kernel registry {path} cannot be read ({exc.strerror or exc})") from None
     family = validate(FamilyFile, read_toml(path, "kernel registry"), path)
     return {entry.name: _variant_from_entry(entry) for entry in family.variant}
+
+
+def project_registry(project_file: Path) -> dict[str, Variant]:
+    """The variants of one project file and its includes (fmhactl/project/files.py checks them)."""
+    from fmhactl.project.files import BUILTIN_PARAMS, load_project_file
+
+    project = load_project_file(project_file)
+    out: dict[str, Variant] = {}
+    for declared in project.variants:
+        entry = declared.entry
+        launch = {}
+        if entry.launch is not None:
+            launch = entry.launch.model_dump()
+            if entry.launch.hook:
+                launch["hook"] = str((declared.base_dir / entry.launch.hook).resolve())
+        layout = None if entry.params == BUILTIN_PARAMS else project.params[entry.params]
+        params = () if layout is None else tuple(f.model_dump() for f in layout.fields)
+        base = replace(_variant_from_entry(entry), launcher=entry.launcher or "formula",
+                       base_dir=declared.base_dir, include_dirs=tuple(project.include_dirs),
+                       launch=launch, params=params, params_as=layout.pass_as if layout else "struct",
+                       emulate=entry.emulate)
+        out[entry.name] = base
+    return out
 
 
 def get_variant(name: str, registry: dict[str, Variant] | None = None) -> Variant:

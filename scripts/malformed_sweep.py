@@ -283,6 +283,28 @@ def _more_cases(add) -> None:
         for args in (["list"], ["verify", "ref", "--shape", "d=64"], ["build", "ref", "--arch", "sm_90a"]):
             add(Case("registry file", args, root={"kernels/family.toml": body}))
 
+    # -- kernel projects: fmhactl.toml given by --project (docs/kernel-abi.md)
+    head = b'[project]\nname = "p"\n'
+    variant = (b'[[variant]]\nname = "k"\nsource = "k.cu"\narchs = ["sm_90a"]\nkernel = "k_{dtype}"\n'
+               b'[variant.launch]\ngrid = ["heads", "batch"]\nblock = [128]\n')
+    project_bodies = {
+        "binary": b"\x00\xff\xfe", "empty": b"", "malformed": b"[project\n", "no name": b"[project]\n",
+        "unknown field": head + b"colour = 1\n", "unknown arch": head + variant.replace(b"sm_90a", b"sm_75"),
+        "bad formula": head + variant.replace(b'"heads"', b'"heads +"'),
+        "unknown name": head + variant.replace(b'"heads"', b'"nheads"'),
+        "call": head + variant.replace(b'"heads"', b'"open(1)"'),
+        "missing source": head + variant.replace(b'"k.cu"', b'"gone.cu"'),
+        "include cycle": head.replace(b'"p"\n', b'"p"\ninclude = ["fmhactl.toml"]\n'),
+        "unknown params": head + variant.replace(b"[variant.launch]", b'params = "x"\n[variant.launch]'),
+        "huge": b"# " + b"x" * 2_000_000 + b"\n",
+    }
+    for label, body in project_bodies.items():
+        for args in (["--project", "{D}", "list"], ["--project", "{D}", "build", "--all"],
+                     ["--project", "{D}", "verify", "k", "--grid", "smoke"]):
+            add(Case("project file", args, files={"fmhactl.toml": body, "k.cu": b'extern "C" __global__ void k_bf16() {}\n'}))
+    add(Case("project file", ["--project", "{D}/nowhere", "list"]))
+    add(Case("project file", ["init", "{D}/k.cu"], files={"k.cu": b"x"}))
+
     # -- profiling recipes of a project copy
     recipe_bodies = {"binary": b"\xff\xfe\x00", "nul bytes": b"\x00" * 10, "empty": b"", "malformed": b"sections = [",
                      "unknown field": b'sections = ["SpeedOfLight"]\ncolour = 1\n', "nothing": b'description = "x"\n',

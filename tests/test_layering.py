@@ -33,6 +33,7 @@ RANKS = {  # most specific prefix wins
     "fmhactl.verify": 3, "fmhactl.bench": 3, "fmhactl.profile": 3, "fmhactl.status": 3, "fmhactl.scenario": 3,
     "fmhactl.runtime": 2,
     "fmhactl.registry": 1, "fmhactl.layout": 1, "fmhactl.results": 1, "fmhactl.build": 1, "fmhactl.plans": 1,
+    "fmhactl.project": 1,  # kernel projects: fmhactl.toml schema, formulas, params ABI, init scaffold
     "fmhactl.ptx": 1,  # the PTX-level tcgen05 emulator: parser, forms, rewriter, link (the build calls it)
     "fmhactl.sweep": 3,  # multi-GPU / Ray placement of verify, bench and parallel build work
     "fmhactl.torch": 3,  # the PyTorch op and transformers backend (explicit import only)

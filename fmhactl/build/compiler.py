@@ -54,6 +54,8 @@ class BuildResult:
     cache_key: str
     toolchain: str
     warnings: list[str] = field(default_factory=list)
+    # C++ entry names (a template instance of a project kernel) -> the symbol NVRTC lowered them to
+    entry_names: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {
@@ -98,7 +100,7 @@ def _options(variant: Variant, target: BuildTarget) -> list[str]:
     source = variant.source_path
     opts = [f"--gpu-architecture={target.arch}", "-std=c++17", "-lineinfo", "--ptxas-options=-v",
             f"-DFMHACTL_ARCH={_ARCH_NUMBER[target.arch]}"]
-    opts += [f"-I{d}" for d in include_dirs(source)]
+    opts += [f"-I{d}" for d in include_dirs(source, variant.include_dirs)]
     opts += [f"-D{name}={value}" for name, value in sorted(variant.switches.items())]
     if target.emulated:
         opts.append(f"-D{EMULATE_DEFINE}=1")
@@ -191,7 +193,7 @@ def build_nvrtc(variant: Variant, target: BuildTarget, *, force: bool = False) -
     source = variant.source_path
     if not source.is_file():
         raise BadInput(f"variant {variant.name}: source {source} not found")
-    src_hash = source_hash(source)
+    src_hash = source_hash(source, variant.include_dirs)
     toolchain = nvrtc_version()
     key = _cache_key(variant, target, src_hash, toolchain)
     cubin_path, meta_path = _cache_paths(variant, target, key)
@@ -208,7 +210,11 @@ def build_nvrtc(variant: Variant, target: BuildTarget, *, force: bool = False) -
             if hit is not None:
                 return hit
         started = time.perf_counter()
-        cubin, log = _compile_nvrtc(source, _options(variant, target))
+        entry_names: dict[str, str] = {}
+        if variant.name_expressions:
+            cubin, log, entry_names = compile_named(source, _options(variant, target), variant.entries())
+        else:
+            cubin, log = _compile_nvrtc(source, _options(variant, target))
         elapsed = time.perf_counter() - started
         kernels = parse_ptxas_log(log)
         warnings = [line for line in log.splitlines() if "warning" in line.lower()]
@@ -218,10 +224,11 @@ def build_nvrtc(variant: Variant, target: BuildTarget, *, force: bool = False) -
         meta = {"kernels": [k.to_dict() for k in kernels], "compile_seconds": elapsed,
                 "cubin_sha256": hashlib.sha256(cubin).hexdigest(), "cache_schema": CACHE_SCHEMA,
                 "warnings": warnings, "log": log, "variant": variant.name, "arch": target.arch,
-                "emulated": target.emulated, "source_hash": src_hash, "toolchain": toolchain}
+                "emulated": target.emulated, "source_hash": src_hash, "toolchain": toolchain,
+                "entry_names": entry_names}
         _atomic_write(meta_path, json.dumps(meta, indent=1).encode())
     return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key,
-                       toolchain, warnings)
+                       toolchain, warnings, entry_names)
 
 
 def _resources_without_ptxas_report(cubin_path: Path, warnings: list[str]) -> list[KernelResources]:
@@ -253,7 +260,8 @@ def _cached_result(variant: Variant, target: BuildTarget, cubin_path: Path, meta
         else:
             kernels = [KernelResources(**k) for k in meta["kernels"]]
             return BuildResult(variant.name, target, cubin_path, kernels, float(meta["compile_seconds"]),
-                               True, src_hash, key, toolchain, list(meta.get("warnings", [])))
+                               True, src_hash, key, toolchain, list(meta.get("warnings", [])),
+                               dict(meta.get("entry_names") or {}))
     except FileNotFoundError as exc:
         problem = f"{Path(exc.filename or '').name or 'a file'} is missing"
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
@@ -271,6 +279,13 @@ def _cached_result(variant: Variant, target: BuildTarget, cubin_path: Path, meta
 
 
 def _compile_nvrtc(source: Path, options: list[str]) -> tuple[bytes, str]:
+    cubin, log, _ = compile_named(source, options, [])
+    return cubin, log
+
+
+def compile_named(source: Path, options: list[str], expressions: list[str]) -> tuple[bytes, str, dict[str, str]]:
+    """cubin, log, and the lowered symbol of each C++ name expression (NVRTC instantiates them:
+    a project's `kernel = "k<{head_dim}>"`)."""
     nvrtc = _nvrtc()
     try:
         name = str(source.resolve().relative_to(paths.project_root()))
@@ -279,6 +294,9 @@ def _compile_nvrtc(source: Path, options: list[str]) -> tuple[bytes, str]:
     err, prog = nvrtc.nvrtcCreateProgram(source.read_bytes(), name.encode(), 0, [], [])
     _check_nvrtc(nvrtc, err, "nvrtcCreateProgram")
     try:
+        for expression in expressions or []:
+            (err,) = nvrtc.nvrtcAddNameExpression(prog, expression.encode())
+            _check_nvrtc(nvrtc, err, f"nvrtcAddNameExpression({expression})")
         encoded = [o.encode() for o in options]
         (result,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
         err, size = nvrtc.nvrtcGetProgramLogSize(prog)
@@ -293,7 +311,12 @@ def _compile_nvrtc(source: Path, options: list[str]) -> tuple[bytes, str]:
         cubin = b" " * size
         (err,) = nvrtc.nvrtcGetCUBIN(prog, cubin)
         _check_nvrtc(nvrtc, err, "nvrtcGetCUBIN")
-        return cubin, log
+        lowered = {}
+        for expression in expressions or []:
+            err, name = nvrtc.nvrtcGetLoweredName(prog, expression.encode())
+            _check_nvrtc(nvrtc, err, f"nvrtcGetLoweredName({expression})")
+            lowered[expression] = name.decode() if isinstance(name, bytes) else str(name)
+        return cubin, log, lowered
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
 

@@ -12,7 +12,9 @@ from fmhactl.registry import Variant
 
 
 def build(variant: Variant, target: BuildTarget, *, force: bool = False) -> BuildResult:
-    if target.emulated and native_ptx_requested():
+    # emulate = "native" in a project file: this variant's emulated builds always take the PTX path
+    # (raw inline tcgen05 PTX has no tc5:: backend to swap).
+    if target.emulated and (variant.emulate == "native" or native_ptx_requested()):
         from fmhactl.ptx.build import build_via_ptx
 
         return build_via_ptx(variant, target, force=force)

@@ -11,9 +11,10 @@ from fmhactl import paths
 _INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
 
 
-def include_dirs(source: Path) -> list[Path]:
-    """Search path for quoted includes: the including file's folder, then kernels/."""
-    return [source.parent, paths.kernels_dir()]
+def include_dirs(source: Path, extra: tuple[Path, ...] | list[Path] = ()) -> list[Path]:
+    """Search path for quoted includes: the including file's folder, a project's include_dirs,
+    then the shipped headers (kernels/, `fmhactl include-dir`)."""
+    return [source.parent, *extra, paths.kernels_dir()]
 
 
 def _resolve(name: str, including: Path, search: list[Path]) -> Path | None:
@@ -24,9 +25,9 @@ def _resolve(name: str, including: Path, search: list[Path]) -> Path | None:
     return None
 
 
-def transitive_sources(source: Path) -> list[Path]:
+def transitive_sources(source: Path, extra: tuple[Path, ...] | list[Path] = ()) -> list[Path]:
     """The source and all quoted includes reachable from it, in a stable order."""
-    search = include_dirs(source)
+    search = include_dirs(source, extra)
     seen: dict[Path, None] = {}
     stack = [source.resolve()]
     while stack:
@@ -41,14 +42,19 @@ def transitive_sources(source: Path) -> list[Path]:
     return sorted(seen, key=str)
 
 
-def source_hash(source: Path) -> str:
+def source_hash(source: Path, extra: tuple[Path, ...] | list[Path] = ()) -> str:
     """sha256 over (relative path, bytes) of every file the source pulls in."""
-    root = paths.project_root()
+    # Names relative to the active project's folder, then the checkout: a project's hashes do not
+    # change when the project is moved or cloned elsewhere (the built-in project is the checkout).
+    roots = (paths.active_project_dir(), paths.project_root())
     digest = hashlib.sha256()
-    for file in transitive_sources(source):
-        try:
-            name = str(file.relative_to(root))
-        except ValueError:
-            name = str(file)
+    for file in transitive_sources(source, extra):
+        name = str(file)
+        for root in roots:
+            try:
+                name = str(file.relative_to(root))
+                break
+            except ValueError:
+                continue
         digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()

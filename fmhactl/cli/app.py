@@ -6,11 +6,15 @@ inside its body, so `fmhactl --help` stays fast.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Optional
+
 import typer
 
 from fmhactl import __version__
 from fmhactl.cli import build, dump, kernels, layout, profile, results, scenario, status, tma
 from fmhactl.cli import ptx as ptx_cli
+from fmhactl.cli import project as project_cli
 from fmhactl.cli import trace as trace_cli
 from fmhactl.cli import tui as tui_cli
 from fmhactl.cli.errors_group import OneLineErrorGroup
@@ -37,8 +41,11 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                        help="Print the version and exit.")) -> None:
-    pass
+                                        help="Print the version and exit."),
+          project: Optional[Path] = typer.Option(None, "--project", envvar="FMHACTL_PROJECT",
+                                                 help="Kernel project folder (holding fmhactl.toml); default: found "
+                                                      "from the working directory upward, else the built-in family.")) -> None:
+    project_cli.use(project)
 
 
 for group in (kernels, build, dump, profile, layout, tma, scenario, status, results):
@@ -46,6 +53,7 @@ for group in (kernels, build, dump, profile, layout, tma, scenario, status, resu
 tui_cli.register(app)
 trace_cli.register(app)
 ptx_cli.register(app)
+project_cli.register(app)
 
 
 def main() -> None:

@@ -79,7 +79,7 @@ def build_via_ptx(variant: Variant, target: BuildTarget, *, force: bool = False)
         from fmhactl.errors import BadInput
 
         raise BadInput(f"variant {variant.name}: source {variant.source_path} not found")
-    src_hash = source_hash(variant.source_path)
+    src_hash = source_hash(variant.source_path, variant.include_dirs)
     toolchain = compiler.nvrtc_version()
     key = _key(variant, src_hash, toolchain, target.strict)
     folder = paths.cache_dir() / variant.name / (PTX_STRICT_LABEL if target.strict else PTX_LABEL)

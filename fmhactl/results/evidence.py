@@ -65,8 +65,12 @@ class EvidenceRecord(BaseModel):
 
 
 def evidence_dir() -> Path:
-    """The committed evidence folder of the checkout (FMHACTL_ROOT moves it with the checkout)."""
-    return paths.project_root() / "evidence"
+    """The committed evidence folder of the active project (project.evidence in its fmhactl.toml;
+    the built-in project's is the checkout's evidence/, which FMHACTL_ROOT moves with it)."""
+    from fmhactl.project.files import active_project
+
+    project = active_project()
+    return project.evidence if project is not None and project.evidence else paths.project_root() / "evidence"
 
 
 def utc_date(created_at: float) -> str:

@@ -121,6 +121,11 @@ class Executor:
         stream = torch.cuda.current_stream().cuda_stream
         args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints,
                             tile_counter=self.tile_counter(job, stream))]
+        if job.params:  # a kernel with its own params struct: the declared field mapping
+            from fmhactl.project.abi import adapt_arguments, adapt_params
+
+            block = adapt_params(job.params, args[0])
+            args = adapt_arguments(job.params, block) if job.params_as == "arguments" else [block]
         if job.launcher == "sm100":
             args.append(self._tma_maps(job, cfg, q, k, v))
         elif job.launcher == "sm90":
@@ -213,13 +218,15 @@ class Executor:
         cfg = job.config
         q, k, v = self.make_inputs(cfg, job.seed)
         o, lse = self.poisoned_outputs(cfg)
+        if not job.writes_lse:  # a project kernel without the "lse" feature gets a null LSE
+            lse = None
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         self.launch(job, cfg, q, k, v, o, lse)
         end.record()
         self.synchronize(job)
         unwritten = int((o.view(torch.int16) == POISON_16).sum().item())
-        lse_unwritten = int((lse.view(torch.int32) == POISON_32).sum().item())
+        lse_unwritten = int((lse.view(torch.int32) == POISON_32).sum().item()) if lse is not None else 0
         values = o.float()
         metrics = {"elapsed_ms": start.elapsed_time(end), "unwritten": unwritten, "lse_unwritten": lse_unwritten,
                    "nan": int(torch.isnan(values).sum().item()) - unwritten,

@@ -18,9 +18,19 @@ from fmhactl.runtime.modes import plan
 
 def make_job(op: str, variant: Variant, build: BuildResult, cfg: AttnConfig, seed: int,
              mode: str, **options: object) -> KernelJob:
-    return KernelJob(op=op, variant=variant.name, kernel=variant.entry(cfg.dtype, cfg.head_dim),
-                     cubin=str(build.cubin_path), launcher=variant.launcher, switches=dict(variant.switches),
-                     config=cfg, seed=seed, mode=mode, options=dict(options))
+    entry = variant.entry(cfg.dtype, cfg.head_dim)
+    symbol = build.entry_names.get(entry, entry)
+    compiled = {k.kernel for k in build.kernels}
+    if compiled and symbol not in compiled:  # a typo in `kernel`: say so before a worker starts
+        raise BadInput(f"variant {variant.name}: entry {entry!r} is not in its {build.target.label} cubin "
+                       f"(kernel = {variant.kernel!r}; the cubin has {', '.join(sorted(compiled)[:6])})")
+    return KernelJob(op=op, variant=variant.name, kernel=symbol, cubin=str(build.cubin_path),
+                     launcher=variant.launcher, switches=dict(variant.switches), config=cfg, seed=seed,
+                     mode=mode, options=dict(options),
+                     launch=dict(variant.launch) if variant.launch else None,
+                     params=[dict(f) for f in variant.params] if variant.params else None,
+                     params_as=variant.params_as if variant.params else None,
+                     writes_lse="lse" in variant.features)
 
 
 def row_from_reply(kind: str, variant: Variant, build: BuildResult | None, arch: str, mode: str,

@@ -36,8 +36,15 @@ class KernelJob:
     mode: str
     options: dict[str, Any] = field(default_factory=dict)
     id: int | None = None
+    # A project variant's own geometry (formulas or hook) and params layout (fmhactl/project/abi.py);
+    # writes_lse is False for a kernel without the "lse" feature: it gets a null LSE pointer.
+    launch: dict[str, Any] | None = None
+    params: list[dict[str, Any]] | None = None
+    params_as: str | None = None
+    writes_lse: bool = True
 
-    FIELDS = ("op", "variant", "kernel", "cubin", "launcher", "switches", "config", "seed", "mode", "id")
+    FIELDS = ("op", "variant", "kernel", "cubin", "launcher", "switches", "config", "seed", "mode", "id",
+              "launch", "params", "params_as", "writes_lse")
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form: one flat JSON object (the options beside the fields)."""
@@ -46,18 +53,29 @@ class KernelJob:
                                "config": self.config.to_dict(), "seed": self.seed, "mode": self.mode, **self.options}
         if self.id is not None:
             out["id"] = self.id
+        if self.launch:
+            out["launch"] = dict(self.launch)
+        if self.params:
+            out["params"] = [dict(f) for f in self.params]
+            out["params_as"] = self.params_as
+        if not self.writes_lse:
+            out["writes_lse"] = False
         return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> KernelJob:
-        missing = [k for k in cls.FIELDS if k != "id" and k not in data]
+        missing = [k for k in cls.FIELDS[:9] if k not in data]
         if missing:
             raise ValueError(f"kernel job lacks {', '.join(missing)}")
         return cls(op=str(data["op"]), variant=str(data["variant"]), kernel=str(data["kernel"]),
                    cubin=str(data["cubin"]), launcher=str(data["launcher"]), switches=dict(data["switches"]),
                    config=AttnConfig.from_dict(data["config"]), seed=int(data["seed"]), mode=str(data["mode"]),
                    options={k: v for k, v in data.items() if k not in cls.FIELDS},
-                   id=None if data.get("id") is None else int(data["id"]))
+                   id=None if data.get("id") is None else int(data["id"]),
+                   launch=dict(data["launch"]) if data.get("launch") else None,
+                   params=[dict(f) for f in data["params"]] if data.get("params") else None,
+                   params_as=None if data.get("params_as") is None else str(data["params_as"]),
+                   writes_lse=bool(data.get("writes_lse", True)))
 
     def with_id(self, job_id: int) -> KernelJob:
         return replace(self, id=job_id)
@@ -84,5 +102,10 @@ class KernelJob:
 
         shapes = self.__dict__.setdefault("_launch_shapes", {})
         if sm_count not in shapes:
-            shapes[sm_count] = launch_shape(self.launcher, self.config, self.switches, sm_count)
+            if self.launch:
+                from fmhactl.project.abi import project_launch_shape
+
+                shapes[sm_count] = project_launch_shape(self.launch, self.config, self.switches, sm_count)
+            else:
+                shapes[sm_count] = launch_shape(self.launcher, self.config, self.switches, sm_count)
         return shapes[sm_count]

@@ -289,7 +289,7 @@ def compute_status(milestones: list[Milestone], store: ResultStore,
             results.append(MilestoneStatus(milestone, BLOCKED, f"grid: {exc}"))
             continue
         variants = [registry[v] for v in milestone.variants]
-        hashes = {v.name: source_hash(v.source_path) for v in variants}
+        hashes = {v.name: source_hash(v.source_path, v.include_dirs) for v in variants}
         modes = [(_build_mode(spec, variants, store, hashes) if spec.kind == "build"
                   else _verify_mode(spec, variants, configs, store, hashes, milestone.id)) for spec in MODES]
         verify_modes = [m for m, spec in zip(modes, MODES) if spec.kind == "verify"]
@@ -361,7 +361,7 @@ def _checks_status(milestone: Milestone, store: ResultStore, registry: dict[str,
             status.passed += 1
             variant = registry.get(row.variant)
             if variant is not None:
-                hashes.setdefault(variant.name, source_hash(variant.source_path))
+                hashes.setdefault(variant.name, source_hash(variant.source_path, variant.include_dirs))
                 if row.source_hash and row.source_hash != hashes[variant.name]:
                     status.stale.append(f"{check}: ran {variant.name} from sources {row.source_hash[:12]}, "
                                         f"sources now {hashes[variant.name][:12]}")

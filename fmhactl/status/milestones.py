@@ -23,6 +23,16 @@ class Milestone:
 
 
 def milestones_path() -> Path:
+    """The active project's milestones file (project.milestones in its fmhactl.toml); a project
+    that declares none is told so (exit 2) rather than given the built-in family's."""
+    from fmhactl.project.files import active_project
+
+    project = active_project()
+    if project is not None and not paths.is_builtin_project(project.root):
+        if project.milestones is None:
+            raise BadInput(f"{project.file}: project.milestones: this project declares no milestones file "
+                           "(fmhactl status computes the milestones it lists)")
+        return project.milestones
     return paths.scenarios_dir() / "milestones.toml"
 
 

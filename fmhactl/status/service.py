@@ -73,7 +73,8 @@ def _previous_states(out_dir: Path, statuses: list[MilestoneStatus], *, check: b
 
 
 def default_out_dir() -> Path:
-    return paths.project_root()
+    """STATUS.md and milestones/ are written into the active project's folder."""
+    return paths.active_project_dir()
 
 
 def _origin(evidence: int, local_only: int, use_local: bool) -> str:

@@ -25,8 +25,11 @@ _builds: dict[tuple[str, str, bool], str] = {}  # (variant, arch, emulated) -> c
 
 @functools.cache
 def registry() -> dict[str, Variant]:
-    """kernels/family.toml, read once per process."""
-    return load_registry()
+    """kernels/family.toml, read once per process: the op runs fmhactl's own family whatever kernel
+    project the working directory is in (docs/kernel-abi.md)."""
+    from fmhactl import paths
+
+    return load_registry(paths.kernels_dir() / "family.toml")
 
 
 def executor(device_index: int):

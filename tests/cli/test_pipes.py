@@ -47,6 +47,9 @@ PRINTS = {
     "ptx rewrite": ["sm100_tma_s2_tmem", "-o", OUT_FILE, "--json"],  # without --json: one stderr line
     "ptx link": ["sm100_tma_s2_tmem", "-o", OUT_FILE, "--json"],
     "trace": ["sm100_tma_s2_tmem", "--shape", SHAPE, "--raw", RAW, "--json"],
+    "init": [OUT_DIR, "--force"],  # kernel projects (docs/kernel-abi.md)
+    "project": [],
+    "include-dir": [],
 }
 # Commands that launch a kernel stop before printing on a machine without a GPU: they are run with a
 # closed stdout anyway, and must give the same exit code and one stderr line as with an open one.
