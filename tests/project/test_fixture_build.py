@@ -13,6 +13,7 @@ from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput, MissingEnvironment
 from fmhactl.registry import load_registry
 from fmhactl.runtime.jobs import make_job
+from fmhactl.runtime.kernel_job import KernelJob
 
 
 @pytest.fixture
@@ -35,8 +36,10 @@ def test_fixture_variant_builds_and_its_job_names_the_lowered_entry(built):
     assert lowered.encode() in result.cubin_path.read_bytes()
     cfg = AttnConfig(batch=2, heads=4, heads_kv=1, seq_q=5, seq_k=9, head_dim=128)
     job = make_job("verify", variant, result, cfg, seed=1, mode="native")
-    assert job["kernel"] == lowered and job["launch"]["grid"] == [1, "heads", "batch"]
-    assert [f["name"] for f in job["params"]][:2] == ["q_ptr", "k_ptr"]
+    assert job.kernel == lowered and job.launch["grid"] == [1, "heads", "batch"]
+    assert [f["name"] for f in job.params][:2] == ["q_ptr", "k_ptr"]
+    wire = KernelJob.from_dict(job.to_dict())  # the project fields survive the worker boundary
+    assert (wire.launch, wire.params, wire.params_as, wire.writes_lse) == (job.launch, job.params, job.params_as, job.writes_lse)
     again = build(variant, BuildTarget("sm_90a"))  # a cache hit keeps the lowered names
     assert again.cache_hit and again.entry_names == result.entry_names
 
@@ -51,6 +54,7 @@ def test_an_entry_missing_from_the_cubin_is_bad_input_before_a_worker(built):
 def test_a_variant_without_the_lse_feature_gets_a_null_lse(built):
     variant, result = built
     cfg = AttnConfig(head_dim=64)
-    assert "lse" not in make_job("verify", variant, result, cfg, seed=1, mode="native")
+    assert make_job("verify", variant, result, cfg, seed=1, mode="native").writes_lse
     no_lse = replace(variant, features=("causal", "gqa"))
-    assert make_job("verify", no_lse, result, cfg, seed=1, mode="native")["lse"] is False
+    job = make_job("verify", no_lse, result, cfg, seed=1, mode="native")
+    assert job.writes_lse is False and KernelJob.from_dict(job.to_dict()).writes_lse is False
