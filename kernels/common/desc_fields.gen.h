@@ -1,7 +1,7 @@
-// GENERATED from fmhactl/layout/fields.py by `python -m fmhactl.layout.fields`: do not edit.
+// GENERATED from fmhactl/layout/fields.py by `python -m fmhactl.plans --write`; do not edit.
 // Bit positions and widths of the tcgen05/wgmma descriptor words (docs/tcgen05-facts.md §4, §6).
-// tests/layout/test_fields_cpp.py checks that this file matches the tables and that the encoders
-// in kernels/common/tcgen05.cuh put every field where these macros say.
+// tests/layout/test_fields_cpp.py checks that the encoders in kernels/common/tcgen05.cuh put
+// every field where these macros say.
 #pragma once
 
 // tcgen05 shared-memory descriptor (64 bits)
