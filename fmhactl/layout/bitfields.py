@@ -218,7 +218,7 @@ class BitTable:
                 for f in sorted(self.fields, key=lambda x: x.lo)]
 
     def c_defines(self) -> list[str]:
-        """`#define <PREFIX>_<FIELD>_LO/_WIDTH` lines for the C++ side."""
+        """`#define <PREFIX>_<FIELD>_LO/_WIDTH` (+ _FIXED, _UNIT_SHIFT) lines for the C++ side."""
         prefix = self.c_prefix or self.name.upper()
         out = []
         for f in sorted(self.fields, key=lambda x: x.lo):
@@ -227,4 +227,6 @@ class BitTable:
             out.append(f"#define {key}_WIDTH {f.width}")
             if f.fixed is not None:
                 out.append(f"#define {key}_FIXED {f.fixed}")
+            if f.unit_shift:
+                out.append(f"#define {key}_UNIT_SHIFT {f.unit_shift}")
         return out

@@ -1,5 +1,5 @@
-// Parameter blocks of the tcgen05 test micro-kernels; tests/tcgen05/kernels.py mirrors them with
-// ctypes (and test_errors_abi.py checks sizes/offsets with the host compiler).
+// Parameter blocks of the tcgen05 test micro-kernels; the harness mirrors them with
+// ctypes in tests/tcgen05/tc5_harness.py (and test_tc5_abi.py checks sizes/offsets with the host compiler).
 #pragma once
 
 #define TC5T_LDST_WORDS (128 * 512)
