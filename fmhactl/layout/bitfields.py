@@ -223,10 +223,6 @@ class BitTable:
         out = []
         for f in sorted(self.fields, key=lambda x: x.lo):
             key = f"{prefix}_{f.name.upper()}"
-            out.append(f"#define {key}_LO {f.lo}")
-            out.append(f"#define {key}_WIDTH {f.width}")
-            if f.fixed is not None:
-                out.append(f"#define {key}_FIXED {f.fixed}")
-            if f.unit_shift:
-                out.append(f"#define {key}_UNIT_SHIFT {f.unit_shift}")
+            facts = (("LO", f.lo), ("WIDTH", f.width), ("FIXED", f.fixed), ("UNIT_SHIFT", f.unit_shift or None))
+            out += [f"#define {key}_{suffix} {value}" for suffix, value in facts if value is not None]
         return out
