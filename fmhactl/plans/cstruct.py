@@ -9,6 +9,7 @@ Adding a field is one edit: a `CField` in the declaration.
 from __future__ import annotations
 
 import ctypes
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,15 +37,13 @@ def pointer(c: str) -> CType:
 @dataclass(frozen=True)
 class CField:
     """One member. `ctype` is a CType or another CStruct; `count` is an array length (an int, or
-    the name of a constant the header defines: `count_value` gives its number to ctypes); `c`
-    overrides the C spelling of the type (e.g. a const pointer)."""
+    the name of a constant the header defines: `count_value` gives its number to ctypes)."""
 
     name: str
     ctype: "CType | CStruct"
     comment: str = ""
     count: int | str | None = None
     count_value: int | None = None
-    c: str | None = None
     group: int = 0  # consecutive fields of one group share a declaration line (`T a, b, c;`)
     note: str = ""  # comment lines above the member (for what does not fit after it)
 
@@ -61,12 +60,6 @@ class CStruct:
         return f"struct {self.name}"
 
 
-def _type_text(field: CField) -> str:
-    if field.c:
-        return field.c
-    return field.ctype.c if isinstance(field.ctype, (CType, CStruct)) else str(field.ctype)
-
-
 def _declarator(field: CField) -> str:
     return f"{field.name}[{field.count}]" if field.count is not None else field.name
 
@@ -76,18 +69,12 @@ def render_c(struct: CStruct) -> list[str]:
     lines = [f"// {line}" if line else "//" for line in struct.comment.splitlines()]
     head = f"struct {struct.name} {{"
     lines.append(f"{head:<40} // {struct.trailing}" if struct.trailing else head)
-    index = 0
-    fields = struct.fields
-    while index < len(fields):
-        field = fields[index]
-        members = [field]
-        while field.group and index + len(members) < len(fields) and fields[index + len(members)].group == field.group:
-            members.append(fields[index + len(members)])
-        lines += [f"    // {line}" for line in field.note.splitlines()]
-        decl = f"    {_type_text(field)} {', '.join(_declarator(m) for m in members)};"
+    for _, run in itertools.groupby(struct.fields, key=lambda f: f.group or id(f)):
+        members = list(run)
+        lines += [f"    // {line}" for line in members[0].note.splitlines()]
+        decl = f"    {members[0].ctype.c} {', '.join(_declarator(m) for m in members)};"
         comment = next((m.comment for m in reversed(members) if m.comment), "")
         lines.append(f"{decl:<40} // {comment}" if comment else decl)
-        index += len(members)
     lines.append("};")
     return lines
 

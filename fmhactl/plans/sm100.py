@@ -26,9 +26,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
-from fmhactl.plans.hardware import (  # noqa: F401 (MAX_DYNAMIC_SMEM re-exported for callers of the plan)
-    MAX_DYNAMIC_SMEM, REGISTER_ALLOC_UNIT, REGISTERS_PER_SM, SMEM_PER_SM, SMEM_RESERVED_PER_BLOCK, SWIZZLE_REPEAT,
-    TMEM_COLUMNS,
+from fmhactl.plans.hardware import (
+    MAX_DYNAMIC_SMEM, SMEM_PER_SM, SMEM_RESERVED_PER_BLOCK, SWIZZLE_REPEAT, TMEM_COLUMNS,
 )
 from fmhactl.plans.hardware import TMEM_ALLOC_UNIT as TMEM_MIN_ALLOC
 from fmhactl.plans.hardware import ctas_by_registers as _ctas_by_registers
