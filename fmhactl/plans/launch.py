@@ -96,6 +96,7 @@ def limit_reason(launcher: str, cfg: AttnConfig, switches: dict) -> str | None:
         return sm100_plan(cfg, switches).limit_reason()
     if launcher == "sm90":
         return sm90_plan(cfg, switches).limit_reason()
-    if launch_shape(launcher, cfg, switches).dynamic_smem > MAX_DYNAMIC_SMEM:
-        return f"SMEM needs {launch_shape(launcher, cfg, switches).dynamic_smem} B > {MAX_DYNAMIC_SMEM} B"
+    if launcher == "ref":
+        return ref_plan_from_switches(cfg.head_dim, switches).limit_reason()
+    launch_shape(launcher, cfg, switches)  # an unknown launcher is bad input
     return None
