@@ -13,6 +13,7 @@ from fmhactl.plans import sm90
 from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, ceil_div
 from fmhactl.plans.ref import plan_from_switches as ref_plan_from_switches
 from fmhactl.plans.sm90 import Sm90Plan
+from fmhactl.plans.sm100 import THREADS as SM100_THREADS
 from fmhactl.plans.sm100 import Sm100Plan, plan_from_switches
 
 __all__ = ["LaunchShape", "MAX_DYNAMIC_SMEM", "Sm100Plan", "Sm90Plan", "entry_plan", "launch_shape", "limit_reason",
@@ -42,7 +43,7 @@ def sm100_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -
     """One CTA per 128 query rows (x 2 when O is split over two passes of D), per head, per batch."""
     plan = sm100_plan(cfg, switches)
     grid_x = ceil_div(cfg.seq_q, plan.block_m) * plan.d_passes
-    return LaunchShape((grid_x, cfg.heads, cfg.batch), (192, 1, 1), plan.smem_bytes, plan.ctas_per_sm)
+    return LaunchShape((grid_x, cfg.heads, cfg.batch), (SM100_THREADS, 1, 1), plan.smem_bytes, plan.ctas_per_sm)
 
 
 SM90_HEAD_DIMS = sm90.HEAD_DIMS

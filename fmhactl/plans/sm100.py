@@ -33,6 +33,7 @@ from fmhactl.plans.hardware import TMEM_ALLOC_UNIT as TMEM_MIN_ALLOC
 from fmhactl.plans.hardware import ctas_by_registers as _ctas_by_registers
 
 BLOCK_M = 128
+THREADS = 192  # 6 warps: 4 softmax/epilogue, 1 MMA, 1 load
 BLOCK_N_CHOICES = (128, 64, 32)
 HEAD_DIMS = (64, 128, 256, 512)
 STAGE_CHOICES = (1, 2, 3, 4)
@@ -228,9 +229,6 @@ def plan_for(head_dim: int, stages: int, p_in_smem: bool) -> Sm100Plan:
     return Sm100Plan(head_dim, stages, p_in_smem, BLOCK_N_CHOICES[-1], 2)
 
 
-THREADS = 192  # 6 warps
-
-
 def ctas_by_registers(registers_per_thread: int, threads: int = THREADS) -> int:
     """CTAs of an SM100 entry point (`threads` threads) the register file holds."""
     return _ctas_by_registers(registers_per_thread, threads)
@@ -262,6 +260,11 @@ def render_header() -> list[str]:
         "#pragma once",
         "",
         "namespace fmha_sm100_plan {",
+        "",
+        f"constexpr int kBlockM = {BLOCK_M};  // query rows per CTA = MMA M = TMEM lanes",
+        f"constexpr int kThreads = {THREADS};",
+        f"constexpr int kTmemColumns = {TMEM_COLUMNS};",
+        f"constexpr unsigned kMaxDynamicSmem = {MAX_DYNAMIC_SMEM};",
         "",
         "template <int D, int Stages, int PSmem>",
         "struct Entry {",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, SWIZZLE_REPEAT, ceil_div
+from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, REGISTERS_PER_SM, SWIZZLE_REPEAT, ceil_div
 
 HEADER_PATH = "kernels/sm90/fmha_sm90_plan.h"
 
@@ -114,7 +114,8 @@ def render_plan_header() -> list[str]:
     for d in HEAD_DIMS:
         out += [f"#ifndef FMHA_STAGES_D{d}", f"#define FMHA_STAGES_D{d} FMHA_STAGES", "#endif"]
     out += ["", "namespace fmha_sm90_plan {", "",
-            f"constexpr int kBlockM = {BLOCK_M};", f"constexpr int kThreads = {THREADS};", "",
+            f"constexpr int kBlockM = {BLOCK_M};", f"constexpr int kThreads = {THREADS};",
+            f"constexpr int kRegistersPerSm = {REGISTERS_PER_SM};", "",
             "// The switches that pick a head dim's KV tile and ring depth.",
             "template <int D>", "struct Switches {", "    static constexpr bool kHeadDim = false;", "};"]
     for d in HEAD_DIMS:

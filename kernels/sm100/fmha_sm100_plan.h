@@ -4,6 +4,11 @@
 
 namespace fmha_sm100_plan {
 
+constexpr int kBlockM = 128;  // query rows per CTA = MMA M = TMEM lanes
+constexpr int kThreads = 192;
+constexpr int kTmemColumns = 512;
+constexpr unsigned kMaxDynamicSmem = 232448;
+
 template <int D, int Stages, int PSmem>
 struct Entry {
     static constexpr bool kSupported = false;

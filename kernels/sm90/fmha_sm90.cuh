@@ -71,7 +71,8 @@ constexpr int kConsumerThreads = 256;
 #endif
 constexpr int kProducerRegs = FMHA_PRODUCER_REGS;
 constexpr int kConsumerRegs = FMHA_CONSUMER_REGS;
-static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536, "register split exceeds the register file");
+static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= fmha_sm90_plan::kRegistersPerSm,
+              "register split exceeds the register file");
 constexpr int kEmptyArrivals = 8;   // lane 0 of each consumer warp
 constexpr float kRescaleThreshold = static_cast<float>(FMHA_RESCALE_THRESHOLD);
 // Named barrier ids: 1, 2 = "consumer WG c may issue its GEMMs" (ping-pong); 3, 4 = epilogue per WG.

@@ -28,6 +28,7 @@ namespace fmha_sm90_plan {
 
 constexpr int kBlockM = 128;
 constexpr int kThreads = 384;
+constexpr int kRegistersPerSm = 65536;
 
 // The switches that pick a head dim's KV tile and ring depth.
 template <int D>
