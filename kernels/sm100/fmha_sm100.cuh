@@ -106,10 +106,8 @@ struct Plan {
                       Declared::kPOff == kPOff && Declared::kBarOff == kBarOff &&
                       Declared::kTmemSlotOff == kTmemSlotOff && Declared::kSmemNeeded == kSmemNeeded,
                   "SMEM carve-up disagrees with fmhactl/plans/sm100.py: regenerate fmha_sm100_plan.h");
-    static_assert(kSmemBytes >= kSmemNeeded && kSmemBytes <= fmha_sm100_plan::kMaxDynamicSmem,
-                  "dynamic SMEM within 227 KiB");
-    static_assert(kCtasPerSm * kColsAlloc <= fmha_sm100_plan::kTmemColumns,
-                  "co-resident CTAs must fit their TMEM allocations");
+    static_assert(kSmemBytes >= kSmemNeeded && kSmemBytes <= fmha_sm100_plan::kMaxDynamicSmem, "dynamic SMEM within 227 KiB");
+    static_assert(kCtasPerSm * kColsAlloc <= fmha_sm100_plan::kTmemColumns, "co-resident CTAs must fit their TMEM allocations");
     // Checkpoint dumps mirror a 128-key tile of the whole head dim (fmhactl/runtime/checkpoints.py).
     static constexpr bool kCheckpointable = kBlockN == 128 && kDPasses == 1;
 };
