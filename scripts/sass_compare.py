@@ -1,10 +1,11 @@
 """Compare the SASS of every variant's entry points between a base commit and this tree.
 
-    python scripts/sass_compare.py [--base 259d0c7] [--emulated] [--variants a,b] [--out DIR]
+    python scripts/sass_compare.py [--base 259d0c7] [--emulated] [--strict] [--variants a,b] [--out DIR]
 
 Each tree's own fmhactl compiles each registered variant (NVRTC, the variant's own options, no
 build cache) for its native archs and, with --emulated, the emulated sm_90a builds of the SM100
-variants (set FMHACTL_EMU_PTXAS_O=0 to make those tolerable). `cuobjdump -sass` of both cubins is
+variants (set FMHACTL_EMU_PTXAS_O=0 to make those tolerable), with --strict their strict-emulator
+builds too. `cuobjdump -sass` of both cubins is
 compared after dropping the lines that name the file; instruction text, addresses and encodings
 must be identical. The base tree is `git archive <base>` in a temporary directory.
 
@@ -26,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _dump_tree(tree: Path, out: Path, emulated: bool, names: list[str]) -> int:
+def _dump_tree(tree: Path, out: Path, emulated: bool, strict: bool, names: list[str]) -> int:
     """Worker, run with PYTHONPATH=tree: compile the variants with that tree's fmhactl, write SASS."""
     os.chdir(tree)
     from fmhactl.build.compiler import BuildTarget, _compile_nvrtc, _options
@@ -42,6 +43,9 @@ def _dump_tree(tree: Path, out: Path, emulated: bool, names: list[str]) -> int:
         targets = [BuildTarget(arch) for arch in variant.archs]
         if emulated:
             targets += [BuildTarget(arch, emulated=True) for arch in variant.emulated_on if arch not in variant.archs]
+        if strict:
+            targets += [BuildTarget(arch, emulated=True, strict=True) for arch in variant.emulated_on
+                        if arch not in variant.archs]
         for target in targets:
             cubin, _log = _compile_nvrtc(variant.source_path, _options(variant, target))
             stem = f"{variant.name}__{target.label}"
@@ -63,10 +67,10 @@ def normalise(sass: str) -> str:
     return "\n".join(keep) + "\n"
 
 
-def _run_worker(tree: Path, out: Path, emulated: bool, names: list[str]) -> subprocess.Popen:
+def _run_worker(tree: Path, out: Path, emulated: bool, strict: bool, names: list[str]) -> subprocess.Popen:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--dump-tree", str(tree), "--out", str(out)]
-    if emulated:
-        cmd.append("--emulated")
+    cmd += ["--emulated"] if emulated else []
+    cmd += ["--strict"] if strict else []
     if names:
         cmd += ["--variants", ",".join(names)]
     return subprocess.Popen(cmd, env={**os.environ, "PYTHONPATH": str(tree)})
@@ -76,13 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="SASS of every variant: base commit vs this tree")
     parser.add_argument("--base", default="259d0c7", help="commit to compare against")
     parser.add_argument("--emulated", action="store_true", help="also the emulated sm_90a builds of SM100 variants")
+    parser.add_argument("--strict", action="store_true", help="also the strict-emulator builds of SM100 variants")
     parser.add_argument("--variants", default="", help="comma-separated variant names (default: all)")
     parser.add_argument("--out", type=Path, default=None, help="where the listings go (default: a temp dir)")
     parser.add_argument("--dump-tree", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     names = [n for n in args.variants.split(",") if n]
     if args.dump_tree is not None:
-        return _dump_tree(args.dump_tree.resolve(), args.out.resolve(), args.emulated, names)
+        return _dump_tree(args.dump_tree.resolve(), args.out.resolve(), args.emulated, args.strict, names)
     if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "-q", f"{args.base}^{{commit}}"],
                       capture_output=True).returncode:
         print(f"--base {args.base}: not a commit of this repository", file=sys.stderr)
@@ -92,8 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     base_tree.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.base], capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(base_tree)], input=archive, check=True)
-    workers = [_run_worker(base_tree, out / "base", args.emulated, names),
-               _run_worker(ROOT, out / "head", args.emulated, names)]
+    workers = [_run_worker(base_tree, out / "base", args.emulated, args.strict, names),
+               _run_worker(ROOT, out / "head", args.emulated, args.strict, names)]
     codes = [w.wait() for w in workers]
     if any(codes):
         print(f"a build failed (exit codes base {codes[0]}, head {codes[1]})", file=sys.stderr)
