@@ -266,6 +266,16 @@ def test_named_rules_of_the_issue():
         assert not any(t.startswith(("fmhactl.services", "fmhactl.cli", "fmhactl.tui")) for _, t in imports_of(path)), path
 
 
+def test_plans_import_neither_the_registry_nor_the_runtime():
+    """Each family's declaration (plans/) is read by the registry and the runtime, never the reverse:
+    a plan that imported them would make the generator (python -m fmhactl.plans) depend on them."""
+    plan_modules = sorted((PACKAGE / "plans").glob("*.py"))
+    assert plan_modules
+    bad = [f"{path.name}:{line}: {target}" for path in plan_modules for line, target in imports_of(path)
+           if target.startswith(("fmhactl.registry", "fmhactl.runtime"))]
+    assert bad == []
+
+
 def test_one_gpu_probe():
     """Compute capability is asked of the driver or torch in runtime/device.py only."""
     probes = ("COMPUTE_CAPABILITY_MAJOR", "get_device_capability(")

@@ -218,13 +218,11 @@ class BitTable:
                 for f in sorted(self.fields, key=lambda x: x.lo)]
 
     def c_defines(self) -> list[str]:
-        """`#define <PREFIX>_<FIELD>_LO/_WIDTH` lines for the C++ side."""
+        """`#define <PREFIX>_<FIELD>_LO/_WIDTH` (+ _FIXED, _UNIT_SHIFT) lines for the C++ side."""
         prefix = self.c_prefix or self.name.upper()
         out = []
         for f in sorted(self.fields, key=lambda x: x.lo):
             key = f"{prefix}_{f.name.upper()}"
-            out.append(f"#define {key}_LO {f.lo}")
-            out.append(f"#define {key}_WIDTH {f.width}")
-            if f.fixed is not None:
-                out.append(f"#define {key}_FIXED {f.fixed}")
+            facts = (("LO", f.lo), ("WIDTH", f.width), ("FIXED", f.fixed), ("UNIT_SHIFT", f.unit_shift or None))
+            out += [f"#define {key}_{suffix} {value}" for suffix, value in facts if value is not None]
         return out

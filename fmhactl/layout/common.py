@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fmhactl.errors import BadInput
+from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM
 
 
 class LayoutError(BadInput):
@@ -28,7 +29,7 @@ def errors_of(problems: list[Problem]) -> list[Problem]:
     return [p for p in problems if p.severity == "error"]
 
 
-SMEM_LIMIT = 232448  # 227 KiB of shared memory per block on SM100
+SMEM_LIMIT = MAX_DYNAMIC_SMEM  # 227 KiB of shared memory per block on SM100
 
 
 # Element types the layout tools understand: name -> size in bits.

@@ -83,24 +83,15 @@ TABLES = {"smem": SMEM_DESC, "wgmma": WGMMA_DESC, "idesc": INSTR_DESC}
 GENERATED_HEADER = "kernels/common/desc_fields.gen.h"
 
 
-def c_header() -> str:
-    """The C/C++ view of the tables: field positions and widths as macros (kernels/common)."""
-    lines = ["// GENERATED from fmhactl/layout/fields.py by `python -m fmhactl.layout.fields`: do not edit.",
-             "// Bit positions and widths of the tcgen05/wgmma descriptor words (docs/tcgen05-facts.md §4, §6).",
-             "// tests/layout/test_fields_cpp.py checks that this file matches the tables and that the encoders",
-             "// in kernels/common/tcgen05.cuh put every field where these macros say.",
+def c_header() -> list[str]:
+    """The C/C++ view of the tables (after the GENERATED banner): field positions, widths and masks
+    as macros, which kernels/common/tcgen05.cuh and the emulator's decoders use."""
+    lines = ["// Bit positions and widths of the tcgen05/wgmma descriptor words (docs/tcgen05-facts.md §4, §6).",
+             "// tests/layout/test_fields_cpp.py checks that the encoders in kernels/common/tcgen05.cuh put",
+             "// every field where these macros say.",
              "#pragma once", ""]
     for table in TABLES.values():
         lines.append(f"// {table.name} ({table.bits} bits)")
         lines.extend(table.c_defines())
         lines.append("")
-    return "\n".join(lines)
-
-
-if __name__ == "__main__":
-    import sys
-    from pathlib import Path
-
-    target = Path(__file__).resolve().parents[2] / GENERATED_HEADER
-    target.write_text(c_header())
-    sys.stdout.write(f"wrote {target}\n")
+    return lines

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from fmhactl.layout.common import LayoutError, Problem
+from fmhactl.plans.hardware import TMEM_ALLOC_UNIT, TMEM_COLUMNS, TMEM_LANES
 
-LANES = 128
-COLUMNS = 512
+LANES = TMEM_LANES
+COLUMNS = TMEM_COLUMNS
 CELL_BITS = 32
 WARP_SIZE = 32
 
@@ -20,7 +21,7 @@ SHAPES = ("32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2")
 NUMS = (1, 2, 4, 8, 16, 32, 64, 128)
 REGS_PER_REP = {"32x32b": 1, "16x64b": 1, "16x32bx2": 1, "16x128b": 2, "16x256b": 4}
 _MAX_REGS = 128  # Table 49: no shape/num combination needs more than 128 registers
-ALLOC_COLUMNS = (32, 64, 128, 256, 512)
+ALLOC_COLUMNS = tuple(TMEM_ALLOC_UNIT << i for i in range((TMEM_COLUMNS // TMEM_ALLOC_UNIT).bit_length()))
 
 
 def split_addr(addr: int) -> tuple[int, int]:

@@ -23,18 +23,17 @@ The plan of one entry point is chosen from (head dim D, K/V stages, where P live
 
 from __future__ import annotations
 
-import argparse
-import sys
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from pathlib import Path
 
-MAX_DYNAMIC_SMEM = 232448  # 227 KiB: the most one block may ask for (sm_90 and sm_100)
-SMEM_PER_SM = 233472  # 228 KiB shared memory per SM
-SMEM_RESERVED_PER_BLOCK = 1024  # the driver keeps 1 KiB per resident block
-TMEM_COLUMNS = 512
-TMEM_MIN_ALLOC = 32
+from fmhactl.plans.hardware import (
+    MAX_DYNAMIC_SMEM, SMEM_PER_SM, SMEM_RESERVED_PER_BLOCK, SWIZZLE_REPEAT, TMEM_COLUMNS,
+)
+from fmhactl.plans.hardware import TMEM_ALLOC_UNIT as TMEM_MIN_ALLOC
+from fmhactl.plans.hardware import ctas_by_registers as _ctas_by_registers
+
 BLOCK_M = 128
+THREADS = 192  # 6 warps: 4 softmax/epilogue, 1 MMA, 1 load
 BLOCK_N_CHOICES = (128, 64, 32)
 HEAD_DIMS = (64, 128, 256, 512)
 STAGE_CHOICES = (1, 2, 3, 4)
@@ -49,7 +48,7 @@ def barrier_roles(stages: int) -> tuple[str, ...]:
     recorded trace keeps its names when the kernel source's lines move."""
     return ("q_full", "s_full", "p_full", "o_ready", *(f"kv_full[{s}]" for s in range(stages)),
             *(f"kv_empty[{s}]" for s in range(stages)))
-ALIGN_SLACK = 1024  # the kernel re-aligns the dynamic window to the 1024-B swizzle repeat
+ALIGN_SLACK = SWIZZLE_REPEAT  # the kernel re-aligns the dynamic window to the 1024-B swizzle repeat
 TMEM_SLOT_BYTES = 16
 ELEM = 2  # bf16 / f16
 
@@ -230,15 +229,9 @@ def plan_for(head_dim: int, stages: int, p_in_smem: bool) -> Sm100Plan:
     return Sm100Plan(head_dim, stages, p_in_smem, BLOCK_N_CHOICES[-1], 2)
 
 
-THREADS = 192  # 6 warps
-REGISTERS_PER_SM = 65536
-REGISTER_ALLOC_UNIT = 256  # registers are given to a warp in units of 256
-
-
 def ctas_by_registers(registers_per_thread: int, threads: int = THREADS) -> int:
-    """CTAs of `threads` threads the register file holds at this per-thread register count."""
-    per_warp = -(-registers_per_thread * 32 // REGISTER_ALLOC_UNIT) * REGISTER_ALLOC_UNIT
-    return REGISTERS_PER_SM // max(1, per_warp * (threads // 32))
+    """CTAs of an SM100 entry point (`threads` threads) the register file holds."""
+    return _ctas_by_registers(registers_per_thread, threads)
 
 
 def entry_head_dim(head_dim: int) -> int:
@@ -257,18 +250,21 @@ def plan_from_switches(head_dim: int, switches: dict) -> Sm100Plan:
 
 # ---- the CUDA side: a generated header ------------------------------------------------------
 
-HEADER_PATH = Path(__file__).resolve().parents[2] / "kernels" / "sm100" / "fmha_sm100_plan.h"
+HEADER_PATH = "kernels/sm100/fmha_sm100_plan.h"
 
 
-def render_header() -> str:
-    """kernels/sm100/fmha_sm100_plan.h: one specialisation per (D, stages, P place) that fits."""
+def render_header() -> list[str]:
+    """The body of kernels/sm100/fmha_sm100_plan.h: one specialisation per (D, stages, P place) that fits."""
     lines = [
-        "// GENERATED from fmhactl/plans/sm100.py by `python -m fmhactl.plans.sm100 --write-header`; do not edit.",
-        "// The kernel's Plan<D> recomputes its byte carving and static_asserts it against these numbers;",
-        "// tests/sm100/test_plan_header.py fails CI when this file is stale.",
+        "// The kernel's Plan<D> recomputes its byte carving and static_asserts it against these numbers.",
         "#pragma once",
         "",
         "namespace fmha_sm100_plan {",
+        "",
+        f"constexpr int kBlockM = {BLOCK_M};  // query rows per CTA = MMA M = TMEM lanes",
+        f"constexpr int kThreads = {THREADS};",
+        f"constexpr int kTmemColumns = {TMEM_COLUMNS};",
+        f"constexpr unsigned kMaxDynamicSmem = {MAX_DYNAMIC_SMEM};",
         "",
         "template <int D, int Stages, int PSmem>",
         "struct Entry {",
@@ -307,27 +303,4 @@ def render_header() -> str:
         conds = [f"(FMHA_STAGES == {s} && FMHA_P_SMEM == {p})" for s in STAGE_CHOICES for p in (0, 1)
                  if plan_for(d, s, bool(p)).supported]
         lines.append(f"#define FMHA_PLAN_HAS_D{d} ({' || '.join(conds) if conds else '0'})")
-    return "\n".join(lines) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write-header", action="store_true", help=f"write {HEADER_PATH.name}")
-    parser.add_argument("--check-header", action="store_true", help="exit 1 if the header is stale")
-    args = parser.parse_args(argv)
-    text = render_header()
-    if args.check_header:
-        current = HEADER_PATH.read_text() if HEADER_PATH.exists() else ""
-        if current != text:
-            print(f"{HEADER_PATH} is stale: run python -m fmhactl.plans.sm100 --write-header", file=sys.stderr)
-            return 1
-        return 0
-    if args.write_header:
-        HEADER_PATH.write_text(text)
-        return 0
-    sys.stdout.write(text)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return lines

@@ -12,8 +12,8 @@ Use per launch::
     synchronize(stream)
     session.raise_if_violations()    # or: violations = session.collect()
 
-Numbers and struct layouts mirror kernels/common/tcgen05_errors.h; tests/tcgen05/test_tc5_abi.py
-compiles that header on the host and checks both sides agree.
+Numbers and struct layouts come from fmhactl/plans/tcgen05_abi.py, the declaration that
+kernels/common/tcgen05_errors.h is generated from (`python -m fmhactl.plans --write`).
 
 Strict builds (FMHACTL_TC5_STRICT=1, ``--emulation strict``; the module exports ``tc5_emu_strict``)
 also get per-CTA trackers (``StrictCta``), the per-SM TMEM pools and, on request, a trace buffer.
@@ -28,163 +28,50 @@ import ctypes
 from dataclasses import dataclass
 
 from fmhactl.errors import ExitCode, FmhactlError
+from fmhactl.plans import tcgen05_abi as abi
+from fmhactl.plans.cstruct import ctypes_struct
+from fmhactl.plans.hardware import TMEM_ALLOC_UNIT, TMEM_COLUMNS, TMEM_LANES
+from fmhactl.plans.tcgen05_abi import (  # noqa: F401 (re-exported: tests and trace read them here)
+    ALLOC_CHUNKS, ERROR_CODES, ERROR_COUNT, OP_CODES, SMEM_BLOCK_BYTES, SMEM_BLOCKS, STRICT_BARS, STRICT_COMMITS,
+    STRICT_MMA_SLOTS, STRICT_TX, STRICT_WARPS, TRACE_EVENTS, WRITTEN_WORDS,
+)
 from fmhactl.runtime.driver import LoadedModule, check
 
 STATE_SYMBOL = "tc5_emu_state"
-TMEM_LANES = 128
-TMEM_COLUMNS = 512
-ALLOC_UNIT = 32
-ALLOC_CHUNKS = TMEM_COLUMNS // ALLOC_UNIT
-WRITTEN_WORDS = TMEM_COLUMNS * TMEM_LANES // 32
+# The numbers and records are declared once in fmhactl/plans/tcgen05_abi.py (which also renders
+# kernels/common/tcgen05_errors.h); this module reads them from there.
+ALLOC_UNIT = TMEM_ALLOC_UNIT
 TMEM_BYTES_PER_CTA = TMEM_LANES * TMEM_COLUMNS * 4
 # Fresh TMEM reads as a NaN pattern, so a value that escapes the unwritten-read check stands out.
 TMEM_POISON = 0x7FBADBAD
 DEFAULT_CAPACITY = 1024
 
-# TC5_ERR_* codes, by name as printed.
-ERROR_CODES: dict[str, int] = {
-    "lane-quarter": 1,
-    "alloc-columns": 2,
-    "alloc-increasing": 3,
-    "alloc-after-relinquish": 4,
-    "alloc-exhausted": 5,
-    "dealloc-unknown": 6,
-    "unallocated-columns": 7,
-    "alloc-live-at-exit": 8,
-    "desc-fixed-bits": 9,
-    "desc-base-offset": 10,
-    "desc-misaligned": 11,
-    "mma-shape": 12,
-    "idesc-invalid": 13,
-    "unwritten-read": 14,
-    "mma-tmem-address": 15,
-    "tmem-out-of-range": 16,
-    # strict mode (--emulation strict) only
-    "tmem-busy": 17,
-    "smem-busy": 18,
-    "ld-not-waited": 19,
-    "st-not-waited": 20,
-    "missing-proxy-fence": 21,
-    "missing-fence-after": 22,
-    "missing-fence-before": 23,
-    "commit-without-mma": 24,
-    "mma-uncommitted": 25,
-    "partial-warp": 26,
-    "non-uniform": 27,
-    "tma-in-flight-at-exit": 28,
-    "mma-in-flight-at-exit": 29,
-    "alloc-timeout": 30,
-}
-ERROR_COUNT = 31  # TC5_ERR_COUNT: one past the last code
-FAST_ERRORS = frozenset(name for name, code in ERROR_CODES.items() if code < ERROR_CODES["tmem-busy"])
+FAST_ERRORS = frozenset(name for name, code in ERROR_CODES.items() if code < abi.STRICT_FIRST_ERROR)
 STRICT_ERRORS = frozenset(ERROR_CODES) - FAST_ERRORS
 ERROR_NAMES: dict[int, str] = {code: name for name, code in ERROR_CODES.items()}
-
-# TC5_OP_* codes: which call detected the violation.
-OP_CODES: dict[str, int] = {
-    "alloc": 1, "dealloc": 2, "relinquish_alloc_permit": 3, "ld": 4, "st": 5,
-    "mma_ss": 6, "mma_ts": 7, "commit": 8, "exit": 9, "tma_load": 10, "mbar_wait": 11, "mbar_arrive": 12,
-    "fence_proxy": 13, "wait_ld": 14, "wait_st": 15, "generic_store": 16, "fence_before": 17, "fence_after": 18,
-}
 OP_NAMES: dict[int, str] = {code: name for name, code in OP_CODES.items()}
 
 
-class ViolationRecord(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint32), ("op", ctypes.c_uint32), ("block", ctypes.c_uint32),
-                ("warp", ctypes.c_uint32), ("lane", ctypes.c_uint32), ("site", ctypes.c_uint32),
-                ("detail0", ctypes.c_uint32), ("detail1", ctypes.c_uint32), ("other_op", ctypes.c_uint32),
-                ("other_site", ctypes.c_uint32), ("other_warp", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
-
-
-class AllocRecord(ctypes.Structure):
-    _fields_ = [("ncols", ctypes.c_uint32), ("site", ctypes.c_uint32), ("warp", ctypes.c_uint32),
-                ("reserved", ctypes.c_uint32)]
-
-
-class CtaMeta(ctypes.Structure):
-    _fields_ = [("lock", ctypes.c_uint32), ("used_chunks", ctypes.c_uint32), ("last_ncols", ctypes.c_uint32),
-                ("relinquished", ctypes.c_uint32), ("allocs", AllocRecord * ALLOC_CHUNKS),
-                ("written", ctypes.c_uint32 * WRITTEN_WORDS)]
-
-
-class EmuState(ctypes.Structure):
-    _fields_ = [("tmem", ctypes.c_uint64), ("meta", ctypes.c_uint64), ("violations", ctypes.c_uint64),
-                ("violation_count", ctypes.c_uint64), ("violation_capacity", ctypes.c_uint32),
-                ("ctas", ctypes.c_uint32), ("strict", ctypes.c_uint64), ("sm_pools", ctypes.c_uint64),
-                ("trace", ctypes.c_uint64), ("trace_count", ctypes.c_uint64), ("trace_capacity", ctypes.c_uint32),
-                ("sm_pool_count", ctypes.c_uint32), ("seed", ctypes.c_uint32), ("ctas_per_sm", ctypes.c_uint32),
-                ("alloc_timeout_ns", ctypes.c_uint64)]
+ViolationRecord = ctypes_struct(abi.VIOLATION)
+AllocRecord = ctypes_struct(abi.ALLOC)
+CtaMeta = ctypes_struct(abi.CTA_META)
+EmuState = ctypes_struct(abi.EMU_STATE)
 
 
 # ---- strict mode (Tc5StrictCta and friends) ----------------------------------------------------------
 STRICT_SYMBOL = "tc5_emu_strict"
-STRICT_MMA_SLOTS = 64
-STRICT_COMMITS = 32
-STRICT_TX = 64
-STRICT_BARS = 32
-STRICT_WARPS = 32
-SMEM_BLOCK_BYTES = 1024
-SMEM_BLOCKS = 240
-MMA_TS = 2
+MMA_TS = abi.MMA_FLAGS["TS"]
 SM_POOLS = 256             # %smid modulo this; more than any GPU has SMs
 DEFAULT_ALLOC_TIMEOUT_S = 5.0
-TRACE_EVENTS: dict[str, int] = {
-    "mma_issue": 1, "mma_complete": 2, "commit": 3, "commit_arrive": 4, "tma_issue": 5, "arrive": 6,
-    "wait_begin": 7, "wait_end": 8, "ld": 9, "st": 10, "wait_ld": 11, "wait_st": 12, "alloc": 13, "dealloc": 14,
-    "mbar_init": 15,
-}
 
-
-class StrictMma(ctypes.Structure):
-    _fields_ = [("a_desc", ctypes.c_uint64), ("b_desc", ctypes.c_uint64), ("d_tmem", ctypes.c_uint32),
-                ("a_tmem", ctypes.c_uint32), ("idesc", ctypes.c_uint32), ("flags", ctypes.c_uint32),
-                ("site", ctypes.c_uint32), ("warp", ctypes.c_uint32), ("seq", ctypes.c_uint32),
-                ("a_hash", ctypes.c_uint32), ("b_hash", ctypes.c_uint32), ("smem_a_lo", ctypes.c_uint32),
-                ("smem_a_hi", ctypes.c_uint32), ("smem_b_lo", ctypes.c_uint32), ("smem_b_hi", ctypes.c_uint32),
-                ("reserved", ctypes.c_uint32 * 3)]
-
-
-class StrictCommit(ctypes.Structure):
-    _fields_ = [("mbar", ctypes.c_uint32), ("upto", ctypes.c_uint32), ("site", ctypes.c_uint32),
-                ("warp", ctypes.c_uint32)]
-
-
-class StrictTx(ctypes.Structure):
-    _fields_ = [("mbar", ctypes.c_uint32), ("dst", ctypes.c_uint32), ("site", ctypes.c_uint32),
-                ("warp", ctypes.c_uint32)]
-
-
-class StrictWarp(ctypes.Structure):
-    _fields_ = [("pending_ld_site", ctypes.c_uint32), ("pending_st_site", ctypes.c_uint32),
-                ("async_since_fence", ctypes.c_uint32), ("synced_site", ctypes.c_uint32),
-                ("mma_count", ctypes.c_uint32), ("wait_bar", ctypes.c_uint32), ("tc5_ops", ctypes.c_uint32),
-                ("async_op", ctypes.c_uint32), ("st_col_lo", ctypes.c_uint32), ("st_col_hi", ctypes.c_uint32)]
-
-
-class StrictBar(ctypes.Structure):
-    _fields_ = [("addr", ctypes.c_uint32), ("flags", ctypes.c_uint32)]
-
-
-class StrictCta(ctypes.Structure):
-    _fields_ = [("lock", ctypes.c_uint32), ("mma_issued", ctypes.c_uint32), ("mma_done", ctypes.c_uint32),
-                ("commit_issued", ctypes.c_uint32), ("commit_done", ctypes.c_uint32),
-                ("hash_ticket", ctypes.c_uint32), ("last_fence_site", ctypes.c_uint32),
-                ("last_fence_warp", ctypes.c_uint32), ("mma", StrictMma * STRICT_MMA_SLOTS),
-                ("commits", StrictCommit * STRICT_COMMITS), ("commit_mode", ctypes.c_uint32 * STRICT_COMMITS),
-                ("tx", StrictTx * STRICT_TX), ("warps", StrictWarp * STRICT_WARPS), ("bars", StrictBar * STRICT_BARS),
-                ("smem_hash", ctypes.c_uint64 * SMEM_BLOCKS)]
-
-
-class SmPool(ctypes.Structure):
-    _fields_ = [("lock", ctypes.c_uint32), ("used_chunks", ctypes.c_uint32), ("resident", ctypes.c_uint32),
-                ("max_resident", ctypes.c_uint32), ("blocked", ctypes.c_uint32), ("timed_out", ctypes.c_uint32),
-                ("reserved", ctypes.c_uint32 * 2),
-                ("owner_block", ctypes.c_uint32 * ALLOC_CHUNKS), ("owner_site", ctypes.c_uint32 * ALLOC_CHUNKS)]
-
-
-class TraceEvent(ctypes.Structure):
-    _fields_ = [("time_ns", ctypes.c_uint64), ("kind", ctypes.c_uint32), ("block", ctypes.c_uint32),
-                ("warp", ctypes.c_uint32), ("site", ctypes.c_uint32), ("a", ctypes.c_uint32), ("b", ctypes.c_uint32)]
+StrictMma = ctypes_struct(abi.STRICT_MMA)
+StrictCommit = ctypes_struct(abi.STRICT_COMMIT)
+StrictTx = ctypes_struct(abi.STRICT_TX_RECORD)
+StrictWarp = ctypes_struct(abi.STRICT_WARP)
+StrictBar = ctypes_struct(abi.STRICT_BAR)
+StrictCta = ctypes_struct(abi.STRICT_CTA)
+SmPool = ctypes_struct(abi.SM_POOL)
+TraceEvent = ctypes_struct(abi.TRACE_EVENT)
 
 
 def _describe_desc(lo: int, hi: int) -> str:

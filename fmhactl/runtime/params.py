@@ -1,30 +1,18 @@
-"""ctypes twin of kernels/common/fmha_params.h (tests/runtime/test_params_abi.py keeps them equal)."""
+"""The launch parameter block as ctypes, built from the one declaration (fmhactl/plans/params.py)
+that kernels/common/fmha_params.h is generated from."""
 
 from __future__ import annotations
 
-import ctypes
 import math
 
 from fmhactl.config import AttnConfig
+from fmhactl.plans.cstruct import ctypes_struct
+from fmhactl.plans.params import FMHA_PARAMS
 
 PARAMS_HEADER = "common/fmha_params.h"
 
 
-class FmhaParams(ctypes.Structure):
-    _fields_ = [
-        ("q", ctypes.c_void_p), ("k", ctypes.c_void_p), ("v", ctypes.c_void_p),
-        ("o", ctypes.c_void_p), ("lse", ctypes.c_void_p),
-        ("q_batch_stride", ctypes.c_int64), ("q_seq_stride", ctypes.c_int64), ("q_head_stride", ctypes.c_int64),
-        ("k_batch_stride", ctypes.c_int64), ("k_seq_stride", ctypes.c_int64), ("k_head_stride", ctypes.c_int64),
-        ("v_batch_stride", ctypes.c_int64), ("v_seq_stride", ctypes.c_int64), ("v_head_stride", ctypes.c_int64),
-        ("o_batch_stride", ctypes.c_int64), ("o_seq_stride", ctypes.c_int64), ("o_head_stride", ctypes.c_int64),
-        ("batch", ctypes.c_int), ("heads", ctypes.c_int), ("heads_kv", ctypes.c_int),
-        ("seq_q", ctypes.c_int), ("seq_k", ctypes.c_int), ("head_dim", ctypes.c_int),
-        ("softmax_scale", ctypes.c_float), ("scale_log2", ctypes.c_float),
-        ("causal", ctypes.c_int), ("flags", ctypes.c_int),
-        ("checkpoints", ctypes.c_void_p),
-        ("tile_counter", ctypes.c_void_p),
-    ]
+FmhaParams = ctypes_struct(FMHA_PARAMS)
 
 
 def default_scale(cfg: AttnConfig) -> float:

@@ -1,22 +1,25 @@
-// GENERATED from fmhactl/layout/fields.py by `python -m fmhactl.layout.fields`: do not edit.
+// GENERATED from fmhactl/layout/fields.py by `python -m fmhactl.plans --write`; do not edit.
 // Bit positions and widths of the tcgen05/wgmma descriptor words (docs/tcgen05-facts.md §4, §6).
-// tests/layout/test_fields_cpp.py checks that this file matches the tables and that the encoders
-// in kernels/common/tcgen05.cuh put every field where these macros say.
+// tests/layout/test_fields_cpp.py checks that the encoders in kernels/common/tcgen05.cuh put
+// every field where these macros say.
 #pragma once
 
 // tcgen05 shared-memory descriptor (64 bits)
 #define FMH_SMEM_DESC_START_LO 0
 #define FMH_SMEM_DESC_START_WIDTH 14
+#define FMH_SMEM_DESC_START_UNIT_SHIFT 4
 #define FMH_SMEM_DESC_RESERVED_14_15_LO 14
 #define FMH_SMEM_DESC_RESERVED_14_15_WIDTH 2
 #define FMH_SMEM_DESC_RESERVED_14_15_FIXED 0
 #define FMH_SMEM_DESC_LBO_LO 16
 #define FMH_SMEM_DESC_LBO_WIDTH 14
+#define FMH_SMEM_DESC_LBO_UNIT_SHIFT 4
 #define FMH_SMEM_DESC_RESERVED_30_31_LO 30
 #define FMH_SMEM_DESC_RESERVED_30_31_WIDTH 2
 #define FMH_SMEM_DESC_RESERVED_30_31_FIXED 0
 #define FMH_SMEM_DESC_SBO_LO 32
 #define FMH_SMEM_DESC_SBO_WIDTH 14
+#define FMH_SMEM_DESC_SBO_UNIT_SHIFT 4
 #define FMH_SMEM_DESC_FIXED_46_48_LO 46
 #define FMH_SMEM_DESC_FIXED_46_48_WIDTH 3
 #define FMH_SMEM_DESC_FIXED_46_48_FIXED 1
@@ -35,16 +38,19 @@
 // wgmma shared-memory descriptor (64 bits)
 #define FMH_WGMMA_DESC_START_LO 0
 #define FMH_WGMMA_DESC_START_WIDTH 14
+#define FMH_WGMMA_DESC_START_UNIT_SHIFT 4
 #define FMH_WGMMA_DESC_UNUSED_14_15_LO 14
 #define FMH_WGMMA_DESC_UNUSED_14_15_WIDTH 2
 #define FMH_WGMMA_DESC_UNUSED_14_15_FIXED 0
 #define FMH_WGMMA_DESC_LBO_LO 16
 #define FMH_WGMMA_DESC_LBO_WIDTH 14
+#define FMH_WGMMA_DESC_LBO_UNIT_SHIFT 4
 #define FMH_WGMMA_DESC_UNUSED_30_31_LO 30
 #define FMH_WGMMA_DESC_UNUSED_30_31_WIDTH 2
 #define FMH_WGMMA_DESC_UNUSED_30_31_FIXED 0
 #define FMH_WGMMA_DESC_SBO_LO 32
 #define FMH_WGMMA_DESC_SBO_WIDTH 14
+#define FMH_WGMMA_DESC_SBO_UNIT_SHIFT 4
 #define FMH_WGMMA_DESC_UNUSED_46_48_LO 46
 #define FMH_WGMMA_DESC_UNUSED_46_48_WIDTH 3
 #define FMH_WGMMA_DESC_UNUSED_46_48_FIXED 0
@@ -86,11 +92,13 @@
 #define FMH_IDESC_B_MAJOR_WIDTH 1
 #define FMH_IDESC_N_LO 17
 #define FMH_IDESC_N_WIDTH 6
+#define FMH_IDESC_N_UNIT_SHIFT 3
 #define FMH_IDESC_RESERVED_23_LO 23
 #define FMH_IDESC_RESERVED_23_WIDTH 1
 #define FMH_IDESC_RESERVED_23_FIXED 0
 #define FMH_IDESC_M_LO 24
 #define FMH_IDESC_M_WIDTH 5
+#define FMH_IDESC_M_UNIT_SHIFT 4
 #define FMH_IDESC_RESERVED_29_LO 29
 #define FMH_IDESC_RESERVED_29_WIDTH 1
 #define FMH_IDESC_RESERVED_29_FIXED 0

@@ -1,7 +1,6 @@
-// The launch parameter block shared by every FMHA kernel and the host runtime.
-// fmhactl/runtime/params.py mirrors this struct with ctypes; tests/runtime/test_params_abi.py compiles
-// this header on the host and checks that every offset and the size agree, so a field added
-// here without its Python twin fails CI instead of silently shifting the others.
+// GENERATED from fmhactl/plans/params.py by `python -m fmhactl.plans --write`; do not edit.
+// The launch parameter block shared by every FMHA kernel and the host runtime (ctypes twin:
+// fmhactl/runtime/params.py, built from the same declaration).
 #pragma once
 
 #ifdef __CUDACC_RTC__
@@ -19,7 +18,7 @@ struct FmhaParams {
     const void* k;
     const void* v;
     void* o;
-    float* lse;            // (batch, heads, seq_q), contiguous; may be null
+    float* lse;                          // (batch, heads, seq_q), contiguous; may be null
     fmha_i64 q_batch_stride, q_seq_stride, q_head_stride;
     fmha_i64 k_batch_stride, k_seq_stride, k_head_stride;
     fmha_i64 v_batch_stride, v_seq_stride, v_head_stride;
@@ -30,11 +29,11 @@ struct FmhaParams {
     int seq_q;
     int seq_k;
     int head_dim;
-    float softmax_scale;   // applied to q.k before the softmax
-    float scale_log2;      // softmax_scale * log2(e): kernels work in base 2
-    int causal;            // bottom-right aligned: query i sees keys j <= i + seq_k - seq_q
-    int flags;             // reserved, must be 0
-    void* checkpoints;     // debug builds (FMHA_CHECKPOINTS=1) copy intermediates here; else null
+    float softmax_scale;                 // applied to q.k before the softmax
+    float scale_log2;                    // softmax_scale * log2(e): kernels work in base 2
+    int causal;                          // bottom-right aligned: query i sees keys j <= i + seq_k - seq_q
+    int flags;                           // reserved, must be 0
+    void* checkpoints;                   // debug builds (FMHA_CHECKPOINTS=1) copy intermediates here; else null
     // Persistent kernels: {next tile to claim, CTAs done claiming}, zero before a launch; the last
     // CTA to finish claiming zeroes it again, so one buffer serves every launch on one stream.
     // May be null (the kernel then walks a static stride).

@@ -14,6 +14,7 @@
 // parameter `site` defaults to the caller's source line and names the call in violation reports.
 #pragma once
 
+#include "desc_fields.gen.h"
 #include "tcgen05_errors.h"
 #include "tcgen05_emu_hooks.cuh"
 
@@ -66,27 +67,51 @@ enum class Major : u32 { k = 0, mn = 1 };
 // Shared-memory descriptor layout codes (spec §4.1, bits 61-63).
 enum class Layout : u32 { none = 0, swizzle_128b_base32b = 1, swizzle_128b = 2, swizzle_64b = 4, swizzle_32b = 6 };
 
+// Descriptor fields by name: FMH_* (desc_fields.gen.h, generated from fmhactl/layout/fields.py) give
+// each field's bit position (_LO), width, fixed value and unit shift; no position is written here.
+#define TC5_FIELD(P) P##_LO, P##_WIDTH
+
+// The field at (lo, width) of a descriptor word.
+template <class W>
+__host__ __device__ constexpr W field_get(W word, u32 lo, u32 width) {
+    return (word >> lo) & ((W(1) << width) - 1);
+}
+
+// The bits of the field at (lo, width), in place.
+template <class W>
+__host__ __device__ constexpr W field_mask(u32 lo, u32 width) {
+    return ((W(1) << width) - 1) << lo;
+}
+
 // 32-bit instruction descriptor for kind::f16 / kind::tf32 (spec §6 Table 42).
 __host__ __device__ constexpr u32 make_idesc(int m, int n, Fmt a, Fmt b, DFmt d, Major a_major = Major::k,
                                              Major b_major = Major::k, bool negate_a = false,
                                              bool negate_b = false) {
-    return (static_cast<u32>(d) << 4) | (static_cast<u32>(a) << 7) | (static_cast<u32>(b) << 10) |
-           (static_cast<u32>(negate_a) << 13) | (static_cast<u32>(negate_b) << 14) |
-           (static_cast<u32>(a_major) << 15) | (static_cast<u32>(b_major) << 16) |
-           (static_cast<u32>(n >> 3) << 17) | (static_cast<u32>(m >> 4) << 24);
+    return (static_cast<u32>(d) << FMH_IDESC_D_FORMAT_LO) | (static_cast<u32>(a) << FMH_IDESC_A_FORMAT_LO) |
+           (static_cast<u32>(b) << FMH_IDESC_B_FORMAT_LO) | (static_cast<u32>(negate_a) << FMH_IDESC_NEGATE_A_LO) |
+           (static_cast<u32>(negate_b) << FMH_IDESC_NEGATE_B_LO) | (static_cast<u32>(a_major) << FMH_IDESC_A_MAJOR_LO) |
+           (static_cast<u32>(b_major) << FMH_IDESC_B_MAJOR_LO) |
+           (static_cast<u32>(n >> FMH_IDESC_N_UNIT_SHIFT) << FMH_IDESC_N_LO) |
+           (static_cast<u32>(m >> FMH_IDESC_M_UNIT_SHIFT) << FMH_IDESC_M_LO);
 }
+
+// A byte quantity stored in field P in 16-byte units: the byte bits the field can hold, in units.
+#define TC5_DESC_BYTES(P, bytes) \
+    (((bytes) & ((1u << (P##_WIDTH + P##_UNIT_SHIFT)) - 1)) >> P##_UNIT_SHIFT)
 
 // 64-bit shared-memory matrix descriptor (spec §4.1): fixed bits 46-48 = 0b001, base offset 0,
 // relative LBO. Byte values; start, lbo and sbo must be 16-byte aligned.
 __host__ __device__ constexpr u64 make_smem_desc(u32 start_addr, u32 lbo_bytes, u32 sbo_bytes, Layout layout) {
-    return static_cast<u64>((start_addr & 0x3FFFF) >> 4) | (static_cast<u64>((lbo_bytes & 0x3FFFF) >> 4) << 16) |
-           (static_cast<u64>((sbo_bytes & 0x3FFFF) >> 4) << 32) | (1ull << 46) |
-           (static_cast<u64>(layout) << 61);
+    return (static_cast<u64>(TC5_DESC_BYTES(FMH_SMEM_DESC_START, start_addr)) << FMH_SMEM_DESC_START_LO) |
+           (static_cast<u64>(TC5_DESC_BYTES(FMH_SMEM_DESC_LBO, lbo_bytes)) << FMH_SMEM_DESC_LBO_LO) |
+           (static_cast<u64>(TC5_DESC_BYTES(FMH_SMEM_DESC_SBO, sbo_bytes)) << FMH_SMEM_DESC_SBO_LO) |
+           (static_cast<u64>(FMH_SMEM_DESC_FIXED_46_48_FIXED) << FMH_SMEM_DESC_FIXED_46_48_LO) |
+           (static_cast<u64>(layout) << FMH_SMEM_DESC_LAYOUT_LO);
 }
 
 // Advance a descriptor's start address by `bytes` (must stay inside the 14-bit field, spec §4.1).
 __host__ __device__ constexpr u64 desc_advance(u64 desc, u32 bytes) {
-    return desc + (bytes >> 4);
+    return desc + (static_cast<u64>(bytes >> FMH_SMEM_DESC_START_UNIT_SHIFT) << FMH_SMEM_DESC_START_LO);
 }
 
 __host__ __device__ constexpr u32 tmem_addr(u32 lane, u32 col) {

@@ -20,24 +20,24 @@ struct IDesc {
 
 __host__ __device__ __forceinline__ SmemDesc decode_desc(u64 d) {
     SmemDesc s;
-    s.start = static_cast<u32>(d & 0x3fff) << 4;
-    s.lbo = static_cast<u32>((d >> 16) & 0x3fff) << 4;
-    s.sbo = static_cast<u32>((d >> 32) & 0x3fff) << 4;
-    s.layout = static_cast<u32>(d >> 61) & 7;
+    s.start = static_cast<u32>(field_get(d, TC5_FIELD(FMH_SMEM_DESC_START))) << FMH_SMEM_DESC_START_UNIT_SHIFT;
+    s.lbo = static_cast<u32>(field_get(d, TC5_FIELD(FMH_SMEM_DESC_LBO))) << FMH_SMEM_DESC_LBO_UNIT_SHIFT;
+    s.sbo = static_cast<u32>(field_get(d, TC5_FIELD(FMH_SMEM_DESC_SBO))) << FMH_SMEM_DESC_SBO_UNIT_SHIFT;
+    s.layout = static_cast<u32>(field_get(d, TC5_FIELD(FMH_SMEM_DESC_LAYOUT)));
     return s;
 }
 
 __host__ __device__ __forceinline__ IDesc decode_idesc(u32 x) {
     IDesc i;
-    i.d_fmt = (x >> 4) & 3;
-    i.a_fmt = (x >> 7) & 7;
-    i.b_fmt = (x >> 10) & 7;
-    i.neg_a = (x >> 13) & 1;
-    i.neg_b = (x >> 14) & 1;
-    i.a_mn_major = (x >> 15) & 1;
-    i.b_mn_major = (x >> 16) & 1;
-    i.n = ((x >> 17) & 63) << 3;
-    i.m = ((x >> 24) & 31) << 4;
+    i.d_fmt = field_get(x, TC5_FIELD(FMH_IDESC_D_FORMAT));
+    i.a_fmt = field_get(x, TC5_FIELD(FMH_IDESC_A_FORMAT));
+    i.b_fmt = field_get(x, TC5_FIELD(FMH_IDESC_B_FORMAT));
+    i.neg_a = field_get(x, TC5_FIELD(FMH_IDESC_NEGATE_A));
+    i.neg_b = field_get(x, TC5_FIELD(FMH_IDESC_NEGATE_B));
+    i.a_mn_major = field_get(x, TC5_FIELD(FMH_IDESC_A_MAJOR));
+    i.b_mn_major = field_get(x, TC5_FIELD(FMH_IDESC_B_MAJOR));
+    i.n = field_get(x, TC5_FIELD(FMH_IDESC_N)) << FMH_IDESC_N_UNIT_SHIFT;
+    i.m = field_get(x, TC5_FIELD(FMH_IDESC_M)) << FMH_IDESC_M_UNIT_SHIFT;
     return i;
 }
 
@@ -47,16 +47,19 @@ __host__ __device__ __forceinline__ u32 swizzle_width(u32 layout) {
 
 // Spec §4.1 / §4.3 / §5.1: field-level legality of a shared-memory descriptor for one operand.
 __host__ __device__ __forceinline__ u32 check_desc(u64 d, bool mn_major, bool tf32) {
-    const u64 reserved = (3ull << 14) | (3ull << 30) | (0xffull << 53);
-    const u32 layout = static_cast<u32>(d >> 61) & 7;
-    if (((d >> 46) & 7) != 1 || (d & reserved) != 0 || ((d >> 52) & 1) != 0 ||
+    const u64 reserved = field_mask<u64>(TC5_FIELD(FMH_SMEM_DESC_RESERVED_14_15)) |
+                         field_mask<u64>(TC5_FIELD(FMH_SMEM_DESC_RESERVED_30_31)) |
+                         field_mask<u64>(TC5_FIELD(FMH_SMEM_DESC_RESERVED_53_60));
+    const u32 layout = static_cast<u32>(field_get(d, TC5_FIELD(FMH_SMEM_DESC_LAYOUT)));
+    if (field_get(d, TC5_FIELD(FMH_SMEM_DESC_FIXED_46_48)) != FMH_SMEM_DESC_FIXED_46_48_FIXED ||
+        (d & reserved) != 0 || field_get(d, TC5_FIELD(FMH_SMEM_DESC_LBO_MODE)) != FMH_SMEM_DESC_LBO_MODE_FIXED ||
         !(layout == 0 || layout == 1 || layout == 2 || layout == 4 || layout == 6)) {
         return TC5_ERR_DESC_FIXED_BITS;
     }
-    if (((d >> 49) & 7) != 0) return TC5_ERR_DESC_BASE_OFFSET;
+    if (field_get(d, TC5_FIELD(FMH_SMEM_DESC_BASE_OFFSET)) != FMH_SMEM_DESC_BASE_OFFSET_FIXED) return TC5_ERR_DESC_BASE_OFFSET;
     // 128B_base32B exists only for MN-major tf32; MN-major tf32 exists only with it (spec §3.2, §5.1).
     if ((layout == 1) != (mn_major && tf32)) return TC5_ERR_IDESC_INVALID;
-    const u32 start = static_cast<u32>(d & 0x3fff) << 4;
+    const u32 start = static_cast<u32>(field_get(d, TC5_FIELD(FMH_SMEM_DESC_START))) << FMH_SMEM_DESC_START_UNIT_SHIFT;
     if (layout != 0) {
         const u32 w = swizzle_width(layout);
         // K-major: one MMA's 32-byte K slice must stay inside its swizzle row; MN-major: the
@@ -71,7 +74,9 @@ template <Kind K>
 __host__ __device__ __forceinline__ u32 check_idesc(u32 x, u32& detail) {
     const IDesc i = decode_idesc(x);
     detail = x;
-    const u32 reserved = 0x7u | (1u << 6) | (1u << 23) | (1u << 29) | (3u << 30);
+    const u32 reserved = field_mask<u32>(TC5_FIELD(FMH_IDESC_SPARSE_SELECTOR)) | field_mask<u32>(TC5_FIELD(FMH_IDESC_SPARSE)) |
+                         field_mask<u32>(TC5_FIELD(FMH_IDESC_RESERVED_6)) | field_mask<u32>(TC5_FIELD(FMH_IDESC_RESERVED_23)) |
+                         field_mask<u32>(TC5_FIELD(FMH_IDESC_RESERVED_29)) | field_mask<u32>(TC5_FIELD(FMH_IDESC_MAX_SHIFT));
     if ((x & reserved) != 0) return TC5_ERR_IDESC_INVALID;
     if (K == Kind::f16) {
         if (i.a_fmt > 1 || i.b_fmt > 1 || i.a_fmt != i.b_fmt || i.d_fmt > 1) return TC5_ERR_IDESC_INVALID;

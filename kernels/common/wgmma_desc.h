@@ -20,7 +20,7 @@ constexpr unsigned kLboShift = FMH_WGMMA_DESC_LBO_LO, kLboWidth = FMH_WGMMA_DESC
 constexpr unsigned kSboShift = FMH_WGMMA_DESC_SBO_LO, kSboWidth = FMH_WGMMA_DESC_SBO_WIDTH;
 constexpr unsigned kBaseOffsetShift = FMH_WGMMA_DESC_BASE_OFFSET_LO, kBaseOffsetWidth = FMH_WGMMA_DESC_BASE_OFFSET_WIDTH;
 constexpr unsigned kLayoutShift = FMH_WGMMA_DESC_LAYOUT_LO, kLayoutWidth = FMH_WGMMA_DESC_LAYOUT_WIDTH;
-constexpr unsigned kByteUnitShift = 4;
+constexpr unsigned kByteUnitShift = FMH_WGMMA_DESC_START_UNIT_SHIFT;
 
 // Layout codes (bits 62-63).
 constexpr unsigned kLayoutInterleave = 0, kLayoutSw128 = 1, kLayoutSw64 = 2, kLayoutSw32 = 3;

@@ -9,19 +9,11 @@
 
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
+#include "ref/fmha_ref_plan.h"  // generated from fmhactl/plans/ref.py: defaults, threads, K row padding
 
-#ifndef FMHA_BLOCK_M
-#define FMHA_BLOCK_M 16
-#endif
-#ifndef FMHA_BLOCK_N
-#define FMHA_BLOCK_N 32
-#endif
 #ifndef FMHA_SELFTEST_HOOK
 #define FMHA_SELFTEST_HOOK(p)
 #endif
-
-#define FMHA_REF_THREADS 128
-#define FMHA_REF_MAX_HEAD_DIM 512
 
 namespace fmha_ref {
 
@@ -49,7 +41,7 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
     const int D = p.head_dim;
     // K rows are padded by one 32-bit word so that 32 lanes reading 32 different keys at the
     // same d fall in 32 different banks.
-    const int k_row = D + 2;
+    const int k_row = D + FMHA_REF_K_ROW_PAD;
     float* q_s = reinterpret_cast<float*>(smem_raw);
     unsigned short* k_s = reinterpret_cast<unsigned short*>(q_s + FMHA_BLOCK_M * D);
     unsigned short* v_s = k_s + FMHA_BLOCK_N * k_row;

@@ -51,8 +51,8 @@ struct FmhaTmaMaps {
 
 namespace fmha_sm100 {
 
-constexpr int kBlockM = 128;  // query rows per CTA = MMA M = TMEM lanes
-constexpr int kThreads = 192;
+constexpr int kBlockM = fmha_sm100_plan::kBlockM;  // query rows per CTA = MMA M = TMEM lanes
+constexpr int kThreads = fmha_sm100_plan::kThreads;
 constexpr int kMmaWarp = 4;
 constexpr int kLoadWarp = 5;
 constexpr int kMmaK = 16;  // K of one kind::f16 MMA
@@ -80,7 +80,7 @@ struct Plan {
     static constexpr int kColP = kColS;  // P (16-bit pairs) overwrites the S columns it came from
     static constexpr int kColO = kColS + kBlockN;
     static constexpr int kColsUsed = kBlockN + kDPart;
-    static_assert(kColsUsed <= 512, "TMEM holds 512 columns: S BlockN + O D/passes must fit");
+    static_assert(kColsUsed <= fmha_sm100_plan::kTmemColumns, "TMEM holds 512 columns: S BlockN + O D/passes must fit");
     static constexpr int kColsAlloc = pow2_at_least(kColsUsed);
 
     static constexpr unsigned kQBytes = kBlockM * D * 2;
@@ -106,8 +106,8 @@ struct Plan {
                       Declared::kPOff == kPOff && Declared::kBarOff == kBarOff &&
                       Declared::kTmemSlotOff == kTmemSlotOff && Declared::kSmemNeeded == kSmemNeeded,
                   "SMEM carve-up disagrees with fmhactl/plans/sm100.py: regenerate fmha_sm100_plan.h");
-    static_assert(kSmemBytes >= kSmemNeeded && kSmemBytes <= 232448, "dynamic SMEM within 227 KiB");
-    static_assert(kCtasPerSm * kColsAlloc <= 512, "co-resident CTAs must fit their TMEM allocations");
+    static_assert(kSmemBytes >= kSmemNeeded && kSmemBytes <= fmha_sm100_plan::kMaxDynamicSmem, "dynamic SMEM within 227 KiB");
+    static_assert(kCtasPerSm * kColsAlloc <= fmha_sm100_plan::kTmemColumns, "co-resident CTAs must fit their TMEM allocations");
     // Checkpoint dumps mirror a 128-key tile of the whole head dim (fmhactl/runtime/checkpoints.py).
     static constexpr bool kCheckpointable = kBlockN == 128 && kDPasses == 1;
 };

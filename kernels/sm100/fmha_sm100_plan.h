@@ -1,9 +1,13 @@
-// GENERATED from fmhactl/plans/sm100.py by `python -m fmhactl.plans.sm100 --write-header`; do not edit.
-// The kernel's Plan<D> recomputes its byte carving and static_asserts it against these numbers;
-// tests/sm100/test_plan_header.py fails CI when this file is stale.
+// GENERATED from fmhactl/plans/sm100.py by `python -m fmhactl.plans --write`; do not edit.
+// The kernel's Plan<D> recomputes its byte carving and static_asserts it against these numbers.
 #pragma once
 
 namespace fmha_sm100_plan {
+
+constexpr int kBlockM = 128;  // query rows per CTA = MMA M = TMEM lanes
+constexpr int kThreads = 192;
+constexpr int kTmemColumns = 512;
+constexpr unsigned kMaxDynamicSmem = 232448;
 
 template <int D, int Stages, int PSmem>
 struct Entry {

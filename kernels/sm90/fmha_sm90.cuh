@@ -34,10 +34,8 @@
 #include "common/sw128.cuh"
 #include "common/tma.cuh"
 #include "common/wgmma.cuh"
+#include "sm90/fmha_sm90_plan.h"  // generated: head dims, FMHA_BN_D* / FMHA_STAGES* defaults, SMEM carving
 
-#ifndef FMHA_STAGES
-#define FMHA_STAGES 2
-#endif
 #ifndef FMHA_OVERLAP
 #define FMHA_OVERLAP 0
 #endif
@@ -46,24 +44,6 @@
 #endif
 #ifndef FMHA_RESCALE_THRESHOLD
 #define FMHA_RESCALE_THRESHOLD 8
-#endif
-#ifndef FMHA_STAGES_D64
-#define FMHA_STAGES_D64 FMHA_STAGES
-#endif
-#ifndef FMHA_STAGES_D128
-#define FMHA_STAGES_D128 FMHA_STAGES
-#endif
-#ifndef FMHA_STAGES_D256
-#define FMHA_STAGES_D256 FMHA_STAGES
-#endif
-#ifndef FMHA_BN_D64
-#define FMHA_BN_D64 128
-#endif
-#ifndef FMHA_BN_D128
-#define FMHA_BN_D128 128
-#endif
-#ifndef FMHA_BN_D256
-#define FMHA_BN_D256 64
 #endif
 #ifndef FMHA_PERSISTENT
 #define FMHA_PERSISTENT 0
@@ -78,8 +58,8 @@ struct Sm90TmaMaps {
 
 namespace fmha_sm90 {
 
-constexpr int kBlockM = 128;
-constexpr int kThreads = 384;
+constexpr int kBlockM = fmha_sm90_plan::kBlockM;
+constexpr int kThreads = fmha_sm90_plan::kThreads;
 constexpr int kConsumerThreads = 256;
 // 128*24 + 256*240 = 64512 <= 65536. The persistent producer also claims and decodes tiles: in 24
 // registers it spilled, so it gets 32 and the consumers (hd <= 128 there) 232: 63488.
@@ -91,43 +71,28 @@ constexpr int kConsumerThreads = 256;
 #endif
 constexpr int kProducerRegs = FMHA_PRODUCER_REGS;
 constexpr int kConsumerRegs = FMHA_CONSUMER_REGS;
-static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536, "register split exceeds the register file");
+static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= fmha_sm90_plan::kRegistersPerSm,
+              "register split exceeds the register file");
 constexpr int kEmptyArrivals = 8;   // lane 0 of each consumer warp
 constexpr float kRescaleThreshold = static_cast<float>(FMHA_RESCALE_THRESHOLD);
 // Named barrier ids: 1, 2 = "consumer WG c may issue its GEMMs" (ping-pong); 3, 4 = epilogue per WG.
 constexpr int kBarSchedBase = 1;
 constexpr int kBarEpilogueBase = 3;
 
-// Mirrored by fmhactl/runtime/launchers.py::Sm90Plan (tests/sm90 keep them equal).
+// The tile plan of head dim D under this build's switches. Its numbers (KV tile, stages, SMEM
+// carving) are declared once in fmhactl/plans/sm90.py and reach the kernel through the generated
+// fmha_sm90_plan.h (`python -m fmhactl.plans --write`).
 template <int D>
-struct Plan {
-    static constexpr int kBlockN = D == 64 ? FMHA_BN_D64 : D == 128 ? FMHA_BN_D128 : FMHA_BN_D256;
-    static_assert(D == 64 || D == 128 || D == 256, "head dims 64, 128, 256");
-    static_assert(kBlockN % 16 == 0 && kBlockN >= 64 && kBlockN <= 192, "KV tile: a multiple of 16 in 64..192");
-    static constexpr int kStages = D == 64 ? FMHA_STAGES_D64 : D == 128 ? FMHA_STAGES_D128 : FMHA_STAGES_D256;
-    static_assert(kStages >= 2 && kStages <= 4, "K/V ring of 2 to 4 stages");
-    static constexpr unsigned kQBytes = kBlockM * D * 2;
-    static constexpr unsigned kKVBytes = kBlockN * D * 2;
-    // A separate O staging tile only where it fits beside Q and the ring (persistent, D <= 128).
-    static constexpr bool kSeparateO = FMHA_PERSISTENT && D <= 128;
-    // With O apart, a persistent CTA double-buffers Q: the next tile's Q lands while this tile
-    // still reads its own, so the first QK^T of a tile does not wait for a Q load.
-    static constexpr int kQStages = kSeparateO ? 2 : 1;
-    static constexpr unsigned kQOff = 0;
-    static constexpr unsigned kKOff = kQOff + kQStages * kQBytes;
-    static constexpr unsigned kVOff = kKOff + kStages * kKVBytes;
-    static constexpr unsigned kOOff = kSeparateO ? kVOff + kStages * kKVBytes : kQOff;
-    static constexpr unsigned kBarOff = kVOff + kStages * kKVBytes + (kSeparateO ? kQBytes : 0);
-    // q_full[], q_empty[], k_full[], v_full[], k_empty[], v_empty[]: K and V are released separately,
-    // so the next K tile can land while this tile's PV still reads V.
-    static constexpr unsigned kBarCount = 2 * kQStages + 4 * kStages;
+struct Plan : fmha_sm90_plan::Entry<D, fmha_sm90_plan::Switches<D>::kBlockN, fmha_sm90_plan::Switches<D>::kStages,
+                                    FMHA_PERSISTENT ? 1 : 0> {
+    using Base = fmha_sm90_plan::Entry<D, fmha_sm90_plan::Switches<D>::kBlockN,
+                                       fmha_sm90_plan::Switches<D>::kStages, FMHA_PERSISTENT ? 1 : 0>;
+    static_assert(Base::kDeclared, "head dim, KV tile (FMHA_BN_D*) or stages outside the plan of fmhactl/plans/sm90.py");
+    static constexpr int kBlockN = fmha_sm90_plan::Switches<D>::kBlockN;
+    static constexpr int kStages = fmha_sm90_plan::Switches<D>::kStages;
     // q_empty: lane 0 of every consumer warp after its last QK^T (separate O), or the storing
     // thread of each consumer WG once the O store no longer reads the Q tile.
-    static constexpr unsigned kQEmptyArrivals = kSeparateO ? kEmptyArrivals : 2;
-    // The persistent producer's tile index for the consumers, one 8-B slot per Q stage.
-    static constexpr unsigned kTileSlotOff = kBarOff + 8 * kBarCount;
-    // +1024: the dynamic window is re-aligned to the 1024-B swizzle repeat inside the kernel.
-    static constexpr unsigned kSmemBytes = kTileSlotOff + 8 * kQStages + 1024;
+    static constexpr unsigned kQEmptyArrivals = Base::kSeparateO ? kEmptyArrivals : 2;
     static constexpr int kSRegs = kBlockN / 2;  // S accumulator per thread
     static constexpr int kORegs = D / 2;        // O accumulator per thread
     static constexpr int kPRegs = kBlockN / 16; // P A-fragments (4 x 32-bit each) per thread

@@ -1,6 +1,6 @@
 """CPU tests: the tcgen05 micro-kernels compile natively for sm_100a (tensor-core / TMEM
 instructions present in the SASS) and through the emulator for sm_90a (none present), with no
-warnings; the generated native ld/st header is current; the API refuses a plain sm_90a build."""
+warnings; the generated native ld/st table covers PTX Table 49; the API refuses a plain sm_90a build."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import pytest
 from fmhactl.build.compiler import BuildTarget, CompileError
 from fmhactl.build.entry import build
 
-import gen_native_ldst
 import tc5_harness
+
+from fmhactl.plans import tcgen05_ldst
 
 BUILDS = tc5_harness.all_test_builds()
 BUILD_IDS = [f"{src}{''.join(f'-{k}{v}' for k, v in sw.items())}" for src, sw in BUILDS]
@@ -76,13 +77,8 @@ def test_plain_sm90a_build_is_refused():
         build(v, BuildTarget("sm_90a", emulated=False), force=True)
 
 
-def test_generated_native_ldst_header_is_current():
-    assert gen_native_ldst.TARGET.read_text() == gen_native_ldst.render(), \
-        "run: python tests/tcgen05/gen_native_ldst.py"
-
-
 def test_generated_native_ldst_covers_table_49():
-    text = gen_native_ldst.render()
+    text = tcgen05_ldst.render()
     assert text.count("struct LdSt<Shape::") == 74  # (8 + 8 + 7 + 6 + 8) shape/num pairs x pack
     assert "tcgen05.ld.sync.aligned.16x256b.x32.pack::16b.b32" in text
     assert "16x256b.x64" not in text and "16x128b.x128" not in text

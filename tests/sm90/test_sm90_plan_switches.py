@@ -1,6 +1,7 @@
-"""The SM90 tile plan is declared in the kernel (fmha_sm90::Plan<D>) and mirrored by the launcher
-(fmhactl/plans/launch.py::Sm90Plan): compile static_asserts of the Python values against the
-C++ plan through NVRTC, for every registered sm90 variant's switches and every head dim."""
+"""The SM90 tile plan is declared once (fmhactl/plans/sm90.py) and reaches the kernel through the
+generated fmha_sm90_plan.h; the kernel picks its entry from its compile-time switches. Check, through
+NVRTC, that for every registered sm90 variant's switches and every head dim the entry the kernel
+picks is the plan the launcher computes (switch resolution: FMHA_BN_D*, FMHA_STAGES*, FMHA_PERSISTENT)."""
 
 import pytest
 
