@@ -3,7 +3,8 @@ the tc5:: emulated build, fast and strict, as many concurrent shards (one proces
 worker each), within a time budget; one JSON line per verified config, a per-variant table last.
 
     python3 scripts/device/ptx_grid.py run OUT_DIR --budget S --jobs N --order ITEM[,ITEM...] [--shard K] [--skip FILE...]
-        ITEM = emulation:emulate:grid (e.g. fast:native:fa, strict:tc5:seeds72), in priority order
+        ITEM = emulation:emulate:grid (e.g. fast:native:fa, strict:tc5:seeds72), in priority order;
+        ITEM+ITEM interleaves the two shard by shard
     python3 scripts/device/ptx_grid.py shard VARIANT GRID EMULATE EMULATION START STOP SEED TIMEOUT
     python3 scripts/device/ptx_grid.py summary ROWS.jsonl...
 
@@ -80,8 +81,11 @@ def _done(skip_files: list[str]) -> set[tuple]:
 
 
 def _rows(path: Path) -> list[dict]:
+    import gzip
+
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text(errors="replace")
     rows = []
-    for line in path.read_text(errors="replace").splitlines():
+    for line in text.splitlines():
         if line.startswith("{"):
             try:
                 rows.append(json.loads(line))
@@ -92,21 +96,23 @@ def _rows(path: Path) -> list[dict]:
 
 def plan(order: list[str], shard_size: int, done: set[tuple]) -> list[tuple]:
     """(variant, grid, emulate, emulation, start, stop) in priority order; shards start at even
-    indices and leave out configs already done."""
+    indices and leave out configs already done. Items joined by '+' (strict:native:fa+strict:tc5:fa)
+    are interleaved shard by shard, so that a cut leaves both sides with the same configs."""
     out = []
     names = variants()
     sizes: dict[str, int] = {}
-    for item in order:
-        emulation, emulate, grid = item.split(":")
-        size = sizes.setdefault(grid, _grid_size(grid))
+    for group in order:
+        items = [item.split(":") for item in group.split("+")]
+        size = max(sizes.setdefault(grid, _grid_size(grid)) for _, _, grid in items)
         for start in range(0, size, shard_size):
             for variant in names:
-                todo = [i for i in range(start, min(start + shard_size, size))
-                        if (variant, grid, emulate, emulation, i) not in done]
-                if not todo:
-                    continue
-                first = todo[0] - todo[0] % 2
-                out.append((variant, grid, emulate, emulation, first, todo[-1] + 1))
+                for emulation, emulate, grid in items:
+                    todo = [i for i in range(start, min(start + shard_size, sizes[grid]))
+                            if (variant, grid, emulate, emulation, i) not in done]
+                    if not todo:
+                        continue
+                    first = todo[0] - todo[0] % 2
+                    out.append((variant, grid, emulate, emulation, first, todo[-1] + 1))
     return out
 
 

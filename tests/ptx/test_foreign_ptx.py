@@ -6,10 +6,9 @@ error -- exit 2 with one line for bad input, exit 1 naming the instruction, its 
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
-
-from fmhactl.cli.app import app
 from fmhactl.ptx import forms, linker, parser
+from tests.ptx.test_cli import error_line as one_error_line
+from tests.ptx.test_cli import invoke
 
 HEAD = ".version 8.7\n.target sm_100a\n.address_size 64\n"
 
@@ -68,18 +67,6 @@ GENERATED_STYLE = HEAD + """
 }
 \t.file\t1 "kernel.py"
 """
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(app, list(args))
-
-
-def one_error_line(result, code: int) -> str:
-    assert result.exit_code == code, (result.exit_code, result.output)
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("fmhactl: error:"), result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 def test_generator_style_ptx_scans_rewrites_and_links(tmp_path):
