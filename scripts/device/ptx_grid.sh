@@ -13,6 +13,7 @@ OUT=${OUT:-/tmp/ptx-grid-out}; mkdir -p "$OUT"
 export PYTHONPATH=${PYTHONPATH:-$PWD} PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-ptxgrid}
 export FMHACTL_EMU_PTXAS_O=${FMHACTL_EMU_PTXAS_O:-0}
 budget=${1:?budget seconds}; order=${2:?order}; jobs=${3:-12}; shift 3 2>/dev/null || shift $#
+earlier=("$@")  # rows of earlier calls (--skip), also summed into the summary
 t_start=$(date +%s)
 left() { echo $(( budget - ( $(date +%s) - t_start ) )); }
 lim() { local l=$(( $(left) - 35 )); [ "$l" -gt "$1" ] && l=$1; [ "$l" -gt 5 ] && echo "$l" || echo 5; }  # a step's timeout
@@ -24,10 +25,11 @@ if [ -f ptxgrid-cache.tar.xz ]; then
   mkdir -p "$FMHACTL_HOME" && tar -C "$FMHACTL_HOME" -xJf ptxgrid-cache.tar.xz && echo "build cache unpacked: $(find "$FMHACTL_HOME/cache" -name '*.cubin' | wc -l) cubins"
 fi
 for kind in "fast native" "strict native" "fast tc5" "strict tc5"; do
-  set -- $kind
-  case "$order" in *"$1:$2:"*) ;; *) continue ;; esac
-  flags=""; [ "$1" = strict ] && flags="--strict"; [ "$2" = tc5 ] && flags="$flags --tc5"
-  timeout $(( $(left) - 60 )) python3 scripts/device/ptx_build_all.py $flags --jobs 16 $VARIANTS > "/tmp/ptxgrid-build-$1-$2.log" 2>&1 &
+  emulation=${kind% *}; emulate=${kind#* }
+  case "$order" in *"$emulation:$emulate:"*) ;; *) continue ;; esac
+  flags=""; [ "$emulation" = strict ] && flags="--strict"; [ "$emulate" = tc5 ] && flags="$flags --tc5"
+  timeout $(( $(left) - 60 )) python3 scripts/device/ptx_build_all.py $flags --jobs 16 $VARIANTS \
+    > "/tmp/ptxgrid-build-$emulation-$emulate.log" 2>&1 &
 done
 wait
 cat /tmp/ptxgrid-build-*.log > "$OUT/builds.txt" 2>/dev/null; cat "$OUT/builds.txt"
@@ -63,12 +65,12 @@ if [ -n "${PTX_GRID_EXTRAS:-}" ]; then  # beside the grid: trace and dump throug
   ) > "$OUT/extras.txt" 2>&1 &
   extras_pid=$!
 fi
-python3 scripts/device/ptx_grid.py run "$OUT/shards" --budget $(( $(left) - 25 )) --jobs "$jobs" --order "$order" --skip "$@" \
+python3 scripts/device/ptx_grid.py run "$OUT/shards" --budget $(( $(left) - 25 )) --jobs "$jobs" --order "$order" --skip "${earlier[@]}" \
   2>&1 | tee "$OUT/run.txt"
 [ -n "${extras_pid:-}" ] && wait "$extras_pid"
 if [ "$mps" = on ]; then echo quit | nvidia-cuda-mps-control; wait "$mps_pid"; fi
 tar -C "$OUT" -czf "$OUT/shards.tgz" shards && rm -rf "$OUT/shards"
 echo "---- summary ($(( $(date +%s) - t_start )) s, MPS $mps, $jobs shards at a time)"
 grep -h -E "build .*(OK|FAILED)" "$OUT/builds.txt" | awk '{print $1, $2, $3, $4, $5}'
-python3 scripts/device/ptx_grid.py summary "$OUT/rows.jsonl" "$@" | tee "$OUT/summary.txt"
-[ -f "$OUT/extras.txt" ] && { echo "---- extras"; cat "$OUT/extras.txt"; }
+python3 scripts/device/ptx_grid.py summary "$OUT/rows.jsonl" "${earlier[@]}" | tee "$OUT/summary.txt"
+if [ -f "$OUT/extras.txt" ]; then echo "---- extras"; cat "$OUT/extras.txt"; fi
