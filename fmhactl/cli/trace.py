@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from fmhactl.cli.common import err_console, guarded, print_json, use_emulation
+from fmhactl.cli.ptx import EMULATE_HELP, use_emulate
 
 
 def register(app: typer.Typer) -> None:
@@ -42,6 +43,8 @@ def trace_command(
     seed: Optional[int] = typer.Option(None, "--seed"),
     timeout: float = typer.Option(120.0, "--timeout"),
     as_json: bool = typer.Option(False, "--json", help="Also the summary as JSON on stdout (the text stays on stderr)."),
+    emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP + " Under native, sites are PTX lines, "
+                                "named by their .loc source lines (with --raw: a recording made that way)."),
 ) -> None:
     """Run a strict-emulated launch with tracing on, replay its synchronisation on a documented
     B200 cost model, write a Perfetto trace and summarise (modeled, not measured)."""
@@ -60,6 +63,7 @@ def trace_command(
     cfg = parse_shape(shape)
     service.check_shape(cfg)
     use_emulation("strict")
+    use_emulate(emulate)
     geometries = {name: service.geometry_for(name, cfg) for name in names}  # unknown / non-SM100 first
     for option, path in (("--out", out), ("--save-raw", save_raw)):  # every output proved writable first
         for name in names if path is not None else []:
@@ -68,7 +72,8 @@ def trace_command(
     results = []
     for name in names:
         if raw_events is not None:
-            result = service.model_trace(name, cfg, raw_events, geometries[name], service.kernel_source_text())
+            result = service.model_trace(name, cfg, raw_events, geometries[name], service.kernel_source_text(),
+                                         service.ptx_sites(name, raw_events) if emulate == "native" else None)
         else:
             result = service.trace_variant(name, cfg, timeout_s=timeout, seed=seed,
                                            raw_out=_suffixed(save_raw, name) if save_raw and compare else save_raw)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fmhactl.errors import CheckFailed, MissingEnvironment
+from fmhactl.errors import BadInput, CheckFailed, MissingEnvironment
 from fmhactl.ptx import emulator, parser, rewriter
 
 _PTXAS_LINE = re.compile(r"line (\d+); (error|fatal)\s*:\s*(.*)")
@@ -128,6 +128,34 @@ def explain_link_errors(error_log: str, rewritten: rewriter.Rewritten, module: p
     return "; ".join(out[:5]) or error_log.strip().splitlines()[-1:][0] if error_log.strip() else "unknown error"
 
 
+def input_errors(ptx_text: str, module: parser.PtxModule) -> str:
+    """ptxas' errors on the input PTX itself, compiled for its own target ('' when it compiles, or
+    when this nvJitLink cannot compile for that target): a malformed input is bad input, named
+    with its lines, and not a failure of the rewrite."""
+    nvjitlink = _nvjitlink()
+    target = module.targets[0]
+    try:
+        handle = nvjitlink.create(2, [f"-arch={target}", "-O0"])
+    except nvjitlink.nvJitLinkError:
+        return ""
+    try:
+        data = ptx_text.encode()
+        nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "input")
+        nvjitlink.complete(handle)
+        return ""
+    except nvjitlink.nvJitLinkError:
+        log = _log(nvjitlink, handle, "error")
+    finally:
+        nvjitlink.destroy(handle)
+    found = []
+    for m in _PTXAS_LINE.finditer(log):
+        line = int(m.group(1))
+        text = module.lines[line - 1].strip() if 1 <= line <= len(module.lines) else ""
+        loc = source_of_line(module, line) if text else ""
+        found.append(f"`{text[:100]}` (PTX line {line}{', source ' + loc if loc else ''}): {m.group(3).strip()}")
+    return "; ".join(found[:3])
+
+
 def source_of_line(module: parser.PtxModule, line: int) -> str:
     """The `.loc` in force at a PTX line, as file:line ('' when none)."""
     for index in range(line - 1, -1, -1):
@@ -145,6 +173,7 @@ def build(ptx_text: str, origin: str, *, optimize: int = 3, strict: bool = False
     """Parse, check, rewrite and link one sm_100a PTX module into an sm_90a cubin (strict: with the
     strict emulator and its mbarrier hooks, docs/ptx-emulation.md)."""
     module = parser.parse(ptx_text, origin)
+    rewriter.check_target(module, origin)
     rewriter.check_supported(module, origin)
     emulator_ptx = emulator.compile_emulator(rewriter.needed_entries(module), strict=strict)
     version = linker_ptx_version()
@@ -153,6 +182,9 @@ def build(ptx_text: str, origin: str, *, optimize: int = 3, strict: bool = False
     rewritten = rewriter.rewrite(module, emulator.prototypes(emulator_ptx), version, origin, strict=strict)
     cubin, info, errors = link(rewritten.text, emulator_ptx, optimize=optimize, max_registers=register_limit(module))
     if not cubin:
+        invalid = input_errors(ptx_text, module)
+        if invalid:
+            raise BadInput(f"{origin}: not valid PTX (ptxas for {module.targets[0]}, before any rewrite): {invalid}")
         raise LinkFailed(f"{origin}: the rewritten module does not link for sm_90a: "
                          f"{explain_link_errors(errors, rewritten, module)}")
     return PtxBuild(cubin, rewritten, module, emulator_ptx, info)

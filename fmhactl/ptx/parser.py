@@ -20,6 +20,9 @@ _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*?inlined_at\s+(\d+)\s+
 _INSTRUCTION = re.compile(r"^(?P<indent>\s*)(?:(?P<label>[$\w]+):\s*)?(?:@(?P<pred>!?%?[\w$]+)\s+)?"
                           r"(?P<opcode>tcgen05\.[^\s;]+)\s*(?P<operands>[^;]*);\s*(?://.*)?$")
 _TARGET = re.compile(r"^\s*\.target\s+([\w, ]+)")
+# A statement that starts with a tcgen05 opcode (after a label and a predicate) but is not one whole
+# instruction on its line: refused as unknown rather than left out (it would never run emulated).
+_TCGEN05_START = re.compile(r"^\s*(?:[$\w]+:\s*)?(?:@!?%?[\w$]+\s+)?(?P<opcode>tcgen05\.[^\s;{]+)")
 _VERSION = re.compile(r"^\s*\.version\s+(\d+)\.(\d+)")
 
 
@@ -161,7 +164,11 @@ def parse(text: str, name: str = "<ptx>") -> PtxModule:
             continue
         m = _INSTRUCTION.match(line)
         if m is None:
-            continue  # tcgen05 in a comment or a string: not an instruction
+            if start := _TCGEN05_START.match(line):  # e.g. an instruction split over lines
+                module.instructions.append(Instruction(
+                    ptx_line=number, text=stripped, opcode=start.group("opcode"), operands=(), predicate=None,
+                    label=None, source=source, caller=caller, form=None))
+            continue  # otherwise tcgen05 in a comment or a string: not an instruction
         opcode = m.group("opcode")
         operands = split_operands(m.group("operands"))
         module.instructions.append(Instruction(

@@ -64,6 +64,16 @@ def entry_name(instruction: Instruction) -> str:
     return form.entry
 
 
+def check_target(module: PtxModule, origin: str) -> None:
+    """BadInput unless the module targets the tcgen05 family (what the PTX path is for)."""
+    target = module.targets[0] if module.targets else ""
+    if target not in NATIVE_TARGETS:
+        from fmhactl.errors import BadInput
+
+        raise BadInput(f"{origin}: .target {target}: the PTX path runs tcgen05 (sm_100a/sm_100f family) PTX, "
+                       f"one of {', '.join(NATIVE_TARGETS)}; PTX for {target} runs natively where it was built for")
+
+
 def check_supported(module: PtxModule, origin: str) -> None:
     """PtxRejected naming every refused instruction (first five), before anything is compiled."""
     bad = [(i, rule) for i in module.instructions if (rule := rule_of(i)) is not None]

@@ -87,8 +87,11 @@ def scan(source: str) -> ScanReport:
     """The tcgen05 forms the PTX uses: count, first line, .loc source line, status."""
     from fmhactl.ptx import parser
 
+    from fmhactl.ptx.rewriter import check_target
+
     text, origin = load_ptx(source)
     module = parser.parse(text, origin)
+    check_target(module, origin)
     uses: dict[str, FormUse] = {}
     for ins in module.instructions:
         name = ins.form.name if ins.form else f"unknown: {ins.opcode}"

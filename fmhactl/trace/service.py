@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment
+from fmhactl.ptx.sites import Site
 from fmhactl.trace import cost_model as cm
 from fmhactl.trace.chrome import to_chrome
 from fmhactl.trace.events import decode, events_from_bytes, warp_roles
@@ -35,15 +36,21 @@ class TraceResult:
     chrome: dict
     summaries: list[dict]
     raw_events: int
+    ptx_sites: list[dict] = field(default_factory=list)  # --emulate native: each PTX line and its .loc chain
 
     def to_dict(self) -> dict:
         return {"label": cm.MODEL_LABEL, "variant": self.variant, "config": self.config.key,
                 "raw_events": self.raw_events, "ctas": len(self.summaries),
                 "summary": self.summaries[0] if self.summaries else None, "per_cta": self.summaries,
-                "cost_model": cm.table_rows()}
+                "cost_model": cm.table_rows(), "site_kind": "ptx" if self.ptx_sites else "source",
+                "ptx_sites": self.ptx_sites}
 
     def lines(self) -> list[str]:
-        return render(self.summaries[0], self.variant) if self.summaries else [f"{self.variant}: no CTA traced"]
+        out = render(self.summaries[0], self.variant) if self.summaries else [f"{self.variant}: no CTA traced"]
+        if self.ptx_sites:
+            out.append(f"  sites: {len(self.ptx_sites)} PTX lines of the native sm_100a module (--emulate native), "
+                       f"named by their .loc lines in {KERNEL_SOURCE}, e.g. {self.ptx_sites[0]['name']}")
+        return out
 
 
 def kernel_source_text() -> str:
@@ -81,12 +88,17 @@ def check_shape(cfg: AttnConfig) -> None:
         raise BadInput(f"--shape {cfg.key}: s={cfg.seq_k} > {MAX_SEQ_K} keys is too long to trace")
 
 
-def model_trace(variant: str, cfg: AttnConfig, raw: bytes, geo: Geometry, source_text: str) -> TraceResult:
-    """Raw Tc5TraceEvent bytes -> schedules, Chrome JSON and summaries (CPU only)."""
+def model_trace(variant: str, cfg: AttnConfig, raw: bytes, geo: Geometry, source_text: str,
+                sites: dict[int, Site] | None = None) -> TraceResult:
+    """Raw Tc5TraceEvent bytes -> schedules, Chrome JSON and summaries (CPU only). With `sites` (a
+    PTX-path recording, whose sites are PTX lines) each site is renamed to its kernel source line."""
     events = events_from_bytes(raw)
     if not events:
         raise FmhactlError(f"{variant} {cfg.key}: the launch recorded no trace events (was it a strict "
                            "emulated build?)", ExitCode.MISSING_ENV)
+    ptx_sites: list[dict] = []
+    if sites is not None:
+        events, ptx_sites = _kernel_line_sites(events, sites)
     roles = warp_roles(source_text)
     ctas = decode(events, source_text.splitlines(), geo.barrier_roles)
     schedules, summaries = [], []
@@ -99,7 +111,35 @@ def model_trace(variant: str, cfg: AttnConfig, raw: bytes, geo: Geometry, source
         schedules.append(sched)
         summaries.append(summary)
     chrome = to_chrome(schedules, {"variant": variant, "shape": cfg.key, "clock_ghz": cm.value("clock_ghz")})
-    return TraceResult(variant, cfg, chrome, summaries, len(events))
+    return TraceResult(variant, cfg, chrome, summaries, len(events), ptx_sites)
+
+
+def _kernel_line_sites(events: list, sites: dict[int, Site]) -> tuple[list, list[dict]]:
+    """Events with each PTX-line site replaced by its line in the kernel source (0: none), and the
+    table of the PTX lines seen, for the report."""
+    import dataclasses
+
+    table = {}
+    out = []
+    for e in events:
+        ptx = sites.get(e.site)
+        line = (ptx.line_in(KERNEL_SOURCE) or 0) if ptx else 0
+        if ptx and e.site not in table:
+            table[e.site] = {**ptx.to_dict(), "kernel_line": line, "name": str(ptx)}
+        out.append(dataclasses.replace(e, site=line))
+    return out, [table[k] for k in sorted(table)]
+
+
+def ptx_sites(variant_name: str, raw: bytes) -> dict[int, Site]:
+    """Each site of a PTX-path recording (a line of the variant's native PTX) with its .loc chain.
+    The native PTX is compiled again (NVRTC, CPU): the same options give the PTX the build ran."""
+    from fmhactl.ptx import parser
+    from fmhactl.ptx.build import native_ptx
+    from fmhactl.ptx.sites import site
+    from fmhactl.registry import get_variant
+
+    module = parser.parse(native_ptx(get_variant(variant_name)), variant_name)
+    return {line: site(module, line) for line in sorted({e.site for e in events_from_bytes(raw)})}
 
 
 def record_trace(variant_name: str, cfg: AttnConfig, *, timeout_s: float, seed: int | None) -> bytes:
@@ -175,6 +215,10 @@ def _gunzip(path: Path, data: bytes) -> bytes:
 
 def trace_variant(variant_name: str, cfg: AttnConfig, *, timeout_s: float = 120.0,
                   seed: int | None = None, raw_out: Path | None = None) -> TraceResult:
+    """One traced launch of the tc5:: strict build, or under `--emulate native` (FMHACTL_EMULATE) of
+    the PTX path's strict build, whose sites are PTX lines (named by their .loc chain)."""
+    from fmhactl.build.compiler import native_ptx_requested
+
     from fmhactl.runtime.device import require_gpu
     from fmhactl.schemas import finite_positive, int_in_range
 
@@ -188,4 +232,5 @@ def trace_variant(variant_name: str, cfg: AttnConfig, *, timeout_s: float = 120.
     raw = record_trace(variant_name, cfg, timeout_s=timeout_s, seed=seed)
     if raw_out is not None:
         raw_out.write_bytes(raw)
-    return model_trace(variant_name, cfg, raw, geo, source)
+    return model_trace(variant_name, cfg, raw, geo, source,
+                       ptx_sites(variant_name, raw) if native_ptx_requested() else None)

@@ -66,7 +66,9 @@ def test_rejected_form_fails_the_build_with_its_rule_and_lines(name):
 
 
 def test_sm90_lacking_instruction_is_named_with_its_lines():
-    text = kernel(["tcgen05.wait::ld.sync.aligned;", "cvt.rn.satfinite.e2m1x2.f32 %rs1, %f1, %f2;"])
+    # valid sm_100a PTX (packed f32x2 arithmetic) that sm_90a lacks: a link failure, not bad input
+    text = kernel(["tcgen05.wait::ld.sync.aligned;", "add.rn.f32x2 %rd1, %rd2, %rd3;"])
+    assert linker.input_errors(text, parser.parse(text)) == ""
     with pytest.raises(linker.LinkFailed) as info:
         linker.build(text, "bad2.ptx", optimize=0)
     assert "ptx-not-sm90" in str(info.value) and "k.cu:101" in str(info.value)
