@@ -1,8 +1,8 @@
 """Greedy decoding with transformers' KV cache, sdpa vs fmhactl (a section of `fmhactl bench --model`).
 
-After a prompt, each implementation generates `tokens` tokens one at a time with its own
-DynamicCache (prefill excluded from the time); decode tokens/s = batch * tokens / median seconds
-over `repeats` runs. Logits: both implementations are then fed sdpa's greedy tokens (so one
+After a prompt, each implementation runs `tokens` cached decode forwards, one token each, with
+its own DynamicCache (the prefill is not timed); decode tokens/s = batch * tokens / median
+seconds over `repeats` runs. Logits: both implementations are then fed sdpa's greedy tokens (so one
 argmax flip cannot make the sequences diverge) and every step's last-position logits are checked
 under FlashAttention's rule against the same weights in fp32: max|fmhactl - fp32| <=
 2 * max|sdpa - fp32| + atol. `decode_calls` counts the op calls that the split-KV decode kernels
@@ -17,27 +17,32 @@ ATOL = 1e-3
 
 
 def _generate(model, ids, tokens: int, forced=None):
-    """(seconds of the decode loop, greedy tokens (batch, tokens), per-step logits list)."""
+    """(seconds of `tokens` cached decode forwards, the tokens fed (batch, tokens + 1), logits per
+    forward, the prefill's last position first). forced: feed these tokens instead of the argmax."""
     import torch
 
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def pick(out, index: int):
+        return out.logits[:, -1:].argmax(-1) if forced is None else forced[:, index:index + 1]
+
     with torch.inference_mode():
         out = model(ids, use_cache=True)
         cache = out.past_key_values
         logits = [out.logits[:, -1].float()]
-        nxt = out.logits[:, -1:].argmax(-1) if forced is None else forced[:, :1]
-        chosen = [nxt]
+        nxt = pick(out, 0)
+        fed = [nxt]
         torch.cuda.synchronize()
         start.record()
-        for step in range(tokens - 1):
+        for step in range(tokens):
             out = model(nxt, past_key_values=cache, use_cache=True)
             cache = out.past_key_values
             logits.append(out.logits[:, -1].float())
-            nxt = out.logits[:, -1:].argmax(-1) if forced is None else forced[:, step + 1:step + 2]
-            chosen.append(nxt)
+            nxt = pick(out, step + 1)
+            fed.append(nxt)
         end.record()
         torch.cuda.synchronize()
-    return start.elapsed_time(end) * 1e-3, torch.cat(chosen, dim=1), logits
+    return start.elapsed_time(end) * 1e-3, torch.cat(fed, dim=1), logits
 
 
 def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 3) -> dict:
@@ -53,7 +58,7 @@ def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 3) 
         before = decode.launches()
         times = [_generate(model, ids, tokens)[0] for _ in range(repeats)]
         median = statistics.median(times)
-        entry[impl] = {"median_s": median, "tokens_per_s": batch * (tokens - 1) / median if median > 0 else 0.0}
+        entry[impl] = {"median_s": median, "tokens_per_s": batch * tokens / median if median > 0 else 0.0}
         if impl == "fmhactl":
             entry["decode_calls"] = decode.launches() - before
     entry["ratio_tokens_per_s"] = entry["fmhactl"]["tokens_per_s"] / entry["sdpa"]["tokens_per_s"]

@@ -39,7 +39,7 @@ SPLIT_KEY_MULTIPLE = WARPS * KEYS_PER_WARP_STEP  # 64: every warp of a split get
 MIN_SPLIT_KEYS = 128  # below this a split's CTA is mostly launch and merge
 MAX_SPLITS = 256  # the combine kernel's weight buffer (kMaxSplits)
 CTAS_PER_SM = 2  # split until about this many CTAs per SM
-MAX_ROW_GROUPS = 65535  # grid.z
+MAX_GRID_YZ = 65535  # grid.y = batch * heads_kv, grid.z = row groups
 SOURCE = "sm90/fmha_decode.cu"
 ARCH = "sm_90a"
 
@@ -198,7 +198,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     """(out, lse or None) through the decode kernels, or None when this call is not theirs.
 
     current_device: the current CUDA device index; raw_stream(index): its current stream handle."""
-    if not _state["enabled"] or backends.current_override() is not None:
+    if not _state["enabled"] or k.dim() != 4 or backends.current_override() is not None:
         return None
     key = plan_key(q, k, causal, scale, return_lse, layout)
     plan = _plans.get(key, False)
@@ -225,8 +225,8 @@ def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: b
     plan = None
     qb = to_bshd(q, layout)
     groups = row_groups(p.seq_q, p.heads, p.heads_kv)
-    if (serves(p.seq_q, p.head_dim, capability(q.device), q.dtype) and groups <= MAX_ROW_GROUPS
-            and qb.stride(3) == 1 and not any(s & 7 for s in qb.stride()[:3])):
+    if (serves(p.seq_q, p.head_dim, capability(q.device), q.dtype) and groups <= MAX_GRID_YZ
+            and p.batch * p.heads_kv <= MAX_GRID_YZ and qb.stride(3) == 1 and not any(s & 7 for s in qb.stride()[:3])):
         split_fn, combine_fn = _functions(q.get_device(), DTYPES[q.dtype], p.head_dim)
         params = FmhaParams()
         params.q_batch_stride, params.q_seq_stride, params.q_head_stride = qb.stride()[:3]
