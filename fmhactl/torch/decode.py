@@ -48,7 +48,8 @@ class DecodeSplit(ctypes.Structure):
     """ctypes twin of `struct DecodeSplit` in kernels/sm90/fmha_decode.cuh (the second kernel argument)."""
 
     _fields_ = [("o_partial", ctypes.c_void_p), ("lse_partial", ctypes.c_void_p),
-                ("n_splits", ctypes.c_int), ("split_keys", ctypes.c_int)]
+                ("n_splits", ctypes.c_int), ("split_keys", ctypes.c_int),
+                ("key_ranges", ctypes.c_void_p), ("shift", ctypes.c_int)]
 
 
 def row_groups(seq_q: int, heads: int, heads_kv: int) -> int:
@@ -133,12 +134,17 @@ class DecodePlan:
     rows_total: int  # batch * heads * seq_q
     base_ctas: tuple[int, int]  # (batch * heads_kv, row groups): grid.y, grid.z
     head_dim: int
+    seq_q: int
     seq_dim: int  # k's sequence dimension in the caller's layout
     sm_count: int
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, driver, stream: int) -> tuple | None:
-        """(out, lse or None), or None when this call's K/V cannot be read by the 16-byte loads."""
+    def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, driver, stream: int,
+            key_ranges: torch.Tensor | None = None, shift: int | None = None) -> tuple | None:
+        """(out, lse or None), or None when this call's K/V cannot be read by the 16-byte loads.
+
+        key_ranges: (batch, 2) int32 on the device, each batch row's valid keys [start, end)
+        (padded batches); shift: causal rows see keys j <= token + shift (default seq_k - seq_q)."""
         qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
         if (qp | kp | vp) & 15 or k.shape != v.shape:
             return None
@@ -166,6 +172,8 @@ class DecodePlan:
             p.v_batch_stride, p.v_seq_stride, p.v_head_stride = vb, vq, vh
             p.seq_k = seq_k
             s.n_splits, s.split_keys = n_splits, split_keys
+            s.key_ranges = key_ranges.data_ptr() if key_ranges is not None else None
+            s.shift = seq_k - self.seq_q if shift is None else shift
             if work is not None:
                 s.o_partial = work.data_ptr()
                 s.lse_partial = work.data_ptr() + 4 * n_splits * self.rows_total * self.head_dim
@@ -194,10 +202,12 @@ def plan_key(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: float | None
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
-              return_lse: bool, layout: str, driver, current_device: int, raw_stream) -> tuple | None:
+              return_lse: bool, layout: str, driver, current_device: int, raw_stream,
+              key_ranges: torch.Tensor | None = None, shift: int | None = None) -> tuple | None:
     """(out, lse or None) through the decode kernels, or None when this call is not theirs.
 
-    current_device: the current CUDA device index; raw_stream(index): its current stream handle."""
+    current_device: the current CUDA device index; raw_stream(index): its current stream handle;
+    key_ranges, shift: see DecodePlan.run."""
     if not _state["enabled"] or k.dim() != 4 or backends.current_override() is not None:
         return None
     key = plan_key(q, k, causal, scale, return_lse, layout)
@@ -207,7 +217,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     if (plan is None or v.dtype != plan.dtype or v.get_device() != plan.device_index
             or current_device != plan.device_index):
         return None
-    return plan.run(q, k, v, driver, raw_stream(plan.device_index))
+    return plan.run(q, k, v, driver, raw_stream(plan.device_index), key_ranges, shift)
 
 
 def serves(seq_q: int, head_dim: int, cc: tuple[int, int], dtype: torch.dtype) -> bool:
@@ -250,7 +260,7 @@ def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: b
             device_index=q.get_device(), device=q.device, dtype=q.dtype, split_fn=split_fn, combine_fn=combine_fn,
             params=params, split=split, kernel_params=kernel_params, out_size=out_size, out_stride=out_stride,
             lse_size=(p.batch, p.heads, p.seq_q) if return_lse else None, rows_total=p.batch * p.heads * p.seq_q,
-            base_ctas=(p.batch * p.heads_kv, groups), head_dim=p.head_dim, seq_dim=2 if layout == "bhsd" else 1,
+            base_ctas=(p.batch * p.heads_kv, groups), head_dim=p.head_dim, seq_q=p.seq_q, seq_dim=2 if layout == "bhsd" else 1,
             sm_count=sm_count(q.get_device()))
     with _lock:
         if len(_plans) >= MAX_PLANS:

@@ -173,6 +173,21 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     return plan.run(q, k, v, _state["driver"])
 
 
+def padded_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ranges: torch.Tensor, shift: int,
+                  causal: bool, scale: float | None) -> torch.Tensor | None:
+    """(batch, seq_q, heads, dim) of a padded batch (bhsd inputs) in one decode launch, or None.
+
+    key_ranges: (batch, 2) int32 on q's device, each row's valid keys [start, end); causal queries
+    see keys j <= i + shift; a query that sees no key gets zeros."""
+    if not (_state["enabled"] and q.is_cuda and k.is_cuda and v.is_cuda) or q.dim() != 4:
+        return None
+    if q.shape[2] > decode.MAX_SEQ_Q or _driver() is None:
+        return None
+    served = decode.attention(q, k, v, causal, scale, False, "bhsd", _state["driver"], _current_device(), _raw_stream,
+                              key_ranges, shift)
+    return None if served is None else served[0].transpose(1, 2)
+
+
 def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str):
     p = check_inputs(q, k, v, layout, scale)  # bad input raises here, and is never cached
     with _build_lock:

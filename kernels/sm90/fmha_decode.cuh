@@ -133,14 +133,23 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
         for (int c = 0; c < kQBlocks; ++c) qf[i][c] = valid[i] ? load16(qrow + c * 32 + q4 * 8) : U4{0, 0, 0, 0};
     }
 
-    // Keys of this split; causal rows see keys j <= token + seq_k - seq_q.
-    const int diagonal = p.seq_k - p.seq_q;
+    // Keys of this split within the row's valid interval; causal rows see keys j <= token + shift.
+    const int diagonal = s.shift;
+    int k_lo = 0, k_hi = p.seq_k;
+    if (s.key_ranges != nullptr) {
+        k_lo = max(0, s.key_ranges[2 * b]);
+        k_hi = min(p.seq_k, s.key_ranges[2 * b + 1]);
+    }
     const int k_begin = split * s.split_keys;
-    int k_end = min(p.seq_k, k_begin + s.split_keys);
+    const int k_start = max(k_begin, k_lo);
+    int k_end = min(k_hi, k_begin + s.split_keys);
     if (p.causal) {
         const int last_row = min(row0 + FMHA_DECODE_ROWS, rows) - 1;
         k_end = min(k_end, last_row / group + diagonal + 1);
     }
+    // Whole 64-key steps below k_start are skipped; the rest of them is masked.
+    const int k_first = k_begin + max(0, (k_start - k_begin) / (FMHA_DECODE_WARPS * FMHA_DECODE_KEYS)) *
+                                      (FMHA_DECODE_WARPS * FMHA_DECODE_KEYS);
 
     const unsigned short* kbase = static_cast<const unsigned short*>(p.k) + b * p.k_batch_stride + h_kv * p.k_head_stride;
     const unsigned short* vbase = static_cast<const unsigned short*>(p.v) + b * p.v_batch_stride + h_kv * p.v_head_stride;
@@ -155,7 +164,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
 #pragma unroll
             for (int x = 0; x < 4; ++x) acc[e][j][x] = 0.f;
 
-    for (int kb = k_begin + warp * FMHA_DECODE_KEYS; kb < k_end; kb += FMHA_DECODE_WARPS * FMHA_DECODE_KEYS) {
+    for (int kb = k_first + warp * FMHA_DECODE_KEYS; kb < k_end; kb += FMHA_DECODE_WARPS * FMHA_DECODE_KEYS) {
         // K: QK n-tile i holds keys kb + 8i + g (this lane's B column), d permuted within 32-d blocks.
         U4 kf[2][kQBlocks];
 #pragma unroll
@@ -163,7 +172,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
             const int key = kb + 8 * i + g;
             const unsigned short* krow = kbase + static_cast<fmha_i64>(key) * p.k_seq_stride;
 #pragma unroll
-            for (int c = 0; c < kQBlocks; ++c) kf[i][c] = key < k_end ? load16(krow + c * 32 + q4 * 8) : U4{0, 0, 0, 0};
+            for (int c = 0; c < kQBlocks; ++c) kf[i][c] = key >= k_start && key < k_end ? load16(krow + c * 32 + q4 * 8) : U4{0, 0, 0, 0};
         }
         // V: keys kb + 2*q4 + {0, 1, 8, 9} (this lane's k positions of PV), d = 64e + 8g .. +7.
         U4 vf[kVBlocks][4];
@@ -172,7 +181,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
             const int key = kb + 2 * q4 + (x & 1) + 8 * (x >> 1);
             const unsigned short* vrow = vbase + static_cast<fmha_i64>(key) * p.v_seq_stride;
 #pragma unroll
-            for (int e = 0; e < kVBlocks; ++e) vf[e][x] = key < k_end ? load16(vrow + e * 64 + g * 8) : U4{0, 0, 0, 0};
+            for (int e = 0; e < kVBlocks; ++e) vf[e][x] = key >= k_start && key < k_end ? load16(vrow + e * 64 + g * 8) : U4{0, 0, 0, 0};
         }
 
         // S = Q K^T for 16 keys: s[i][0..1] row g, s[i][2..3] row g+8; keys kb + 8i + 2*q4 + {0,1}.
@@ -199,7 +208,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
                 for (int x = 0; x < 2; ++x) {
                     const int key = kb + 8 * i + 2 * q4 + x;
                     float v = sc[i][2 * r + x] * p.scale_log2;
-                    v = (key < k_end && key <= last_key) ? v : -FMHA_INF;
+                    v = (key >= k_start && key < k_end && key <= last_key) ? v : -FMHA_INF;
                     sc[i][2 * r + x] = v;
                     block_max = fmaxf(block_max, v);
                 }

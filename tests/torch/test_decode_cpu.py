@@ -82,7 +82,8 @@ def _plan(batch=1, heads=8, heads_kv=2, seq_q=1, head_dim=128, sms=132, lse=True
         split=split, kernel_params=kernel_params, out_size=(batch, heads, seq_q, head_dim),
         out_stride=(seq_q * heads * head_dim, head_dim, heads * head_dim, 1),
         lse_size=(batch, heads, seq_q) if lse else None, rows_total=batch * heads * seq_q,
-        base_ctas=(batch * heads_kv, decode.row_groups(seq_q, heads, heads_kv)), head_dim=head_dim, seq_dim=2,
+        base_ctas=(batch * heads_kv, decode.row_groups(seq_q, heads, heads_kv)), head_dim=head_dim, seq_q=seq_q,
+        seq_dim=2,
         sm_count=sms)
 
 
@@ -230,3 +231,15 @@ def test_fragment_mapping_computes_q_kt_and_p_v(head_dim):
                     for x in range(2):
                         O[g + 8 * r, e * 64 + 8 * (2 * q4 + x) + j] = acc[lane][2 * r + x]
     assert torch.allclose(O, P @ V, atol=1e-9)
+
+
+def test_padded_rows_pass_their_key_ranges_and_shift():
+    plan, driver = _plan(batch=2), RecordingDriver()
+    q = torch.zeros(2, 8, 1, 128, dtype=torch.bfloat16)
+    k = _kv_cache(2, 2, 300, 300)
+    ranges = torch.tensor([[0, 300], [120, 300]], dtype=torch.int32)
+    plan.run(q, k, k, driver, stream=7, key_ranges=ranges, shift=299)
+    plan.run(q, k, k, driver, stream=7)
+    (_, _, _, _, _, padded), (_, _, _, _, params, plain) = driver.launches
+    assert padded.key_ranges == ranges.data_ptr() and padded.shift == 299
+    assert plain.key_ranges is None and plain.shift == params.seq_k - params.seq_q == 299

@@ -187,3 +187,34 @@ def test_greedy_decoding_with_the_kv_cache_runs_the_decode_kernels():
     entry = greedy_entry(models, ref32, ids, tokens=16, repeats=1)
     assert entry["logits"]["passed"], json.dumps(entry["logits"])
     assert entry["decode_calls"] == 16 * spec.num_hidden_layers  # every cached step, every layer
+
+
+@pytest.mark.parametrize("side, seq_q, causal", [("left", 1, True), ("left", 4, True), ("right", 1, True),
+                                                  ("left", 16, True), ("left", 3, False)])
+def test_a_padded_decode_step_is_one_launch(side, seq_q, causal):
+    """transformers' padded batch (each row an interval of valid keys) as one launch with per-row
+    key ranges, against the row-by-row construction over explicit math."""
+    import torch
+
+    from fmhactl.torch import decode
+    from fmhactl.torch.checks import _reference, _rule
+    from fmhactl.torch.hf import PaddedBatch, padded_attention
+
+    b, h, hkv, d, total = 4, 16, 4, 128, 700
+    lengths = (700, 520, 300, 33)
+    rows = tuple((total - n, total) if side == "left" else (0, n) for n in lengths)
+    gen = torch.Generator(device="cuda").manual_seed(seq_q)
+    q = torch.randn(b, h, seq_q, d, generator=gen, device="cuda").to(torch.bfloat16)
+    k, v = (torch.randn(b, hkv, total, d, generator=gen, device="cuda").to(torch.bfloat16) for _ in range(2))
+    batch = PaddedBatch(rows, total - seq_q, causal)
+    before = decode.launches()
+    _poison()
+    got = padded_attention(q, k, v, batch, None)
+    assert decode.launches() == before + 1
+
+    def reference(dtype):
+        return padded_attention(q, k, v, batch, None,
+                                attend=lambda qq, kk, vv, c, s: _reference(qq, kk, vv, c, "bhsd", dtype)[0])
+
+    rule = _rule(got, reference(torch.float32), reference(torch.bfloat16))
+    assert rule["passed"], json.dumps(rule)
