@@ -47,7 +47,8 @@ class RawEncoder:
 
 
 def set_enabled(enabled: bool) -> None:
-    _state["enabled"] = bool(enabled)
+    """Turn the cheap path on or off for this process; a failed byte comparison keeps it off."""
+    _state["enabled"] = bool(enabled) and not (_state["why_off"] or "").startswith(_FAILED_CHECK)
 
 
 def status() -> dict:
@@ -63,9 +64,12 @@ def _encoder():
     return _state["encoder"]
 
 
+_FAILED_CHECK = "check failed: "
+
+
 def _turn_off(why: str) -> None:
     _state["enabled"] = False
-    _state["why_off"] = why
+    _state["why_off"] = _FAILED_CHECK + why
 
 
 def family_args(tensor, box_rows: int) -> tuple | None:
