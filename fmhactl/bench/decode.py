@@ -57,7 +57,9 @@ def parse_decode_shapes(texts: Sequence[str]) -> list[AttnConfig]:
 def moved_bytes(cfg: AttnConfig, kv_heads: int | None = None) -> int:
     """Bytes a decode step must move: K and V once, Q read, O written (2-byte elements)."""
     kv_heads = cfg.heads_kv if kv_heads is None else kv_heads
-    return 2 * (2 * cfg.batch * kv_heads * cfg.seq_k * cfg.head_dim + 2 * cfg.batch * cfg.heads * cfg.seq_q * cfg.head_dim)
+    kv = 2 * cfg.batch * kv_heads * cfg.seq_k * cfg.head_dim
+    qo = 2 * cfg.batch * cfg.heads * cfg.seq_q * cfg.head_dim
+    return 2 * (kv + qo)
 
 
 def _sdpa_calls(cfg: AttnConfig, q, k, v) -> dict[str, tuple | str]:

@@ -30,7 +30,8 @@ from fmhactl.torch import backends
 from fmhactl.torch.inputs import check_inputs, to_bshd
 
 ENABLE_ENV = "FMHACTL_TORCH_DECODE"  # "0": never take the decode path
-MAX_SEQ_Q = 16
+MAX_SEQ_Q = 16  # plain calls: above this the SM90 family's 128-row tiles take over
+PADDED_MAX_SEQ_Q = 64  # padded batches: one launch here beats one SM90 launch per row
 HEAD_DIMS = (64, 128)
 ROWS_PER_CTA = 16  # FMHA_DECODE_ROWS
 WARPS = 4  # FMHA_DECODE_WARPS
@@ -39,7 +40,7 @@ SPLIT_KEY_MULTIPLE = WARPS * KEYS_PER_WARP_STEP  # 64: every warp of a split get
 MIN_SPLIT_KEYS = 128  # below this a split's CTA is mostly launch and merge
 MAX_SPLITS = 256  # the combine kernel's weight buffer (kMaxSplits)
 CTAS_PER_SM = 2  # split until about this many CTAs per SM
-MAX_GRID_YZ = 65535  # grid.y = batch * heads_kv, grid.z = row groups
+MAX_GRID_Z = 65535  # grid.z = batch * heads_kv
 SOURCE = "sm90/fmha_decode.cu"
 ARCH = "sm_90a"
 
@@ -132,7 +133,7 @@ class DecodePlan:
     out_stride: tuple[int, ...]
     lse_size: tuple[int, int, int] | None
     rows_total: int  # batch * heads * seq_q
-    base_ctas: tuple[int, int]  # (batch * heads_kv, row groups): grid.y, grid.z
+    base_ctas: tuple[int, int]  # (batch * heads_kv, row groups): grid.z, grid.x (grid.y: the splits)
     head_dim: int
     seq_q: int
     seq_dim: int  # k's sequence dimension in the caller's layout
@@ -180,7 +181,7 @@ class DecodePlan:
             else:
                 s.o_partial = s.lse_partial = None
             kernel_params = ctypes.addressof(self.kernel_params)
-            driver.launch(self.split_fn, (n_splits, self.base_ctas[0], self.base_ctas[1]), (32 * WARPS, 1, 1), 0,
+            driver.launch(self.split_fn, (self.base_ctas[1], n_splits, self.base_ctas[0]), (32 * WARPS, 1, 1), 0,
                           stream, kernel_params)
             if n_splits > 1:
                 driver.launch(self.combine_fn, (-(-self.rows_total // WARPS), 1, 1), (32 * WARPS, 1, 1), 0, stream,
@@ -194,39 +195,42 @@ MAX_PLANS = 1024
 
 
 def plan_key(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: float | None, return_lse: bool,
-             layout: str) -> tuple:
+             layout: str, max_seq_q: int = MAX_SEQ_Q) -> tuple:
     """Everything a decode plan depends on: not k's sequence length nor the K/V strides."""
     kshape = k.shape
     return (q.shape, q.stride(), kshape[0], kshape[1] if layout == "bhsd" else kshape[2], q.dtype, k.dtype,
-            q.get_device(), k.get_device(), causal, scale, return_lse, layout)
+            q.get_device(), k.get_device(), causal, scale, return_lse, layout, max_seq_q)
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
               return_lse: bool, layout: str, driver, current_device: int, raw_stream,
-              key_ranges: torch.Tensor | None = None, shift: int | None = None) -> tuple | None:
+              key_ranges: torch.Tensor | None = None, shift: int | None = None,
+              max_seq_q: int = MAX_SEQ_Q) -> tuple | None:
     """(out, lse or None) through the decode kernels, or None when this call is not theirs.
 
     current_device: the current CUDA device index; raw_stream(index): its current stream handle;
-    key_ranges, shift: see DecodePlan.run."""
+    key_ranges, shift: see DecodePlan.run; max_seq_q: the most query tokens to take (padded batches
+    take more than plain calls: their alternative is a launch per row)."""
     if not _state["enabled"] or k.dim() != 4 or backends.current_override() is not None:
         return None
-    key = plan_key(q, k, causal, scale, return_lse, layout)
+    key = plan_key(q, k, causal, scale, return_lse, layout, max_seq_q)
     plan = _plans.get(key, False)
     if plan is False:
-        plan = _build(key, q, k, v, causal, scale, return_lse, layout)
+        plan = _build(key, q, k, v, causal, scale, return_lse, layout, max_seq_q)
     if (plan is None or v.dtype != plan.dtype or v.get_device() != plan.device_index
             or current_device != plan.device_index):
         return None
     return plan.run(q, k, v, driver, raw_stream(plan.device_index), key_ranges, shift)
 
 
-def serves(seq_q: int, head_dim: int, cc: tuple[int, int], dtype: torch.dtype) -> bool:
+def serves(seq_q: int, head_dim: int, cc: tuple[int, int], dtype: torch.dtype, max_seq_q: int = MAX_SEQ_Q) -> bool:
     """Whether a checked call of this shape on a GPU of capability cc takes the decode kernels."""
-    return (1 <= seq_q <= MAX_SEQ_Q and head_dim in HEAD_DIMS and cc[0] == 9
+    return (1 <= seq_q <= max_seq_q and head_dim in HEAD_DIMS and cc[0] == 9
             and dtype in (torch.bfloat16, torch.float16))
 
 
-def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str):
+def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str,
+           max_seq_q: int):
     from fmhactl.runtime.device import sm_count
     from fmhactl.runtime.params import FmhaParams
     from fmhactl.torch.inputs import DTYPES, capability
@@ -235,8 +239,8 @@ def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: b
     plan = None
     qb = to_bshd(q, layout)
     groups = row_groups(p.seq_q, p.heads, p.heads_kv)
-    if (serves(p.seq_q, p.head_dim, capability(q.device), q.dtype) and groups <= MAX_GRID_YZ
-            and p.batch * p.heads_kv <= MAX_GRID_YZ and qb.stride(3) == 1 and not any(s & 7 for s in qb.stride()[:3])):
+    if (serves(p.seq_q, p.head_dim, capability(q.device), q.dtype, max_seq_q)
+            and p.batch * p.heads_kv <= MAX_GRID_Z and qb.stride(3) == 1 and not any(s & 7 for s in qb.stride()[:3])):
         split_fn, combine_fn = _functions(q.get_device(), DTYPES[q.dtype], p.head_dim)
         params = FmhaParams()
         params.q_batch_stride, params.q_seq_stride, params.q_head_stride = qb.stride()[:3]
@@ -260,7 +264,8 @@ def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: b
             device_index=q.get_device(), device=q.device, dtype=q.dtype, split_fn=split_fn, combine_fn=combine_fn,
             params=params, split=split, kernel_params=kernel_params, out_size=out_size, out_stride=out_stride,
             lse_size=(p.batch, p.heads, p.seq_q) if return_lse else None, rows_total=p.batch * p.heads * p.seq_q,
-            base_ctas=(p.batch * p.heads_kv, groups), head_dim=p.head_dim, seq_q=p.seq_q, seq_dim=2 if layout == "bhsd" else 1,
+            base_ctas=(p.batch * p.heads_kv, groups), head_dim=p.head_dim, seq_q=p.seq_q,
+            seq_dim=2 if layout == "bhsd" else 1,
             sm_count=sm_count(q.get_device()))
     with _lock:
         if len(_plans) >= MAX_PLANS:

@@ -181,10 +181,10 @@ def padded_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ranges:
     see keys j <= i + shift; a query that sees no key gets zeros."""
     if not (_state["enabled"] and q.is_cuda and k.is_cuda and v.is_cuda) or q.dim() != 4:
         return None
-    if q.shape[2] > decode.MAX_SEQ_Q or _driver() is None:
+    if q.shape[2] > decode.PADDED_MAX_SEQ_Q or _driver() is None:
         return None
     served = decode.attention(q, k, v, causal, scale, False, "bhsd", _state["driver"], _current_device(), _raw_stream,
-                              key_ranges, shift)
+                              key_ranges, shift, decode.PADDED_MAX_SEQ_Q)
     return None if served is None else served[0].transpose(1, 2)
 
 

@@ -9,9 +9,10 @@ GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered
 * None: no padding, a plain causal (or bidirectional) mask: the op's bottom-right causal flag does
   the masking (prefill and decoding with a cache), with no host read;
 * PaddedBatch: a 2-D padding mask whose every row is one interval of valid keys (left padding,
-  right padding, a static cache's unfilled tail): a decode step (seq_q <= 16) runs as one launch
-  of the split-KV decode kernels with each row's interval (fmhactl.torch.decode); otherwise each
-  row runs as a slice of the batch through the op, a causal block plus, for right padding, a non-causal tail (the padded queries see every
+  right padding, a static cache's unfilled tail): up to 64 query tokens (decode steps, short
+  prompts) run as one launch of the split-KV decode kernels with each row's interval
+  (fmhactl.torch.decode); otherwise each row runs as a slice of the batch through the op, a
+  causal block plus, for right padding, a non-causal tail (the padded queries see every
   valid key, as they do under SDPA); queries that see no key get zeros. One host read of the
   (batch, keys) mask per forward, as transformers' own flash-attention path does;
 * SdpaFallback: anything the kernels cannot express (a mask with holes, a mask function other
@@ -93,15 +94,16 @@ _key_ranges: dict[tuple, object] = {}  # (rows, device) -> (batch, 2) int32 devi
 
 
 def _one_launch(query, key, value, batch: PaddedBatch, scale):
-    """A decode step (seq_q <= 16) of a padded batch as one launch of the decode kernels, each
-    row's valid keys given per row; None where they cannot serve it (then: row by row)."""
+    """A padded batch of at most PADDED_MAX_SEQ_Q query tokens (decode steps, short prompts) as one
+    launch of the decode kernels, each row's valid keys given per row; None where they cannot
+    serve it (then: row by row)."""
     import torch
 
     from fmhactl.torch import fastpath
-    from fmhactl.torch.decode import MAX_SEQ_Q
+    from fmhactl.torch.decode import PADDED_MAX_SEQ_Q
     from fmhactl.torch.op import _dispatcher_needed
 
-    if query.shape[2] > MAX_SEQ_Q or not query.is_cuda or _dispatcher_needed(query, key, value):
+    if query.shape[2] > PADDED_MAX_SEQ_Q or not query.is_cuda or _dispatcher_needed(query, key, value):
         return None
     ranges_key = (batch.rows, query.device)
     ranges = _key_ranges.get(ranges_key)
@@ -114,8 +116,8 @@ def _one_launch(query, key, value, batch: PaddedBatch, scale):
 
 
 def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Callable = None):
-    """(batch, seq_q, heads, dim) output of a padded batch: a decode step in one launch where the
-    decode kernels serve it, else row by row (see the module docstring)."""
+    """(batch, seq_q, heads, dim) output of a padded batch: one launch where the decode kernels
+    serve it, else row by row (see the module docstring)."""
     if attend is None:
         served = _one_launch(query, key, value, batch, scale)
         if served is not None:

@@ -5,7 +5,7 @@
 // * GQA packing: the `group = heads / heads_kv` query heads that share one KV head, times the T
 //   query tokens, are the M rows of one tile (row r = token r / group, head r % group), so each
 //   K/V byte is read once per 16 packed rows instead of once per query head.
-// * Split-KV: grid.x cuts the keys into `n_splits` ranges of `split_keys` (a multiple of 64), so
+// * Split-KV: grid.y cuts the keys into `n_splits` ranges of `split_keys` (a multiple of 64), so
 //   a decode step with few heads still fills every SM; each split writes its partial (O normalised
 //   within the split, LSE in base 2) to an fp32 workspace and
 //   `fmha_decode_combine_*` merges the splits by LSE. With one split the first kernel writes
@@ -18,7 +18,7 @@
 //   permutation); PV permutes the output columns (tile j, column n holds d = 8n + j) so that one
 //   16-byte load of a V row feeds 8 MMAs after a byte permute pairs two keys.
 // Requirements (the host checks them): head_dim 64 or 128, contiguous head dim, every other
-// stride a multiple of 8 elements, 16-byte aligned bases; seq_q * group <= 65535 * 16.
+// stride a multiple of 8 elements, 16-byte aligned bases; batch * heads_kv <= 65535.
 #pragma once
 
 #include "common/dtypes.cuh"
@@ -107,11 +107,13 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int g = lane / 4, q4 = lane % 4;
-    const int split = blockIdx.x;
-    const int b = blockIdx.y / p.heads_kv, h_kv = blockIdx.y % p.heads_kv;
+    // grid (row groups, splits, batch * heads_kv): the row groups that read one K/V range run
+    // next to each other, so all but the first find it in L2.
+    const int split = blockIdx.y;
+    const int b = blockIdx.z / p.heads_kv, h_kv = blockIdx.z % p.heads_kv;
     const int group = p.heads / p.heads_kv;
     const int rows = p.seq_q * group;
-    const int row0 = blockIdx.z * FMHA_DECODE_ROWS;
+    const int row0 = blockIdx.x * FMHA_DECODE_ROWS;
 
     // This thread's two packed rows: r = row0 + g and row0 + g + 8.
     int tok[2], head[2];

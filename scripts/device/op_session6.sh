@@ -8,6 +8,7 @@
 #                            per-call µs, HBM GB/s (T=1/4/16, KV 2k-32k, hd64/128, GQA)
 #   pytest_decode.log        pytest -m gpu tests/torch/test_decode_gpu.py (the decode grid vs explicit math,
 #                            CUDA graph, compile fullgraph, growing cache, greedy decode)
+#   overhead.json            bench --overhead: host µs/call op vs SDPA (tiny prefill, two decode steps)
 #   model_{llama,qwen2}.json bench --model: prefill 17/511/2048(/8192) + padded + greedy 128 after 2048
 #   pytest_torch.log         pytest -m gpu tests/torch (the rest: opcheck, models, graphs, cached path)
 #   device.log, summary.txt
@@ -39,6 +40,8 @@ with ThreadPoolExecutor(3) as pool:
         print(r.variant, [(k.kernel, k.registers, k.spill_stores) for k in r.kernels][:4])
 "
 step decode-bench 90 "$PY" -m fmhactl bench --decode --json > "$OUT/decode_bench.json"
+step overhead 60 "$PY" -m fmhactl bench --overhead --json --iters 100 --shape b=1,h=8,t=32,s=32,d=64,causal \
+    --shape b=1,h=16,hkv=4,t=1,s=2048,d=128 --shape b=1,h=32,hkv=8,t=1,s=8192,d=128 > "$OUT/overhead.json"
 step pytest-decode 120 "$PY" -m pytest -q -m gpu tests/torch/test_decode_gpu.py -p no:cacheprovider > "$OUT/pytest_decode.log"
 step model-llama 75 "${RUN[@]}" "$MODEL" run_model_bench "$LLAMA" > "$OUT/model_llama.json"
 step model-qwen2 90 "${RUN[@]}" "$MODEL" run_model_bench "$QWEN2" > "$OUT/model_qwen2.json"

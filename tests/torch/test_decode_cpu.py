@@ -105,7 +105,7 @@ def test_a_growing_cache_changes_length_strides_and_splits_per_call():
     assert len(driver.launches) == 1 + 2 + 2  # one launch without a split, two with
     split_launches = [x for x in driver.launches if x[0] == 11]
     for (function, grid, block, stream, params, split), length, n in zip(split_launches, (100, 4096, 4097), n_splits):
-        assert grid == (n, 2, 1) and block == (128, 1, 1) and stream == 7
+        assert grid == (1, n, 2) and block == (128, 1, 1) and stream == 7
         assert params.seq_k == length and split.n_splits == n
         assert (params.k_batch_stride, params.k_seq_stride, params.k_head_stride) == (2 * 8192 * 128, 128, 8192 * 128)
         assert (split.o_partial is None) == (n == 1)

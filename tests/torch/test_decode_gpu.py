@@ -190,7 +190,8 @@ def test_greedy_decoding_with_the_kv_cache_runs_the_decode_kernels():
 
 
 @pytest.mark.parametrize("side, seq_q, causal", [("left", 1, True), ("left", 4, True), ("right", 1, True),
-                                                  ("left", 16, True), ("left", 3, False)])
+                                                  ("left", 16, True), ("left", 3, False), ("right", 40, True),
+                                                  ("left", 64, True)])
 def test_a_padded_decode_step_is_one_launch(side, seq_q, causal):
     """transformers' padded batch (each row an interval of valid keys) as one launch with per-row
     key ranges, against the row-by-row construction over explicit math."""
