@@ -20,8 +20,9 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
+from fmhactl.bench.overhead import checked_counts_and_cuda
 from fmhactl.config import AttnConfig, parse_shape
-from fmhactl.errors import BadInput, MissingEnvironment
+from fmhactl.errors import BadInput
 
 SCHEMA_VERSION = 1
 DEFAULT_SHAPES = tuple(
@@ -30,7 +31,7 @@ DEFAULT_SHAPES = tuple(
     for t in (1, 4, 16)
     for s in (2048, 8192, 32768)
 ) + ("b=8,h=32,hkv=8,t=1,s=8192,d=128", "b=1,h=32,hkv=32,t=1,s=8192,d=128")
-MAX_SHAPES, MAX_ROUNDS, MAX_ITERS = 64, 200, 1000
+MAX_SHAPES = 64
 MAX_SEQ_Q = 16
 MAX_KV_ELEMENTS = 1 << 30  # per K or V tensor (2 GiB in bf16)
 FLUSH_BYTES = 256 << 20
@@ -130,14 +131,7 @@ def _measure(call, context, iters: int, rounds: int, flush) -> dict:
 def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int = 50, seed: int = 0) -> dict:
     """Kernel µs, per-call µs and HBM GB/s of the op's decode path, cuDNN and flash at each shape."""
     configs = parse_decode_shapes(shapes)
-    if not 1 <= rounds <= MAX_ROUNDS:
-        raise BadInput(f"rounds must be in 1..{MAX_ROUNDS}, got {rounds}")
-    if not 1 <= iters <= MAX_ITERS:
-        raise BadInput(f"--iters must be in 1..{MAX_ITERS}, got {iters}")
-    import torch
-
-    if not torch.cuda.is_available():
-        raise MissingEnvironment("the decode bench needs a CUDA GPU")
+    torch = checked_counts_and_cuda("the decode bench", iters, rounds)
     import contextlib
 
     import fmhactl.torch as ft

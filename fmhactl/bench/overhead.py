@@ -111,9 +111,8 @@ def _measure(call: Callable[[], object], context: Callable, iters: int, rounds: 
     return result
 
 
-def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7, seed: int = 0) -> dict:
-    """Host µs per call and per-call µs of the op and SDPA at each shape, measured in this process."""
-    configs = parse_shapes(shapes)
+def checked_counts_and_cuda(bench: str, iters: int, rounds: int):
+    """torch, once --iters and rounds are in range and a CUDA GPU is there (bad input first)."""
     if not 1 <= iters <= MAX_ITERS:
         raise BadInput(f"--iters must be in 1..{MAX_ITERS}, got {iters}")
     if not 1 <= rounds <= MAX_ROUNDS:
@@ -121,7 +120,14 @@ def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7
     import torch
 
     if not torch.cuda.is_available():
-        raise MissingEnvironment("the overhead bench needs a CUDA GPU")
+        raise MissingEnvironment(f"{bench} needs a CUDA GPU")
+    return torch
+
+
+def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7, seed: int = 0) -> dict:
+    """Host µs per call and per-call µs of the op and SDPA at each shape, measured in this process."""
+    configs = parse_shapes(shapes)
+    torch = checked_counts_and_cuda("the overhead bench", iters, rounds)
     import fmhactl.torch as ft
 
     try:

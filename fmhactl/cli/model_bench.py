@@ -43,6 +43,19 @@ def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed:
     out_console.print(table)
 
 
+def _impl_rows(result: dict, cells, width: int) -> list[list[str]]:
+    """One table row per (shape, implementation): cells(row, measures) for a timed one, dashes and
+    the reason for a skipped one (`width` cells between the implementation and the note)."""
+    rows = []
+    for row in result["rows"]:
+        for name, m in row["impls"].items():
+            if "skipped" in m:
+                rows.append([row["shape"], name, *["-"] * width, m["skipped"]])
+            else:
+                rows.append([row["shape"], name, *cells(row, name, m)])
+    return rows
+
+
 def overhead_bench(shapes: list[str], *, iters: int, seed: int | None, as_json: bool) -> None:
     """`fmhactl bench --overhead`: host µs per call, the op beside SDPA (fmhactl.bench.overhead)."""
     from fmhactl.services.model_bench import run_overhead
@@ -52,14 +65,9 @@ def overhead_bench(shapes: list[str], *, iters: int, seed: int | None, as_json: 
     if as_json:
         print_json(result)
         return
-    rows = []
-    for row in result["rows"]:
-        for name, m in row["impls"].items():
-            if "skipped" in m:
-                rows.append([row["shape"], name, "-", "-", "-", m["skipped"]])
-                continue
-            rows.append([row["shape"], name, f"{m['host_us']:.1f}", f"{m['per_call_us']:.1f}",
-                         f"{m['do_bench_us']:.1f}" if "do_bench_us" in m else "-", ""])
+    rows = _impl_rows(result, lambda row, name, m: [
+        f"{m['host_us']:.1f}", f"{m['per_call_us']:.1f}", f"{m['do_bench_us']:.1f}" if "do_bench_us" in m else "-",
+        ""], 3)
     table(f"fmhactl bench --overhead ({result['gpu']}, median of {result['rounds']} x {result['iters']} calls)",
           ["shape", "implementation", "host µs/call", "per-call µs", "do_bench µs", "note"], rows,
           right=["host µs/call", "per-call µs", "do_bench µs"])
@@ -74,15 +82,12 @@ def decode_bench(shapes: list[str], *, iters: int, seed: int | None, as_json: bo
     if as_json:
         print_json(result)
         return
-    rows = []
-    for row in result["rows"]:
-        for name, m in row["impls"].items():
-            if "skipped" in m:
-                rows.append([row["shape"], name, "-", "-", "-", "-", m["skipped"]])
-                continue
-            speed = row["speed"].get(f"{name}/fmhactl kernel_us")
-            rows.append([row["shape"], name, f"{m['kernel_us']:.1f}", f"{m['per_call_us']:.1f}", f"{m['hbm_gb_s']:.0f}",
-                         f"{speed:.2f}x" if speed else "-", m.get("note", "")])
+
+    def cells(row: dict, name: str, m: dict) -> list[str]:
+        speed = row["speed"].get(f"{name}/fmhactl kernel_us")
+        return [f"{m['kernel_us']:.1f}", f"{m['per_call_us']:.1f}", f"{m['hbm_gb_s']:.0f}",
+                f"{speed:.2f}x" if speed else "-", m.get("note", "")]
+
     table(f"fmhactl bench --decode ({result['gpu']}; kernel: median of {result['rounds']} L2-flushed calls)",
-          ["shape", "implementation", "kernel µs", "per-call µs", "HBM GB/s", "op speed vs this", "note"], rows,
-          right=["kernel µs", "per-call µs", "HBM GB/s", "op speed vs this"])
+          ["shape", "implementation", "kernel µs", "per-call µs", "HBM GB/s", "op speed vs this", "note"],
+          _impl_rows(result, cells, 4), right=["kernel µs", "per-call µs", "HBM GB/s", "op speed vs this"])

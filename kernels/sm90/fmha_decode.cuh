@@ -32,38 +32,39 @@
 
 namespace fmha_decode {
 
-struct Bf16Mma {
+// mma.sync m16n8k16 with fp32 accumulators on 16-bit inputs: kBf16 picks bf16 or fp16.
+template <bool kBf16>
+struct Mma16 {
     static __device__ __forceinline__ void mma(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
                                                unsigned b0, unsigned b1) {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                     "{%0,%1,%2,%3};"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        if constexpr (kBf16) {
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+                         "{%8,%9}, {%0,%1,%2,%3};"
+                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        } else {
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+                         "{%8,%9}, {%0,%1,%2,%3};"
+                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        }
     }
     // (lo, hi) -> one register, lo in the low half (the lower k index of an A fragment pair).
     static __device__ __forceinline__ unsigned pack(float lo, float hi) {
         unsigned r;
-        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+        if constexpr (kBf16) {
+            asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+        } else {
+            asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+        }
         return r;
     }
-    static __device__ __forceinline__ unsigned short from_float(float x) { return fmha_float_to_bf16(x); }
-};
-
-struct F16Mma {
-    static __device__ __forceinline__ void mma(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
-                                               unsigned b0, unsigned b1) {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                     "{%0,%1,%2,%3};"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    static __device__ __forceinline__ unsigned short from_float(float x) {
+        return kBf16 ? fmha_float_to_bf16(x) : fmha_float_to_f16(x);
     }
-    static __device__ __forceinline__ unsigned pack(float lo, float hi) {
-        unsigned r;
-        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-        return r;
-    }
-    static __device__ __forceinline__ unsigned short from_float(float x) { return fmha_float_to_f16(x); }
 };
+using Bf16Mma = Mma16<true>;
+using F16Mma = Mma16<false>;
 
 struct U4 {
     unsigned x, y, z, w;

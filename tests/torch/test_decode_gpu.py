@@ -58,20 +58,13 @@ def _poison() -> None:
 def _check(case, out, lse, q, k, v) -> dict:
     import torch
 
-    from fmhactl.torch.checks import _reference, _rule
+    from fmhactl.torch.checks import _reference, _rule, lse_rule
 
     causal, layout = case[6], case[7]
     ref32, lse32 = _reference(q, k, v, causal, layout, torch.float32)
     low, _ = _reference(q, k, v, causal, layout, q.dtype)
-    rule = _rule(out, ref32, low)
     _, lse64 = _reference(q, k, v, causal, layout, torch.float64)
-    finite = torch.isfinite(lse64)
-    lse_err = float((lse.double() - lse64).abs()[finite].max().item()) if finite.any() else 0.0
-    lse_tol = 4 * float((lse32.double() - lse64).abs()[finite].max().item()) + 1e-4 if finite.any() else 1e-4
-    inf_ok = bool(torch.equal(torch.isinf(lse), torch.isinf(lse64)))
-    rule.update(lse_max_err=lse_err, lse_tolerance=lse_tol, lse_inf_match=inf_ok)
-    rule["passed"] = rule["passed"] and lse_err <= lse_tol and inf_ok
-    return rule
+    return lse_rule(_rule(out, ref32, low), lse, lse32, lse64)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c)))
