@@ -20,8 +20,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from fmhactl.bench.overhead import checked_counts_and_cuda
-from fmhactl.config import AttnConfig, parse_shape
+from fmhactl.bench.overhead import back_to_back, checked_counts_and_cuda, parse_shape_list, random_qkv
+from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
 
 SCHEMA_VERSION = 1
@@ -40,10 +40,7 @@ IMPLS = ("fmhactl", "sdpa-cudnn", "sdpa-flash")
 
 def parse_decode_shapes(texts: Sequence[str]) -> list[AttnConfig]:
     """--shape values (default: DEFAULT_SHAPES), checked before any GPU work."""
-    texts = list(texts) or list(DEFAULT_SHAPES)
-    if len(texts) > MAX_SHAPES:
-        raise BadInput(f"--shape: at most {MAX_SHAPES} shapes, got {len(texts)}")
-    configs = [parse_shape(text) for text in texts]
+    configs = parse_shape_list(texts, DEFAULT_SHAPES, MAX_SHAPES)
     for cfg in configs:
         if cfg.seq_q > MAX_SEQ_Q:
             raise BadInput(f"--shape {cfg.key}: t={cfg.seq_q}; the decode bench takes t <= {MAX_SEQ_Q}")
@@ -97,12 +94,11 @@ def _sdpa_calls(cfg: AttnConfig, q, k, v) -> dict[str, tuple | str]:
 
 
 def _measure(call, context, iters: int, rounds: int, flush) -> dict:
-    import time
-
+    """kernel_us: median of `rounds` single calls after an L2 flush; then back_to_back's measures."""
     import torch
 
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    kernel, per_call, host = [], [], []
+    kernel = []
     with context():
         for _ in range(5):
             call()
@@ -113,19 +109,7 @@ def _measure(call, context, iters: int, rounds: int, flush) -> dict:
             end.record()
             torch.cuda.synchronize()
             kernel.append(start.elapsed_time(end) * 1e3)
-        for _ in range(5):
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            start.record()
-            for _ in range(iters):
-                call()
-            end.record()
-            t1 = time.perf_counter()
-            torch.cuda.synchronize()
-            per_call.append(start.elapsed_time(end) * 1e3 / iters)
-            host.append((t1 - t0) * 1e6 / iters)
-    return {"kernel_us": statistics.median(kernel), "per_call_us": statistics.median(per_call),
-            "host_us": statistics.median(host)}
+        return {"kernel_us": statistics.median(kernel), **back_to_back(call, iters, 5)}
 
 
 def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int = 50, seed: int = 0) -> dict:
@@ -141,12 +125,7 @@ def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int
     flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
     rows = []
     for cfg in configs:
-        dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[cfg.dtype]
-
-        def draw(heads: int, seq: int):
-            return torch.randn(cfg.batch, heads, seq, cfg.head_dim, generator=gen, device="cuda").to(dtype)
-
-        q, k, v = draw(cfg.heads, cfg.seq_q), draw(cfg.heads_kv, cfg.seq_k), draw(cfg.heads_kv, cfg.seq_k)
+        q, k, v = random_qkv(cfg, gen)
         served_before = decode.launches()
         with torch.no_grad():
             ours = ft.attention(q, k, v)
