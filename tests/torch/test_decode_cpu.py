@@ -243,3 +243,124 @@ def test_padded_rows_pass_their_key_ranges_and_shift():
     (_, _, _, _, _, padded), (_, _, _, _, params, plain) = [x for x in driver.launches if x[0] == 11]
     assert padded.key_ranges == ranges.data_ptr() and padded.shift == 299
     assert plain.key_ranges is None and plain.shift == params.seq_k - params.seq_q == 299
+
+
+# ---- the kernels' control flow, replayed block by block ----------------------------------------
+def _replay(q, k, v, causal: bool, sms: int, key_ranges=None, shift=None):
+    """fmha_decode.cuh's split + combine kernels as written (key ranges of each CTA, warp key
+    blocks, masks, base-2 online softmax, the warp merge, the LSE combine), in float64; q, k, v
+    (batch, seq, heads, dim). Returns out (batch, seq_q, heads, dim) and the natural LSE."""
+    import math
+
+    b_, sq, h, d = q.shape
+    sk, hkv = k.shape[1], k.shape[2]
+    group = h // hkv
+    rows = sq * group
+    groups = decode.row_groups(sq, h, hkv)
+    n, split_keys = decode.choose_splits(b_ * hkv, 1, groups, sk, sms)
+    shift = sk - sq if shift is None else shift
+    scale2 = d ** -0.5 * math.log2(math.e)
+    step = decode.WARPS * decode.KEYS_PER_WARP_STEP
+    part_o = torch.zeros(n, b_, h, sq, d, dtype=torch.float64)
+    part_lse = torch.full((n, b_, h, sq), -math.inf, dtype=torch.float64)
+    for split in range(n):
+        for b in range(b_):
+            for hk in range(hkv):
+                for rg in range(groups):
+                    row0 = rg * decode.ROWS_PER_CTA
+                    k_lo, k_hi = (0, sk) if key_ranges is None else (max(0, key_ranges[b][0]), min(sk, key_ranges[b][1]))
+                    k_begin = split * split_keys
+                    k_start = max(k_begin, k_lo)
+                    k_end = min(k_hi, k_begin + split_keys)
+                    if causal:
+                        k_end = min(k_end, (min(row0 + decode.ROWS_PER_CTA, rows) - 1) // group + shift + 1)
+                    k_first = k_begin + max(0, (k_start - k_begin) // step) * step
+                    warps = []
+                    for w in range(decode.WARPS):
+                        m = torch.full((16,), -math.inf, dtype=torch.float64)
+                        s_ = torch.zeros(16, dtype=torch.float64)
+                        acc = torch.zeros(16, d, dtype=torch.float64)
+                        kb = k_first + w * decode.KEYS_PER_WARP_STEP
+                        while kb < k_end:
+                            keys = torch.arange(kb, kb + 16)
+                            ok_key = (keys >= k_start) & (keys < k_end)
+                            kk = torch.where(ok_key[:, None], k[b, keys.clamp(max=sk - 1), hk].double(), 0.0)
+                            vv = torch.where(ok_key[:, None], v[b, keys.clamp(max=sk - 1), hk].double(), 0.0)
+                            for lr in range(16):
+                                r = row0 + lr
+                                t, hh = (r // group, hk * group + r % group) if r < rows else (0, hk * group)
+                                qr = q[b, t, hh].double() if r < rows else torch.zeros(d, dtype=torch.float64)
+                                sc = (kk @ qr) * scale2
+                                last = t + shift if causal else k_end - 1
+                                sc = torch.where(ok_key & (keys <= last), sc, -math.inf)
+                                new = max(float(m[lr]), float(sc.max()))
+                                ref = 0.0 if new == -math.inf else new
+                                e = torch.exp2(sc - ref)
+                                resc = 2.0 ** (float(m[lr]) - ref) if m[lr] != -math.inf else 0.0
+                                s_[lr] = s_[lr] * resc + e.sum()
+                                acc[lr] = acc[lr] * resc + e @ vv
+                                m[lr] = new
+                            kb += step
+                        warps.append((m, s_, acc))
+                    for lr in range(16):
+                        r = row0 + lr
+                        if r >= rows:
+                            continue
+                        mx = max(float(wm[lr]) for wm, _, _ in warps)
+                        total, o = 0.0, torch.zeros(d, dtype=torch.float64)
+                        if mx != -math.inf:
+                            for wm, ws, wa in warps:
+                                f = 2.0 ** (float(wm[lr]) - mx)
+                                total += float(ws[lr]) * f
+                                o += wa[lr] * f
+                        t, hh = r // group, hk * group + r % group
+                        part_o[split, b, hh, t] = o / total if total > 0 else 0.0
+                        part_lse[split, b, hh, t] = mx + math.log2(total) if total > 0 else -math.inf
+    if n == 1:
+        return part_o[0].transpose(1, 2), part_lse[0] * math.log(2)
+    mx = part_lse.max(dim=0).values
+    w = torch.where(mx.isinf(), 0.0, torch.exp2(part_lse - torch.where(mx.isinf(), 0.0, mx)))
+    total = w.sum(dim=0)
+    out = (w[..., None] * part_o).sum(dim=0) / torch.where(total > 0, total, 1.0)[..., None]
+    lse = torch.where(total > 0, (mx + torch.log2(torch.where(total > 0, total, 1.0))) * math.log(2), -math.inf)
+    return out.transpose(1, 2), lse
+
+
+def _explicit(q, k, v, causal: bool, key_ranges=None, shift=None):
+    """Masked softmax attention in float64: (batch, seq_q, heads, dim) out, natural LSE."""
+    b_, sq, h, d = q.shape
+    sk, hkv = k.shape[1], k.shape[2]
+    shift = sk - sq if shift is None else shift
+    kh = k.double().repeat_interleave(h // hkv, dim=2)
+    vh = v.double().repeat_interleave(h // hkv, dim=2)
+    s = torch.einsum("bqhd,bkhd->bhqk", q.double(), kh) * d ** -0.5
+    keys, toks = torch.arange(sk), torch.arange(sq)
+    mask = torch.ones(b_, 1, sq, sk, dtype=torch.bool)
+    if key_ranges is not None:
+        for b, (lo, hi) in enumerate(key_ranges):
+            mask[b] &= ((keys >= lo) & (keys < hi))[None, None, :]
+    if causal:
+        mask &= (keys[None, :] <= toks[:, None] + shift)[None, None]
+    s = s.masked_fill(~mask, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.where(lse.isinf()[..., None], 0.0, torch.exp(s - torch.where(lse.isinf(), 0.0, lse)[..., None]))
+    return torch.einsum("bhqk,bkhd->bqhd", p, vh), lse
+
+
+@pytest.mark.parametrize("b, h, hkv, sq, sk, causal, ranges, sms", [
+    (1, 8, 2, 1, 300, False, None, 132),         # several splits, combine
+    (1, 4, 1, 3, 200, True, None, 132),          # causal, group 4, T=3
+    (2, 4, 2, 5, 70, True, None, 1),             # one split, causal
+    (1, 2, 2, 8, 5, True, None, 132),            # T > S: rows that see no key
+    (2, 8, 2, 1, 400, True, ((130, 400), (0, 77)), 132),  # padded rows (left, right)
+    (2, 4, 1, 6, 260, True, ((3, 260), (100, 200)), 132),  # padded, 24 packed rows: 2 row groups
+])
+def test_kernel_control_flow_matches_masked_softmax(b, h, hkv, sq, sk, causal, ranges, sms):
+    gen = torch.Generator().manual_seed(sk)
+    q, k, v = (torch.randn(b, s, n, 64, generator=gen) for s, n in ((sq, h), (sk, hkv), (sk, hkv)))
+    got, got_lse = _replay(q, k, v, causal, sms, ranges)
+    want, want_lse = _explicit(q, k, v, causal, ranges)
+    assert torch.allclose(got, want, atol=1e-9)
+    assert torch.equal(got_lse.isinf(), want_lse.isinf())
+    finite = want_lse.isfinite()
+    assert torch.allclose(got_lse[finite], want_lse[finite], atol=1e-9)
