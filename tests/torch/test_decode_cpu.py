@@ -268,7 +268,8 @@ def _replay(q, k, v, causal: bool, sms: int, key_ranges=None, shift=None):
             for hk in range(hkv):
                 for rg in range(groups):
                     row0 = rg * decode.ROWS_PER_CTA
-                    k_lo, k_hi = (0, sk) if key_ranges is None else (max(0, key_ranges[b][0]), min(sk, key_ranges[b][1]))
+                    k_lo, k_hi = (0, sk) if key_ranges is None else (max(0, key_ranges[b][0]),
+                                                                      min(sk, key_ranges[b][1]))
                     k_begin = split * split_keys
                     k_start = max(k_begin, k_lo)
                     k_end = min(k_hi, k_begin + split_keys)
