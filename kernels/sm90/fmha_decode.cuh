@@ -167,16 +167,23 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
 #pragma unroll
             for (int x = 0; x < 4; ++x) acc[e][j][x] = 0.f;
 
-    for (int kb = k_first + warp * FMHA_DECODE_KEYS; kb < k_end; kb += FMHA_DECODE_WARPS * FMHA_DECODE_KEYS) {
-        // K: QK n-tile i holds keys kb + 8i + g (this lane's B column), d permuted within 32-d blocks.
-        U4 kf[2][kQBlocks];
+    // K: QK n-tile i holds keys kb + 8i + g (this lane's B column), d permuted within 32-d blocks.
+    // Zeros outside [k_start, k_end): no load. The next block's K is loaded right after this
+    // block's QK^T, so it is in flight under the softmax and PV (asm volatile keeps the order).
+    U4 kf[2][kQBlocks];
+    auto load_k = [&](int kb) {
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
             const int key = kb + 8 * i + g;
             const unsigned short* krow = kbase + static_cast<fmha_i64>(key) * p.k_seq_stride;
 #pragma unroll
-            for (int c = 0; c < kQBlocks; ++c) kf[i][c] = key >= k_start && key < k_end ? load16(krow + c * 32 + q4 * 8) : U4{0, 0, 0, 0};
+            for (int c = 0; c < kQBlocks; ++c)
+                kf[i][c] = key >= k_start && key < k_end ? load16(krow + c * 32 + q4 * 8) : U4{0, 0, 0, 0};
         }
+    };
+    constexpr int kStep = FMHA_DECODE_WARPS * FMHA_DECODE_KEYS;
+    load_k(k_first + warp * FMHA_DECODE_KEYS);
+    for (int kb = k_first + warp * FMHA_DECODE_KEYS; kb < k_end; kb += kStep) {
         // V: keys kb + 2*q4 + {0, 1, 8, 9} (this lane's k positions of PV), d = 64e + 8g .. +7.
         U4 vf[kVBlocks][4];
 #pragma unroll
@@ -184,7 +191,8 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
             const int key = kb + 2 * q4 + (x & 1) + 8 * (x >> 1);
             const unsigned short* vrow = vbase + static_cast<fmha_i64>(key) * p.v_seq_stride;
 #pragma unroll
-            for (int e = 0; e < kVBlocks; ++e) vf[e][x] = key >= k_start && key < k_end ? load16(vrow + e * 64 + g * 8) : U4{0, 0, 0, 0};
+            for (int e = 0; e < kVBlocks; ++e)
+                vf[e][x] = key >= k_start && key < k_end ? load16(vrow + e * 64 + g * 8) : U4{0, 0, 0, 0};
         }
 
         // S = Q K^T for 16 keys: s[i][0..1] row g, s[i][2..3] row g+8; keys kb + 8i + 2*q4 + {0,1}.
@@ -199,6 +207,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
                 Mma::mma(sc[i], qf[0][c].z, qf[1][c].z, qf[0][c].w, qf[1][c].w, kf[i][c].z, kf[i][c].w);
             }
         }
+        load_k(kb + kStep);  // the next block's K (zeros past k_end)
 
         float pr[2][4];
 #pragma unroll
