@@ -4,7 +4,7 @@
 #   OUT=/some/dir bash scripts/device/op_session6.sh
 #
 # Run from the root of the tree under test. Writes into $OUT:
-# Steps, most important first, each capped by what is left of BUDGET (default 390 s):
+# Steps, most important first, each capped by what is left of BUDGET (default 395 s):
 #   pytest_decode.log        pytest -m gpu tests/torch/test_decode_gpu.py (the decode grid vs explicit math,
 #                            padded one-launch steps, CUDA graph, compile fullgraph, growing cache, greedy)
 #   decode_bench.json        fmhactl bench --decode --json: op vs cuDNN vs flash, kernel µs (L2 flushed),
@@ -30,7 +30,7 @@ QWEN2='{"name": "qwen2-small", "prompt_lengths": [17, 511, 2048, 8192], "warmup"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 # BUDGET: seconds for all steps (the device call's limit minus its set-up); each step gets at most
 # what is left (minus 10 s for the summary), most important first.
-BUDGET="${BUDGET:-390}"
+BUDGET="${BUDGET:-395}"
 cap() { local left=$((BUDGET - SECONDS - 10)); [ "$left" -lt "$1" ] && echo $((left > 1 ? left : 1)) || echo "$1"; }
 step build "$(cap 200)" "$PY" -c "
 from fmhactl.build.compiler import BuildTarget
