@@ -7,8 +7,9 @@ For each shape (T = 1..16 query tokens against a KV cache of s keys) every imple
   when the host enqueues (the larger of host and GPU time; the cache may sit in L2 here);
 * hbm_gb_s: bytes that must move (K + V + Q + O) / kernel_us.
 Implementations: the op as models call it (`fmhactl.torch.attention`: the split-KV decode kernels
-where fmhactl.torch.decode serves the call), SDPA pinned to cuDNN and to flash, with enable_gqa
-for GQA shapes; a backend that refuses enable_gqa runs on K/V repeated to every query head (it
+where fmhactl.torch.decode serves the call), the op with the decode kernels off
+(`fmhactl-no-split`: the prefill family, what such calls ran before), SDPA pinned to cuDNN and to
+flash, with enable_gqa for GQA shapes; a backend that refuses enable_gqa runs on K/V repeated to every query head (it
 then reads more bytes; the row says so), one that refuses the shape is reported with the reason.
 Shapes are non-causal: SDPA's is_causal is top-left aligned (at T = 1 it would hide every key
 but the first), and a decode step's T queries see the whole cache but the last T-1 keys either
@@ -17,6 +18,7 @@ way. Timing lives here, never in tests.
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 from collections.abc import Sequence
 
@@ -35,7 +37,7 @@ MAX_SHAPES = 64
 MAX_SEQ_Q = 16
 MAX_KV_ELEMENTS = 1 << 30  # per K or V tensor (2 GiB in bf16)
 FLUSH_BYTES = 256 << 20
-IMPLS = ("fmhactl", "sdpa-cudnn", "sdpa-flash")
+IMPLS = ("fmhactl", "sdpa-cudnn", "sdpa-flash", "fmhactl-no-split")
 
 
 def parse_decode_shapes(texts: Sequence[str]) -> list[AttnConfig]:
@@ -93,6 +95,18 @@ def _sdpa_calls(cfg: AttnConfig, q, k, v) -> dict[str, tuple | str]:
     return calls
 
 
+@contextlib.contextmanager
+def _decode_off():
+    """The op without its decode kernels: what small-T calls ran before (the prefill family)."""
+    from fmhactl.torch import decode
+
+    decode.set_enabled(False)
+    try:
+        yield
+    finally:
+        decode.set_enabled(True)
+
+
 def _measure(call, context, iters: int, rounds: int, flush) -> dict:
     """kernel_us: median of `rounds` single calls after an L2 flush; then back_to_back's measures."""
     import torch
@@ -116,7 +130,6 @@ def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int
     """Kernel µs, per-call µs and HBM GB/s of the op's decode path, cuDNN and flash at each shape."""
     configs = parse_decode_shapes(shapes)
     torch = checked_counts_and_cuda("the decode bench", iters, rounds)
-    import contextlib
 
     import fmhactl.torch as ft
     from fmhactl.torch import decode
@@ -133,8 +146,10 @@ def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int
         row: dict = {"shape": cfg.key, "decode_path": decode.launches() > served_before,
                      "backend": "fmhactl decode split-KV" if decode.launches() > served_before
                      else str(ft.backend_for(q, k, v)), "impls": {}}
-        calls: dict[str, tuple | str] = {"fmhactl": (lambda: ft.attention(q, k, v), contextlib.nullcontext,
-                                                     cfg.heads_kv)}
+        calls: dict[str, tuple | str] = {
+            "fmhactl": (lambda: ft.attention(q, k, v), contextlib.nullcontext, cfg.heads_kv),
+            "fmhactl-no-split": (lambda: ft.attention(q, k, v), _decode_off, cfg.heads_kv),
+        }
         calls.update(_sdpa_calls(cfg, q, k, v))
         for name, call in calls.items():
             if isinstance(call, str):

@@ -20,7 +20,8 @@ def _load(path: Path):
 
 
 def decode_rows(result: dict) -> None:
-    print("decode bench: shape | op us | cudnn us | flash us | op GB/s | cudnn/op | flash/op | op path | max diff")
+    print("decode bench (kernel us, L2 flushed): shape | op | cudnn | flash | op no-split | op GB/s | cudnn/op | "
+          "flash/op | no-split/op | per-call cudnn/op | op path | max diff")
     for row in result["rows"]:
         impls = row["impls"]
 
@@ -31,9 +32,12 @@ def decode_rows(result: dict) -> None:
         speed = row["speed"]
         op = impls.get("fmhactl", {})
         diff = max((v for k, v in row.items() if k.startswith("max_abs_diff")), default=float("nan"))
+        nan = float("nan")
         print(f"  {row['shape']} | {us('fmhactl')} | {us('sdpa-cudnn')} | {us('sdpa-flash')} | "
-              f"{op.get('hbm_gb_s', 0):.0f} | {speed.get('sdpa-cudnn/fmhactl kernel_us', float('nan')):.2f} | "
-              f"{speed.get('sdpa-flash/fmhactl kernel_us', float('nan')):.2f} | {row['decode_path']} | {diff:.3g}")
+              f"{us('fmhactl-no-split')} | {op.get('hbm_gb_s', 0):.0f} | "
+              f"{speed.get('sdpa-cudnn/fmhactl kernel_us', nan):.2f} | {speed.get('sdpa-flash/fmhactl kernel_us', nan):.2f} | "
+              f"{speed.get('fmhactl-no-split/fmhactl kernel_us', nan):.2f} | "
+              f"{speed.get('sdpa-cudnn/fmhactl per_call_us', nan):.2f} | {row['decode_path']} | {diff:.3g}")
 
 
 def model_rows(name: str, result: dict) -> None:
