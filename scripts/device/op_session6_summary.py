@@ -35,7 +35,8 @@ def decode_rows(result: dict) -> None:
         nan = float("nan")
         print(f"  {row['shape']} | {us('fmhactl')} | {us('sdpa-cudnn')} | {us('sdpa-flash')} | "
               f"{us('fmhactl-no-split')} | {op.get('hbm_gb_s', 0):.0f} | "
-              f"{speed.get('sdpa-cudnn/fmhactl kernel_us', nan):.2f} | {speed.get('sdpa-flash/fmhactl kernel_us', nan):.2f} | "
+              f"{speed.get('sdpa-cudnn/fmhactl kernel_us', nan):.2f} | "
+              f"{speed.get('sdpa-flash/fmhactl kernel_us', nan):.2f} | "
               f"{speed.get('fmhactl-no-split/fmhactl kernel_us', nan):.2f} | "
               f"{speed.get('sdpa-cudnn/fmhactl per_call_us', nan):.2f} | {row['decode_path']} | {diff:.3g}")
 
