@@ -143,7 +143,7 @@ def test_kernels_build_for_sm90a_without_spills(tmp_path, monkeypatch):
     for dtype in ("bf16", "f16"):
         for d in decode.HEAD_DIMS:
             assert {f"fmha_decode_split_{dtype}_d{d}", f"fmha_decode_combine_{dtype}_d{d}"} <= names
-    assert all(k.spill_stores == 0 and k.registers <= 255 for k in result.kernels)
+    assert all(k.spill_stores == 0 and k.stack_bytes == 0 and k.registers <= 255 for k in result.kernels)
 
 
 # ---- the register-fragment mapping, replayed lane by lane ---------------------------------------
