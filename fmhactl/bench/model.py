@@ -17,6 +17,8 @@ from fmhactl.errors import BadInput, MissingEnvironment
 
 IMPLEMENTATIONS = ("sdpa", "fmhactl")
 MAX_TOKENS = 65536  # batch * prompt length, checked before any work
+MAX_GREEDY_TOKENS = 1024
+GREEDY_PROMPT = 2048
 
 
 @dataclass(frozen=True)
@@ -166,10 +168,18 @@ def _padded_entry(models: dict, spec: ModelSpec, length: int, gen, warmup: int, 
 
 
 def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1, dtype_name: str = "bf16",
-                    warmup: int = 3, iters: int = 10, seed: int = 0, padded: bool = False) -> dict:
+                    warmup: int = 3, iters: int = 10, seed: int = 0, padded: bool = False,
+                    greedy_tokens: int = 0, greedy_prompt: int = GREEDY_PROMPT) -> dict:
     """Prefill tokens/s of `name` with sdpa and fmhactl attention, measured in this process; with
-    `padded`, each prompt length also as a left-padded batch of 4 uneven lengths (padded_lengths)."""
+    `padded`, each prompt length also as a left-padded batch of 4 uneven lengths (padded_lengths);
+    with `greedy_tokens`, greedy decoding of that many tokens after a `greedy_prompt` prompt
+    (fmhactl.bench.greedy)."""
     spec = get_spec(name)
+    if not 0 <= greedy_tokens <= MAX_GREEDY_TOKENS:
+        raise BadInput(f"--greedy must be in 0..{MAX_GREEDY_TOKENS}, got {greedy_tokens}")
+    if greedy_tokens and not 1 <= greedy_prompt <= spec.max_position_embeddings - greedy_tokens:
+        raise BadInput(f"greedy prompt {greedy_prompt} + {greedy_tokens} tokens exceeds the model's "
+                       f"{spec.max_position_embeddings} positions")
     if batch < 1 or not prompt_lengths or any(t < 1 for t in prompt_lengths):
         raise BadInput("--batch and every --prompt length must be >= 1")
     if max(prompt_lengths) > spec.max_position_embeddings:
@@ -219,7 +229,15 @@ def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1,
         if padded:
             entry["padded_batch"] = _padded_entry(models, spec, length, gen, warmup, iters)
         rows.append(entry)
-    return {"model": asdict(spec), "dtype": dtype_name, "backend": {**asdict(backend)},
+    greedy = None
+    if greedy_tokens:
+        from fmhactl.bench.greedy import greedy_entry
+
+        ref32 = build_models(spec, ("sdpa",), dtype, seed=seed)["sdpa"].float()  # same rounded weights, fp32 math
+        ids = torch.randint(0, spec.vocab_size, (batch, greedy_prompt), generator=gen, device="cuda")
+        greedy = greedy_entry(models, ref32, ids, greedy_tokens)
+        del ref32
+    return {"model": asdict(spec), "greedy_decode": greedy, "dtype": dtype_name, "backend": {**asdict(backend)},
             "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "warmup": warmup, "iters": iters,
             "op_calls_per_forward": calls,
             "results": rows}

@@ -30,12 +30,17 @@ OP_IMPLS = ("fmhactl", "fmhactl-dispatcher", "fmhactl-general")
 SDPA_IMPLS = ("sdpa", "sdpa-cudnn", "sdpa-flash")
 
 
+def parse_shape_list(texts: Sequence[str], defaults: Sequence[str], max_shapes: int) -> list[AttnConfig]:
+    """--shape values (default: `defaults`), at most max_shapes, each parsed (bad input first)."""
+    texts = list(texts) or list(defaults)
+    if len(texts) > max_shapes:
+        raise BadInput(f"--shape: at most {max_shapes} shapes, got {len(texts)}")
+    return [parse_shape(text) for text in texts]
+
+
 def parse_shapes(texts: Sequence[str]) -> list[AttnConfig]:
     """--shape values (default: one tiny causal shape), checked before any GPU work."""
-    texts = list(texts) or list(DEFAULT_SHAPES)
-    if len(texts) > MAX_SHAPES:
-        raise BadInput(f"--shape: at most {MAX_SHAPES} shapes, got {len(texts)}")
-    configs = [parse_shape(text) for text in texts]
+    configs = parse_shape_list(texts, DEFAULT_SHAPES, MAX_SHAPES)
     for cfg in configs:
         if max(cfg.batch * cfg.heads * cfg.seq_q, cfg.batch * cfg.heads_kv * cfg.seq_k) * cfg.head_dim > MAX_ELEMENTS:
             raise BadInput(f"--shape {cfg.key}: over {MAX_ELEMENTS} elements per tensor (the overhead bench is for "
@@ -84,26 +89,34 @@ def _callables(cfg: AttnConfig, q, k, v) -> dict[str, tuple[Callable[[], object]
     return calls
 
 
-def _measure(call: Callable[[], object], context: Callable, iters: int, rounds: int, with_do_bench: bool) -> dict:
+def back_to_back(call: Callable[[], object], iters: int, rounds: int) -> dict:
+    """host_us (enqueue time) and per_call_us (CUDA events) per call of `iters` calls in a row,
+    medians over `rounds`."""
     import torch
 
     host, per_call = [], []
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(rounds):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        start.record()
+        for _ in range(iters):
+            call()
+        end.record()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        host.append((t1 - t0) * 1e6 / iters)
+        per_call.append(start.elapsed_time(end) * 1e3 / iters)
+    return {"host_us": statistics.median(host), "per_call_us": statistics.median(per_call)}
+
+
+def _measure(call: Callable[[], object], context: Callable, iters: int, rounds: int, with_do_bench: bool) -> dict:
+    import torch
+
     with context():
         for _ in range(max(3, iters // 10)):
             call()
-        for _ in range(rounds):
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            start.record()
-            for _ in range(iters):
-                call()
-            end.record()
-            t1 = time.perf_counter()
-            torch.cuda.synchronize()
-            host.append((t1 - t0) * 1e6 / iters)
-            per_call.append(start.elapsed_time(end) * 1e3 / iters)
-        result = {"host_us": statistics.median(host), "per_call_us": statistics.median(per_call)}
+        result = back_to_back(call, iters, rounds)
         if with_do_bench:
             from triton.testing import do_bench
 
@@ -111,9 +124,8 @@ def _measure(call: Callable[[], object], context: Callable, iters: int, rounds: 
     return result
 
 
-def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7, seed: int = 0) -> dict:
-    """Host µs per call and per-call µs of the op and SDPA at each shape, measured in this process."""
-    configs = parse_shapes(shapes)
+def checked_counts_and_cuda(bench: str, iters: int, rounds: int):
+    """torch, once --iters and rounds are in range and a CUDA GPU is there (bad input first)."""
     if not 1 <= iters <= MAX_ITERS:
         raise BadInput(f"--iters must be in 1..{MAX_ITERS}, got {iters}")
     if not 1 <= rounds <= MAX_ROUNDS:
@@ -121,7 +133,26 @@ def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7
     import torch
 
     if not torch.cuda.is_available():
-        raise MissingEnvironment("the overhead bench needs a CUDA GPU")
+        raise MissingEnvironment(f"{bench} needs a CUDA GPU")
+    return torch
+
+
+def random_qkv(cfg: AttnConfig, gen) -> tuple:
+    """Fresh normal q, k, v of cfg, heads-first (SDPA's layout), on the GPU."""
+    import torch
+
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[cfg.dtype]
+
+    def draw(heads: int, seq: int):
+        return torch.randn(cfg.batch, heads, seq, cfg.head_dim, generator=gen, device="cuda").to(dtype)
+
+    return draw(cfg.heads, cfg.seq_q), draw(cfg.heads_kv, cfg.seq_k), draw(cfg.heads_kv, cfg.seq_k)
+
+
+def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7, seed: int = 0) -> dict:
+    """Host µs per call and per-call µs of the op and SDPA at each shape, measured in this process."""
+    configs = parse_shapes(shapes)
+    torch = checked_counts_and_cuda("the overhead bench", iters, rounds)
     import fmhactl.torch as ft
 
     try:
@@ -137,12 +168,7 @@ def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7
     gen = torch.Generator(device="cuda").manual_seed(seed)
     rows = []
     for cfg in configs:
-        dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[cfg.dtype]
-
-        def draw(heads: int, seq: int):
-            return torch.randn(cfg.batch, heads, seq, cfg.head_dim, generator=gen, device="cuda").to(dtype)
-
-        q, k, v = draw(cfg.heads, cfg.seq_q), draw(cfg.heads_kv, cfg.seq_k), draw(cfg.heads_kv, cfg.seq_k)
+        q, k, v = random_qkv(cfg, gen)
         backend = ft.backend_for(q, k, v, causal=cfg.causal)
         calls = _callables(cfg, q, k, v)
         impls: dict[str, dict] = {}

@@ -178,14 +178,23 @@ def bench_command(
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
     overhead: bool = typer.Option(False, "--overhead", help="Host µs per call of the torch op vs SDPA (same run) at each --shape (default a tiny one), instead of a variant."),
     emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
+    decode: bool = typer.Option(False, "--decode", help="Decode steps (t <= 16 against a KV cache) of the torch op vs cuDNN and flash SDPA (same run), HBM GB/s, at each --shape (default a grid of t 1/4/16, s 2k-32k, hd 64/128, GQA), instead of a variant."),
+    greedy: int = typer.Option(0, "--greedy", help="With --model: also greedy-decode this many tokens after a 2048-token prompt (decode tokens/s and logits vs sdpa)."),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
     use_emulation(emulation)
     use_emulate(emulate)
     from fmhactl.errors import BadInput
 
-    if padded and model is None:
-        raise BadInput("--padded needs --model NAME")
+    if (padded or greedy) and model is None:
+        raise BadInput("--padded and --greedy need --model NAME")
+    if decode:
+        from fmhactl.cli.model_bench import decode_bench
+
+        if variant or suite or model or overhead:
+            raise BadInput("--decode times the torch op at --shape values: give no VARIANT, --suite, --model or --overhead")
+        decode_bench(shape or [], iters=iters, seed=seed, as_json=as_json)
+        return
     if overhead:
         from fmhactl.cli.model_bench import overhead_bench
 
@@ -199,7 +208,7 @@ def bench_command(
         if variant or shape or suite:
             raise BadInput("give either VARIANT --shape/--suite ... or --model NAME, not both")
         model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json,
-                    padded=padded)
+                    padded=padded, greedy=greedy)
         return
     if not variant or not (shape or suite):
         raise BadInput("bench needs VARIANT and at least one --shape or --suite NAME (or --model NAME)")

@@ -39,7 +39,12 @@ def map_params(tensor, box_rows: int):
 
 
 def encode(tensor, box_rows: int) -> TmaMap:
-    return encode_params(map_params(tensor, box_rows))
+    """The map of map_params(tensor, box_rows): cheaply where fmhactl.runtime.tma_fast can vouch for
+    it (same bytes, checked once per process), else through the validator."""
+    from fmhactl.runtime import tma_fast
+
+    fast = tma_fast.encode(tensor, box_rows, TmaMap, map_params, encode_params)
+    return fast if fast is not None else encode_params(map_params(tensor, box_rows))
 
 
 def encode_params(params) -> TmaMap:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from fmhactl.torch import backends
+from fmhactl.torch import backends, decode
 from fmhactl.torch import launch as _launch
 from fmhactl.torch.inputs import check_inputs, choose_backend, config_of, to_bshd
 
@@ -107,13 +107,15 @@ def set_enabled(enabled: bool) -> None:
 def status() -> dict:
     """Whether the cached path serves calls, how many signatures it holds, and why it is off if it is."""
     return {"enabled": bool(_state["enabled"]), "plans": sum(p is not None for p in _plans.values()),
-            "general_path_signatures": sum(p is None for p in _plans.values()), "off_reason": _state["why_off"]}
+            "general_path_signatures": sum(p is None for p in _plans.values()), "off_reason": _state["why_off"],
+            "decode_launches": decode.launches()}
 
 
 def clear() -> None:
     """Forget every plan (they hold loaded-kernel handles and descriptor copies)."""
     with _build_lock:
         _plans.clear()
+    decode.clear()
 
 
 def _raw_stream(device_index: int) -> int:
@@ -157,6 +159,11 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     Raises AttentionInputError for bad input (the same line the general path gives)."""
     if not (_state["enabled"] and q.is_cuda and k.is_cuda and v.is_cuda):
         return None
+    if q.dim() == 4 and q.shape[2 if layout == "bhsd" else 1] <= decode.MAX_SEQ_Q and _driver() is not None:
+        served = decode.attention(q, k, v, causal, scale, return_lse, layout, _state["driver"], _current_device(),
+                                  _raw_stream)
+        if served is not None:
+            return served
     key = call_key(q, k, v, causal, scale, return_lse, layout)
     plan = _plans.get(key, False)
     if plan is False:
@@ -164,6 +171,21 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     if plan is None or _current_device() != plan.device_index:
         return None
     return plan.run(q, k, v, _state["driver"])
+
+
+def padded_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ranges: torch.Tensor, shift: int,
+                  causal: bool, scale: float | None) -> torch.Tensor | None:
+    """(batch, seq_q, heads, dim) of a padded batch (bhsd inputs) in one decode launch, or None.
+
+    key_ranges: (batch, 2) int32 on q's device, each row's valid keys [start, end); causal queries
+    see keys j <= i + shift; a query that sees no key gets zeros."""
+    if not (_state["enabled"] and q.is_cuda and k.is_cuda and v.is_cuda) or q.dim() != 4:
+        return None
+    if q.shape[2] > decode.PADDED_MAX_SEQ_Q or _driver() is None:
+        return None
+    served = decode.attention(q, k, v, causal, scale, False, "bhsd", _state["driver"], _current_device(), _raw_stream,
+                              key_ranges, shift, decode.PADDED_MAX_SEQ_Q)
+    return None if served is None else served[0].transpose(1, 2)
 
 
 def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str):

@@ -9,8 +9,10 @@ GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered
 * None: no padding, a plain causal (or bidirectional) mask: the op's bottom-right causal flag does
   the masking (prefill and decoding with a cache), with no host read;
 * PaddedBatch: a 2-D padding mask whose every row is one interval of valid keys (left padding,
-  right padding, a static cache's unfilled tail): each row runs as a slice of the batch through
-  the op, a causal block plus, for right padding, a non-causal tail (the padded queries see every
+  right padding, a static cache's unfilled tail): up to 64 query tokens (decode steps, short
+  prompts) run as one launch of the split-KV decode kernels with each row's interval
+  (fmhactl.torch.decode); otherwise each row runs as a slice of the batch through the op, a
+  causal block plus, for right padding, a non-causal tail (the padded queries see every
   valid key, as they do under SDPA); queries that see no key get zeros. One host read of the
   (batch, keys) mask per forward, as transformers' own flash-attention path does;
 * SdpaFallback: anything the kernels cannot express (a mask with holes, a mask function other
@@ -88,8 +90,38 @@ def _whole_attention(q, k, v, causal: bool, scale):
     return attention(q, k, v, causal=causal, scale=scale, layout="bhsd").transpose(1, 2)
 
 
+_key_ranges: dict[tuple, object] = {}  # (rows, device) -> (batch, 2) int32 device tensor, one per forward
+
+
+def _one_launch(query, key, value, batch: PaddedBatch, scale):
+    """A padded batch of at most PADDED_MAX_SEQ_Q query tokens (decode steps, short prompts) as one
+    launch of the decode kernels, each row's valid keys given per row; None where they cannot
+    serve it (then: row by row)."""
+    import torch
+
+    from fmhactl.torch import fastpath
+    from fmhactl.torch.decode import PADDED_MAX_SEQ_Q
+    from fmhactl.torch.op import _dispatcher_needed
+
+    if query.shape[2] > PADDED_MAX_SEQ_Q or not query.is_cuda or _dispatcher_needed(query, key, value):
+        return None
+    ranges_key = (batch.rows, query.device)
+    ranges = _key_ranges.get(ranges_key)
+    if ranges is None:
+        if len(_key_ranges) >= 64:
+            _key_ranges.clear()
+        ranges = torch.tensor(batch.rows, dtype=torch.int32, device=query.device)
+        _key_ranges[ranges_key] = ranges
+    return fastpath.padded_decode(query, key, value, ranges, batch.shift, batch.causal, scale)
+
+
 def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Callable = None):
-    """(batch, seq_q, heads, dim) output of a padded batch, row by row (see the module docstring)."""
+    """(batch, seq_q, heads, dim) output of a padded batch: one launch where the decode kernels
+    serve it, else row by row (see the module docstring)."""
+    if attend is None:
+        served = _one_launch(query, key, value, batch, scale)
+        if served is not None:
+            return served
     attend = attend or _piece_attention
     b, heads, seq_q, dim = query.shape
     out = query.new_zeros(b, seq_q, heads, dim)

@@ -1,0 +1,183 @@
+"""Decode attention beside cuDNN and flash SDPA, measured in one process (`fmhactl bench --decode`).
+
+For each shape (T = 1..16 query tokens against a KV cache of s keys) every implementation runs:
+* kernel_us: CUDA events around one call after the L2 cache was flushed (a 256 MiB write), the
+  median of `rounds` calls: the GPU time of a decode step that reads its KV cache from HBM;
+* per_call_us: CUDA events around `iters` back-to-back calls / iters: what a model's step pays
+  when the host enqueues (the larger of host and GPU time; the cache may sit in L2 here);
+* hbm_gb_s: bytes that must move (K + V + Q + O) / kernel_us.
+Implementations: the op as models call it (`fmhactl.torch.attention`: the split-KV decode kernels
+where fmhactl.torch.decode serves the call), the op with the decode kernels off
+(`fmhactl-no-split`: the prefill family, what such calls ran before), SDPA pinned to cuDNN and to
+flash, with enable_gqa for GQA shapes; a backend that refuses enable_gqa runs on K/V repeated to every query head (it
+then reads more bytes; the row says so), one that refuses the shape is reported with the reason.
+Shapes are non-causal: SDPA's is_causal is top-left aligned (at T = 1 it would hide every key
+but the first), and a decode step's T queries see the whole cache but the last T-1 keys either
+way. Timing lives here, never in tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import statistics
+from collections.abc import Sequence
+
+from fmhactl.bench.overhead import back_to_back, checked_counts_and_cuda, parse_shape_list, random_qkv
+from fmhactl.config import AttnConfig
+from fmhactl.errors import BadInput
+
+SCHEMA_VERSION = 1
+DEFAULT_SHAPES = tuple(
+    f"b=1,h={h},hkv={hkv},t={t},s={s},d={d}"
+    for d, h, hkv in ((128, 32, 8), (64, 16, 4))
+    for t in (1, 4, 16)
+    for s in (2048, 8192, 32768)
+) + ("b=8,h=32,hkv=8,t=1,s=8192,d=128", "b=1,h=32,hkv=32,t=1,s=8192,d=128")
+MAX_SHAPES = 64
+MAX_SEQ_Q = 16
+MAX_KV_ELEMENTS = 1 << 30  # per K or V tensor (2 GiB in bf16)
+FLUSH_BYTES = 256 << 20
+IMPLS = ("fmhactl", "sdpa-cudnn", "sdpa-flash", "fmhactl-no-split")
+
+
+def parse_decode_shapes(texts: Sequence[str]) -> list[AttnConfig]:
+    """--shape values (default: DEFAULT_SHAPES), checked before any GPU work."""
+    configs = parse_shape_list(texts, DEFAULT_SHAPES, MAX_SHAPES)
+    for cfg in configs:
+        if cfg.seq_q > MAX_SEQ_Q:
+            raise BadInput(f"--shape {cfg.key}: t={cfg.seq_q}; the decode bench takes t <= {MAX_SEQ_Q}")
+        if cfg.causal:
+            raise BadInput(f"--shape {cfg.key}: the decode bench is non-causal (SDPA's is_causal is top-left "
+                           "aligned, the op's bottom-right)")
+        if cfg.batch * cfg.heads_kv * cfg.seq_k * cfg.head_dim > MAX_KV_ELEMENTS:
+            raise BadInput(f"--shape {cfg.key}: over {MAX_KV_ELEMENTS} elements per K/V tensor")
+    return configs
+
+
+def moved_bytes(cfg: AttnConfig, kv_heads: int | None = None) -> int:
+    """Bytes a decode step must move: K and V once, Q read, O written (2-byte elements)."""
+    kv_heads = cfg.heads_kv if kv_heads is None else kv_heads
+    kv = 2 * cfg.batch * kv_heads * cfg.seq_k * cfg.head_dim
+    qo = 2 * cfg.batch * cfg.heads * cfg.seq_q * cfg.head_dim
+    return 2 * (kv + qo)
+
+
+def _sdpa_calls(cfg: AttnConfig, q, k, v) -> dict[str, tuple | str]:
+    """name -> (call, context, kv heads it reads) or why it cannot run this shape."""
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    gqa = cfg.heads != cfg.heads_kv
+    calls: dict[str, tuple | str] = {}
+    for name, backend in (("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION), ("sdpa-flash", SDPBackend.FLASH_ATTENTION)):
+        def context(b=backend):
+            return sdpa_kernel(b)
+
+        tries = [(lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=gqa), cfg.heads_kv)]
+        if gqa:
+            group = cfg.heads // cfg.heads_kv
+            kr, vr = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+            tries.append((lambda kr=kr, vr=vr: F.scaled_dot_product_attention(q, kr, vr), cfg.heads))
+        reasons = []
+        for call, kv_heads in tries:
+            try:
+                with context():
+                    call()
+                torch.cuda.synchronize()
+            except RuntimeError as exc:
+                reasons.append(str(exc).splitlines()[0][:160])
+                continue
+            calls[name] = (call, context, kv_heads)
+            break
+        else:
+            calls[name] = "; ".join(reasons)
+    return calls
+
+
+@contextlib.contextmanager
+def _decode_off():
+    """The op without its decode kernels: what small-T calls ran before (the prefill family)."""
+    from fmhactl.torch import decode
+
+    decode.set_enabled(False)
+    try:
+        yield
+    finally:
+        decode.set_enabled(True)
+
+
+def _measure(call, context, iters: int, rounds: int, flush) -> dict:
+    """kernel_us: median of `rounds` single calls after an L2 flush; then back_to_back's measures."""
+    import torch
+
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    kernel = []
+    with context():
+        for _ in range(5):
+            call()
+        for _ in range(rounds):
+            flush.zero_()
+            start.record()
+            call()
+            end.record()
+            torch.cuda.synchronize()
+            kernel.append(start.elapsed_time(end) * 1e3)
+        return {"kernel_us": statistics.median(kernel), **back_to_back(call, iters, 5)}
+
+
+def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int = 50, seed: int = 0) -> dict:
+    """Kernel µs, per-call µs and HBM GB/s of the op's decode path, cuDNN and flash at each shape."""
+    configs = parse_decode_shapes(shapes)
+    torch = checked_counts_and_cuda("the decode bench", iters, rounds)
+
+    import fmhactl.torch as ft
+    from fmhactl.torch import decode
+
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    flush = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    rows = []
+    for cfg in configs:
+        q, k, v = random_qkv(cfg, gen)
+        served_before = decode.launches()
+        with torch.no_grad():
+            ours = ft.attention(q, k, v)
+        torch.cuda.synchronize()
+        row: dict = {"shape": cfg.key, "decode_path": decode.launches() > served_before,
+                     "backend": "fmhactl decode split-KV" if decode.launches() > served_before
+                     else str(ft.backend_for(q, k, v)), "impls": {}}
+        calls: dict[str, tuple | str] = {
+            "fmhactl": (lambda: ft.attention(q, k, v), contextlib.nullcontext, cfg.heads_kv),
+            "fmhactl-no-split": (lambda: ft.attention(q, k, v), _decode_off, cfg.heads_kv),
+        }
+        calls.update(_sdpa_calls(cfg, q, k, v))
+        for name, call in calls.items():
+            if isinstance(call, str):
+                row["impls"][name] = {"skipped": call}
+                continue
+            fn, context, kv_heads = call
+            result = _measure(fn, context, iters, rounds, flush)
+            result["hbm_gb_s"] = moved_bytes(cfg, kv_heads) / (result["kernel_us"] * 1e3)
+            if kv_heads != cfg.heads_kv:
+                result["note"] = "K/V repeated to every query head (this backend refused enable_gqa)"
+            row["impls"][name] = result
+            if name != "fmhactl":
+                with torch.no_grad(), context():
+                    row[f"max_abs_diff_vs_{name}"] = float((ours.float() - fn().float()).abs().max().item())
+        row["speed"] = _speeds(row["impls"])
+        rows.append(row)
+    return {"schema_version": SCHEMA_VERSION, "kind": "decode-bench", "gpu": torch.cuda.get_device_name(),
+            "torch": torch.__version__, "rounds": rounds, "iters": iters, "bytes_model": "K+V+Q+O, 2 B/element",
+            "rows": rows}
+
+
+def _speeds(impls: dict[str, dict]) -> dict[str, float]:
+    """baseline time / op time for each measure both have (above 1: the op is faster)."""
+    speeds = {}
+    ours = impls.get("fmhactl", {})
+    for base in IMPLS[1:]:
+        theirs = impls.get(base, {})
+        for measure in ("kernel_us", "per_call_us"):
+            if measure in ours and measure in theirs and ours[measure] > 0:
+                speeds[f"{base}/fmhactl {measure}"] = theirs[measure] / ours[measure]
+    return speeds

@@ -1,0 +1,74 @@
+"""Greedy decoding with transformers' KV cache, sdpa vs fmhactl (a section of `fmhactl bench --model`).
+
+After a prompt, each implementation runs `tokens` cached decode forwards, one token each, with
+its own DynamicCache (the prefill is not timed); decode tokens/s = batch * tokens / median
+seconds over `repeats` runs. Logits: both implementations are then fed sdpa's greedy tokens (so one
+argmax flip cannot make the sequences diverge) and every step's last-position logits are checked
+under FlashAttention's rule against the same weights in fp32: max|fmhactl - fp32| <=
+2 * max|sdpa - fp32| + atol. `decode_calls` counts the op calls that the split-KV decode kernels
+served during fmhactl's timed runs (proves the path ran).
+"""
+
+from __future__ import annotations
+
+import statistics
+
+ATOL = 1e-3
+
+
+def _generate(model, ids, tokens: int, forced=None):
+    """(seconds of `tokens` cached decode forwards, the tokens fed (batch, tokens + 1), logits per
+    forward, the prefill's last position first). forced: feed these tokens instead of the argmax."""
+    import torch
+
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def pick(out, index: int):
+        return out.logits[:, -1:].argmax(-1) if forced is None else forced[:, index:index + 1]
+
+    with torch.inference_mode():
+        out = model(ids, use_cache=True)
+        cache = out.past_key_values
+        logits = [out.logits[:, -1].float()]
+        nxt = pick(out, 0)
+        fed = [nxt]
+        torch.cuda.synchronize()
+        start.record()
+        for step in range(tokens):
+            out = model(nxt, past_key_values=cache, use_cache=True)
+            cache = out.past_key_values
+            logits.append(out.logits[:, -1].float())
+            nxt = pick(out, step + 1)
+            fed.append(nxt)
+        end.record()
+        torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e-3, torch.cat(fed, dim=1), logits
+
+
+def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 3) -> dict:
+    """Decode tokens/s of every implementation and the logits rule; ids: (batch, prompt)."""
+    import torch
+
+    from fmhactl.torch import decode
+
+    batch = ids.shape[0]
+    entry: dict = {"prompt_length": int(ids.shape[1]), "new_tokens": tokens, "batch": batch}
+    for impl, model in models.items():
+        _generate(model, ids, min(tokens, 8))  # warm-up: plans, kernels, allocator
+        before = decode.launches()
+        times = [_generate(model, ids, tokens)[0] for _ in range(repeats)]
+        median = statistics.median(times)
+        entry[impl] = {"median_s": median, "tokens_per_s": batch * tokens / median if median > 0 else 0.0}
+        if impl == "fmhactl":
+            entry["decode_calls"] = decode.launches() - before
+    entry["ratio_tokens_per_s"] = entry["fmhactl"]["tokens_per_s"] / entry["sdpa"]["tokens_per_s"]
+    _, forced, low = _generate(models["sdpa"], ids, tokens)
+    _, _, ours = _generate(models["fmhactl"], ids, tokens, forced=forced)
+    _, _, ref32 = _generate(ref32_model, ids, tokens, forced=forced)
+    ours_t, low_t, ref_t = (torch.stack(x) for x in (ours, low, ref32))
+    err = float((ours_t - ref_t).abs().max().item())
+    low_err = float((low_t - ref_t).abs().max().item())
+    entry["logits"] = {"max_abs_err_vs_fp32": err, "sdpa_err_vs_fp32": low_err, "tolerance": 2 * low_err + ATOL,
+                       "max_abs_diff_vs_sdpa": float((ours_t - low_t).abs().max().item()),
+                       "passed": err <= 2 * low_err + ATOL and not bool(torch.isnan(ours_t).any())}
+    return entry

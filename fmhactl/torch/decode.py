@@ -1,0 +1,274 @@
+"""The op's decode path: T = 1..16 query tokens against a long KV cache, split-KV + combine.
+
+kernels/sm90/fmha_decode.cu packs the query heads of one KV head (times the T tokens) into the
+M rows of a tile, cuts the keys into `n_splits` ranges so that a step with few heads fills every
+SM, and merges the splits by LSE in a second kernel (one launch when one split is enough).
+
+A decode step with a growing cache changes seq_k (and the cache's strides) every call, so a plan
+here is keyed by everything but the KV length: the first call with a signature checks the inputs,
+builds and loads the kernels and fills the parameter block; every later call writes the K/V
+pointers, strides and length, picks the split count (pure integer arithmetic), allocates the
+outputs (and the fp32 workspace when it splits) and enqueues one or two kernels. No TMA
+descriptors, so nothing is encoded per step.
+
+Used automatically by the cached launch path (fmhactl.torch.fastpath) for calls it can serve:
+sm_90 GPU, bf16/fp16, head dim 64 or 128, seq_q <= MAX_SEQ_Q, no backend override,
+FMHACTL_TORCH_DECODE not "0", strides the 16-byte loads can read. Everything else returns None
+and takes the existing paths.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from dataclasses import dataclass, field
+
+import torch
+
+from fmhactl.torch import backends
+from fmhactl.torch.inputs import check_inputs, to_bshd
+
+ENABLE_ENV = "FMHACTL_TORCH_DECODE"  # "0": never take the decode path
+MAX_SEQ_Q = 16  # plain calls: above this the SM90 family's 128-row tiles take over
+PADDED_MAX_SEQ_Q = 64  # padded batches: one launch here beats one SM90 launch per row
+HEAD_DIMS = (64, 128)
+ROWS_PER_CTA = 16  # FMHA_DECODE_ROWS
+WARPS = 4  # FMHA_DECODE_WARPS
+KEYS_PER_WARP_STEP = 16  # FMHA_DECODE_KEYS
+SPLIT_KEY_MULTIPLE = WARPS * KEYS_PER_WARP_STEP  # 64: every warp of a split gets whole key blocks
+MIN_SPLIT_KEYS = 128  # below this a split's CTA is mostly launch and merge
+MAX_SPLITS = 256  # the combine kernel's weight buffer (kMaxSplits)
+CTAS_PER_SM = 2  # split until about this many CTAs per SM
+MAX_GRID_Z = 65535  # grid.z = batch * heads_kv
+SOURCE = "sm90/fmha_decode.cu"
+ARCH = "sm_90a"
+
+
+class DecodeSplit(ctypes.Structure):
+    """ctypes twin of `struct DecodeSplit` in kernels/sm90/fmha_decode.cuh (the second kernel argument)."""
+
+    _fields_ = [("o_partial", ctypes.c_void_p), ("lse_partial", ctypes.c_void_p),
+                ("n_splits", ctypes.c_int), ("split_keys", ctypes.c_int),
+                ("key_ranges", ctypes.c_void_p), ("shift", ctypes.c_int)]
+
+
+def row_groups(seq_q: int, heads: int, heads_kv: int) -> int:
+    """16-row tiles per (batch, KV head): the packed rows are seq_q tokens x (heads / heads_kv) heads."""
+    return -(-seq_q * (heads // heads_kv) // ROWS_PER_CTA)
+
+
+def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int) -> tuple[int, int]:
+    """(n_splits, split_keys): enough splits for about CTAS_PER_SM CTAs per SM, none shorter than
+    MIN_SPLIT_KEYS keys (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS; every split non-empty."""
+    base = max(1, batch * heads_kv * groups)
+    wanted = -(-CTAS_PER_SM * max(1, sm_count) // base)
+    by_length = max(1, -(-seq_k // MIN_SPLIT_KEYS))
+    n = max(1, min(wanted, by_length, MAX_SPLITS))
+    split_keys = -(-seq_k // n)
+    split_keys = -(-split_keys // SPLIT_KEY_MULTIPLE) * SPLIT_KEY_MULTIPLE
+    return -(-seq_k // split_keys), split_keys
+
+
+def variant():
+    """The decode kernels as a registry Variant, so they build through the one NVRTC cache."""
+    from fmhactl.registry import Variant
+
+    return Variant(name="sm90_decode", description="split-KV decode (torch op only)", source=SOURCE,
+                   archs=(ARCH,), launcher="decode", kernel="fmha_decode_split_{dtype}_d{head_dim}",
+                   head_dims=HEAD_DIMS, features=("causal", "gqa", "lse", "split_kv"))
+
+
+_state: dict[str, object] = {"enabled": os.environ.get(ENABLE_ENV, "1") != "0", "cubin": None, "launches": 0}
+_modules: dict[int, object] = {}  # device index -> LoadedModule
+_lock = threading.Lock()
+
+
+def set_enabled(enabled: bool) -> None:
+    """Turn the decode path on or off for this process (off: small-T calls take the general kernels)."""
+    _state["enabled"] = bool(enabled)
+
+
+def launches() -> int:
+    """Decode calls served in this process (tests and `bench --model` prove the path ran)."""
+    return int(_state["launches"])
+
+
+def clear() -> None:
+    """Forget every decode plan."""
+    with _lock:
+        _plans.clear()
+
+
+def _functions(device_index: int, dtype: str, head_dim: int) -> tuple[int, int]:
+    from fmhactl.build.compiler import BuildTarget
+    from fmhactl.build.entry import build
+    from fmhactl.runtime.driver import LoadedModule
+
+    with _lock:
+        if _state["cubin"] is None:
+            _state["cubin"] = build(variant(), BuildTarget(ARCH)).cubin_path
+        if device_index not in _modules:
+            with torch.cuda.device(device_index):
+                _modules[device_index] = LoadedModule(_state["cubin"])
+        module = _modules[device_index]
+    split = module.function(f"fmha_decode_split_{dtype}_d{head_dim}")
+    combine = module.function(f"fmha_decode_combine_{dtype}_d{head_dim}")
+    return int(split), int(combine)
+
+
+@dataclass(eq=False)
+class DecodePlan:
+    """One decode signature (all but the KV length and the K/V strides), settled once."""
+
+    device_index: int
+    device: torch.device
+    dtype: torch.dtype
+    split_fn: int
+    combine_fn: int
+    params: ctypes.Structure
+    split: DecodeSplit
+    kernel_params: ctypes.Array
+    out_size: tuple[int, ...]
+    out_stride: tuple[int, ...]
+    lse_size: tuple[int, int, int] | None
+    rows_total: int  # batch * heads * seq_q
+    base_ctas: tuple[int, int]  # (batch * heads_kv, row groups): grid.z, grid.x (grid.y: the splits)
+    head_dim: int
+    seq_q: int
+    seq_dim: int  # k's sequence dimension in the caller's layout
+    sm_count: int
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, driver, stream: int,
+            key_ranges: torch.Tensor | None = None, shift: int | None = None) -> tuple | None:
+        """(out, lse or None), or None when this call's K/V cannot be read by the 16-byte loads.
+
+        key_ranges: (batch, 2) int32 on the device, each batch row's valid keys [start, end)
+        (padded batches); shift: causal rows see keys j <= token + shift (default seq_k - seq_q)."""
+        qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
+        if (qp | kp | vp) & 15 or k.shape != v.shape:
+            return None
+        ks, vs = k.stride(), v.stride()
+        if (ks[0] | ks[1] | ks[2] | vs[0] | vs[1] | vs[2]) & 7 or ks[3] != 1 or vs[3] != 1:
+            return None
+        seq_k = k.shape[self.seq_dim]
+        if seq_k == 0:
+            return None  # the general path reports it
+        n_splits, split_keys = choose_splits(self.base_ctas[0], 1, self.base_ctas[1], seq_k, self.sm_count)
+        out = torch.empty_strided(self.out_size, self.out_stride, dtype=self.dtype, device=self.device)
+        lse = torch.empty(self.lse_size, dtype=torch.float32, device=self.device) if self.lse_size else None
+        work = None
+        if n_splits > 1:
+            work = torch.empty(n_splits * self.rows_total * (self.head_dim + 1), dtype=torch.float32,
+                               device=self.device)
+        # bshd strides: layout bhsd has (batch, heads, seq, dim) so seq and heads swap.
+        kb, kq, kh = (ks[0], ks[2], ks[1]) if self.seq_dim == 2 else (ks[0], ks[1], ks[2])
+        vb, vq, vh = (vs[0], vs[2], vs[1]) if self.seq_dim == 2 else (vs[0], vs[1], vs[2])
+        with self.lock:
+            p, s = self.params, self.split
+            p.q, p.k, p.v, p.o = qp, kp, vp, out.data_ptr()
+            p.lse = lse.data_ptr() if lse is not None else None
+            p.k_batch_stride, p.k_seq_stride, p.k_head_stride = kb, kq, kh
+            p.v_batch_stride, p.v_seq_stride, p.v_head_stride = vb, vq, vh
+            p.seq_k = seq_k
+            s.n_splits, s.split_keys = n_splits, split_keys
+            s.key_ranges = key_ranges.data_ptr() if key_ranges is not None else None
+            s.shift = seq_k - self.seq_q if shift is None else shift
+            if work is not None:
+                s.o_partial = work.data_ptr()
+                s.lse_partial = work.data_ptr() + 4 * n_splits * self.rows_total * self.head_dim
+            else:
+                s.o_partial = s.lse_partial = None
+            kernel_params = ctypes.addressof(self.kernel_params)
+            driver.launch(self.split_fn, (self.base_ctas[1], n_splits, self.base_ctas[0]), (32 * WARPS, 1, 1), 0,
+                          stream, kernel_params)
+            if n_splits > 1:
+                driver.launch(self.combine_fn, (-(-self.rows_total // WARPS), 1, 1), (32 * WARPS, 1, 1), 0, stream,
+                              kernel_params)
+            _state["launches"] = int(_state["launches"]) + 1
+        return out, lse
+
+
+_plans: dict[tuple, DecodePlan | None] = {}
+MAX_PLANS = 1024
+
+
+def plan_key(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: float | None, return_lse: bool,
+             layout: str, max_seq_q: int = MAX_SEQ_Q) -> tuple:
+    """Everything a decode plan depends on: not k's sequence length nor the K/V strides."""
+    kshape = k.shape
+    return (q.shape, q.stride(), kshape[0], kshape[1] if layout == "bhsd" else kshape[2], q.dtype, k.dtype,
+            q.get_device(), k.get_device(), causal, scale, return_lse, layout, max_seq_q)
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
+              return_lse: bool, layout: str, driver, current_device: int, raw_stream,
+              key_ranges: torch.Tensor | None = None, shift: int | None = None,
+              max_seq_q: int = MAX_SEQ_Q) -> tuple | None:
+    """(out, lse or None) through the decode kernels, or None when this call is not theirs.
+
+    current_device: the current CUDA device index; raw_stream(index): its current stream handle;
+    key_ranges, shift: see DecodePlan.run; max_seq_q: the most query tokens to take (padded batches
+    take more than plain calls: their alternative is a launch per row)."""
+    if not _state["enabled"] or k.dim() != 4 or backends.current_override() is not None:
+        return None
+    key = plan_key(q, k, causal, scale, return_lse, layout, max_seq_q)
+    plan = _plans.get(key, False)
+    if plan is False:
+        plan = _build(key, q, k, v, causal, scale, return_lse, layout, max_seq_q)
+    if (plan is None or v.dtype != plan.dtype or v.get_device() != plan.device_index
+            or current_device != plan.device_index):
+        return None
+    return plan.run(q, k, v, driver, raw_stream(plan.device_index), key_ranges, shift)
+
+
+def serves(seq_q: int, head_dim: int, cc: tuple[int, int], dtype: torch.dtype, max_seq_q: int = MAX_SEQ_Q) -> bool:
+    """Whether a checked call of this shape on a GPU of capability cc takes the decode kernels."""
+    return (1 <= seq_q <= max_seq_q and head_dim in HEAD_DIMS and cc[0] == 9
+            and dtype in (torch.bfloat16, torch.float16))
+
+
+def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str,
+           max_seq_q: int):
+    from fmhactl.runtime.device import sm_count
+    from fmhactl.runtime.params import FmhaParams
+    from fmhactl.torch.inputs import DTYPES, capability
+
+    p = check_inputs(q, k, v, layout, scale)  # bad input raises here, never cached
+    plan = None
+    qb = to_bshd(q, layout)
+    groups = row_groups(p.seq_q, p.heads, p.heads_kv)
+    if (serves(p.seq_q, p.head_dim, capability(q.device), q.dtype, max_seq_q)
+            and p.batch * p.heads_kv <= MAX_GRID_Z and qb.stride(3) == 1 and not any(s & 7 for s in qb.stride()[:3])):
+        split_fn, combine_fn = _functions(q.get_device(), DTYPES[q.dtype], p.head_dim)
+        params = FmhaParams()
+        params.q_batch_stride, params.q_seq_stride, params.q_head_stride = qb.stride()[:3]
+        out_bshd = (p.batch, p.seq_q, p.heads, p.head_dim)
+        out_strides = (p.seq_q * p.heads * p.head_dim, p.heads * p.head_dim, p.head_dim, 1)
+        params.o_batch_stride, params.o_seq_stride, params.o_head_stride = out_strides[:3]
+        params.batch, params.heads, params.heads_kv = p.batch, p.heads, p.heads_kv
+        params.seq_q, params.seq_k, params.head_dim = p.seq_q, p.seq_k, p.head_dim
+        softmax_scale = scale if scale is not None else p.head_dim ** -0.5
+        params.softmax_scale = softmax_scale
+        params.scale_log2 = softmax_scale * 1.4426950408889634
+        params.causal = int(causal)
+        split = DecodeSplit()
+        kernel_params = (ctypes.c_void_p * 2)(ctypes.addressof(params), ctypes.addressof(split))
+        if layout == "bhsd":
+            out_size = (p.batch, p.heads, p.seq_q, p.head_dim)
+            out_stride = (out_strides[0], out_strides[2], out_strides[1], 1)
+        else:
+            out_size, out_stride = out_bshd, out_strides
+        plan = DecodePlan(
+            device_index=q.get_device(), device=q.device, dtype=q.dtype, split_fn=split_fn, combine_fn=combine_fn,
+            params=params, split=split, kernel_params=kernel_params, out_size=out_size, out_stride=out_stride,
+            lse_size=(p.batch, p.heads, p.seq_q) if return_lse else None, rows_total=p.batch * p.heads * p.seq_q,
+            base_ctas=(p.batch * p.heads_kv, groups), head_dim=p.head_dim, seq_q=p.seq_q,
+            seq_dim=2 if layout == "bhsd" else 1,
+            sm_count=sm_count(q.get_device()))
+    with _lock:
+        if len(_plans) >= MAX_PLANS:
+            _plans.clear()
+        _plans[key] = plan
+    return plan

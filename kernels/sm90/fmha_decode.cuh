@@ -1,0 +1,369 @@
+// Split-KV decode (flash-decoding) for T = 1..16 query tokens against a long KV cache, sm_80+.
+//
+// Decode reads the whole KV cache once and does little math per byte, so the kernel is built to
+// stream K and V at HBM bandwidth, not to fill the tensor cores:
+// * GQA packing: the `group = heads / heads_kv` query heads that share one KV head, times the T
+//   query tokens, are the M rows of one tile (row r = token r / group, head r % group), so each
+//   K/V byte is read once per 16 packed rows instead of once per query head.
+// * Split-KV: grid.y cuts the keys into `n_splits` ranges of `split_keys` (a multiple of 64), so
+//   a decode step with few heads still fills every SM; each split writes its partial (O normalised
+//   within the split, LSE in base 2) to an fp32 workspace and
+//   `fmha_decode_combine_*` merges the splits by LSE. With one split the first kernel writes
+//   the final O and LSE itself (no second launch).
+// * CTA = 4 warps on one (batch, kv head, 16-row group, split); warp w takes the split's 16-key
+//   blocks w, w+4, ...; the warps merge their (max, sum, O) through SMEM at the end.
+// * No SMEM staging: K and V go global -> registers with 16-byte loads straight into mma.sync
+//   m16n8k16 fragments. QK^T permutes the head dim (a reduction dim) so that one 16-byte load of
+//   8 consecutive d's of a key is that lane's B fragment for two MMAs (Q uses the same
+//   permutation); PV permutes the output columns (tile j, column n holds d = 8n + j) so that one
+//   16-byte load of a V row feeds 8 MMAs after a byte permute pairs two keys.
+// Requirements (the host checks them): head_dim 64 or 128, contiguous head dim, every other
+// stride a multiple of 8 elements, 16-byte aligned bases; batch * heads_kv <= 65535.
+#pragma once
+
+#include "common/dtypes.cuh"
+#include "common/fmha_params.h"
+#include "sm90/fmha_decode_split.h"
+
+#define FMHA_DECODE_THREADS 128
+#define FMHA_DECODE_WARPS 4
+#define FMHA_DECODE_ROWS 16  // packed rows per CTA (one mma M)
+#define FMHA_DECODE_KEYS 16  // keys per warp step (one mma K of PV)
+
+namespace fmha_decode {
+
+// mma.sync m16n8k16 with fp32 accumulators on 16-bit inputs: kBf16 picks bf16 or fp16.
+template <bool kBf16>
+struct Mma16 {
+    static __device__ __forceinline__ void mma(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
+                                               unsigned b0, unsigned b1) {
+        if constexpr (kBf16) {
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+                         "{%8,%9}, {%0,%1,%2,%3};"
+                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        } else {
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+                         "{%8,%9}, {%0,%1,%2,%3};"
+                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        }
+    }
+    // (lo, hi) -> one register, lo in the low half (the lower k index of an A fragment pair).
+    static __device__ __forceinline__ unsigned pack(float lo, float hi) {
+        unsigned r;
+        if constexpr (kBf16) {
+            asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+        } else {
+            asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+        }
+        return r;
+    }
+    static __device__ __forceinline__ unsigned short from_float(float x) {
+        return kBf16 ? fmha_float_to_bf16(x) : fmha_float_to_f16(x);
+    }
+};
+using Bf16Mma = Mma16<true>;
+using F16Mma = Mma16<false>;
+
+struct U4 {
+    unsigned x, y, z, w;
+};
+
+__device__ __forceinline__ U4 load16(const unsigned short* p) {
+    U4 r;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+    return r;
+}
+
+__device__ __forceinline__ unsigned word(const U4& u, int i) {
+    return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w;
+}
+
+__device__ __forceinline__ float quad_max(float x) {
+    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+    return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+
+__device__ __forceinline__ float quad_sum(float x) {
+    x += __shfl_xor_sync(0xffffffffu, x, 1);
+    return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// SMEM for the cross-warp merge: per warp, per row, max and sum, then O (rows x D).
+template <int D>
+struct MergeSmem {
+    float m[FMHA_DECODE_WARPS][FMHA_DECODE_ROWS];
+    float l[FMHA_DECODE_WARPS][FMHA_DECODE_ROWS];
+    float o[FMHA_DECODE_WARPS][FMHA_DECODE_ROWS][D];
+};
+
+template <int D, class Mma>
+__device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSplit& s) {
+    constexpr int kQBlocks = D / 32;  // 32-d blocks of QK^T (2 MMAs each)
+    constexpr int kVBlocks = D / 64;  // 64-d blocks of PV (8 MMAs each)
+    __shared__ MergeSmem<D> smem;
+
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int g = lane / 4, q4 = lane % 4;
+    // grid (row groups, splits, batch * heads_kv): the row groups that read one K/V range run
+    // next to each other, so all but the first find it in L2.
+    const int split = blockIdx.y;
+    const int b = blockIdx.z / p.heads_kv, h_kv = blockIdx.z % p.heads_kv;
+    const int group = p.heads / p.heads_kv;
+    const int rows = p.seq_q * group;
+    const int row0 = blockIdx.x * FMHA_DECODE_ROWS;
+
+    // This thread's two packed rows: r = row0 + g and row0 + g + 8.
+    int tok[2], head[2];
+    bool valid[2];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+        const int r = row0 + g + 8 * i;
+        valid[i] = r < rows;
+        tok[i] = valid[i] ? r / group : 0;
+        head[i] = h_kv * group + (valid[i] ? r % group : 0);
+    }
+
+    const unsigned short* qbase = static_cast<const unsigned short*>(p.q) + b * p.q_batch_stride;
+    U4 qf[2][kQBlocks];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+        const unsigned short* qrow = qbase + tok[i] * p.q_seq_stride + head[i] * p.q_head_stride;
+#pragma unroll
+        for (int c = 0; c < kQBlocks; ++c) qf[i][c] = valid[i] ? load16(qrow + c * 32 + q4 * 8) : U4{0, 0, 0, 0};
+    }
+
+    // Keys of this split within the row's valid interval; causal rows see keys j <= token + shift.
+    const int diagonal = s.shift;
+    int k_lo = 0, k_hi = p.seq_k;
+    if (s.key_ranges != nullptr) {
+        k_lo = max(0, s.key_ranges[2 * b]);
+        k_hi = min(p.seq_k, s.key_ranges[2 * b + 1]);
+    }
+    const int k_begin = split * s.split_keys;
+    const int k_start = max(k_begin, k_lo);
+    int k_end = min(k_hi, k_begin + s.split_keys);
+    if (p.causal) {
+        const int last_row = min(row0 + FMHA_DECODE_ROWS, rows) - 1;
+        k_end = min(k_end, last_row / group + diagonal + 1);
+    }
+    // Whole 64-key steps below k_start are skipped; the rest of them is masked.
+    const int k_first = k_begin + max(0, (k_start - k_begin) / (FMHA_DECODE_WARPS * FMHA_DECODE_KEYS)) *
+                                      (FMHA_DECODE_WARPS * FMHA_DECODE_KEYS);
+
+    const unsigned short* kbase = static_cast<const unsigned short*>(p.k) + b * p.k_batch_stride + h_kv * p.k_head_stride;
+    const unsigned short* vbase = static_cast<const unsigned short*>(p.v) + b * p.v_batch_stride + h_kv * p.v_head_stride;
+
+    float m[2] = {-FMHA_INF, -FMHA_INF};  // running max (base 2, scaled), quad-uniform
+    float l[2] = {0.f, 0.f};              // running sum, this thread's columns only
+    float acc[kVBlocks][8][4];
+#pragma unroll
+    for (int e = 0; e < kVBlocks; ++e)
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+#pragma unroll
+            for (int x = 0; x < 4; ++x) acc[e][j][x] = 0.f;
+
+    // K: QK n-tile i holds keys kb + 8i + g (this lane's B column), d permuted within 32-d blocks.
+    // Zeros outside [k_start, k_end): no load. The next block's K is loaded right after this
+    // block's QK^T, so it is in flight under the softmax and PV (asm volatile keeps the order).
+    U4 kf[2][kQBlocks];
+    auto load_k = [&](int kb) {
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            const int key = kb + 8 * i + g;
+            const unsigned short* krow = kbase + static_cast<fmha_i64>(key) * p.k_seq_stride;
+#pragma unroll
+            for (int c = 0; c < kQBlocks; ++c)
+                kf[i][c] = key >= k_start && key < k_end ? load16(krow + c * 32 + q4 * 8) : U4{0, 0, 0, 0};
+        }
+    };
+    constexpr int kStep = FMHA_DECODE_WARPS * FMHA_DECODE_KEYS;
+    load_k(k_first + warp * FMHA_DECODE_KEYS);
+    for (int kb = k_first + warp * FMHA_DECODE_KEYS; kb < k_end; kb += kStep) {
+        // V: keys kb + 2*q4 + {0, 1, 8, 9} (this lane's k positions of PV), d = 64e + 8g .. +7.
+        U4 vf[kVBlocks][4];
+#pragma unroll
+        for (int x = 0; x < 4; ++x) {
+            const int key = kb + 2 * q4 + (x & 1) + 8 * (x >> 1);
+            const unsigned short* vrow = vbase + static_cast<fmha_i64>(key) * p.v_seq_stride;
+#pragma unroll
+            for (int e = 0; e < kVBlocks; ++e)
+                vf[e][x] = key >= k_start && key < k_end ? load16(vrow + e * 64 + g * 8) : U4{0, 0, 0, 0};
+        }
+
+        // S = Q K^T for 16 keys: s[i][0..1] row g, s[i][2..3] row g+8; keys kb + 8i + 2*q4 + {0,1}.
+        float sc[2][4];
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+#pragma unroll
+            for (int x = 0; x < 4; ++x) sc[i][x] = 0.f;
+#pragma unroll
+            for (int c = 0; c < kQBlocks; ++c) {
+                Mma::mma(sc[i], qf[0][c].x, qf[1][c].x, qf[0][c].y, qf[1][c].y, kf[i][c].x, kf[i][c].y);
+                Mma::mma(sc[i], qf[0][c].z, qf[1][c].z, qf[0][c].w, qf[1][c].w, kf[i][c].z, kf[i][c].w);
+            }
+        }
+        load_k(kb + kStep);  // the next block's K (zeros past k_end)
+
+        float pr[2][4];
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {  // r: row g (0) or g + 8 (1)
+            const int last_key = p.causal ? tok[r] + diagonal : k_end - 1;
+            float block_max = -FMHA_INF;
+#pragma unroll
+            for (int i = 0; i < 2; ++i)
+#pragma unroll
+                for (int x = 0; x < 2; ++x) {
+                    const int key = kb + 8 * i + 2 * q4 + x;
+                    float v = sc[i][2 * r + x] * p.scale_log2;
+                    v = (key >= k_start && key < k_end && key <= last_key) ? v : -FMHA_INF;
+                    sc[i][2 * r + x] = v;
+                    block_max = fmaxf(block_max, v);
+                }
+            const float new_max = fmaxf(m[r], quad_max(block_max));
+            const float ref = new_max == -FMHA_INF ? 0.f : new_max;  // no key yet: keep exp2 finite
+            const float rescale = exp2f(m[r] - ref);                  // m = -inf -> 0
+            m[r] = new_max;
+            float sum = 0.f;
+#pragma unroll
+            for (int i = 0; i < 2; ++i)
+#pragma unroll
+                for (int x = 0; x < 2; ++x) {
+                    const float e = exp2f(sc[i][2 * r + x] - ref);
+                    pr[i][2 * r + x] = e;
+                    sum += e;
+                }
+            l[r] = l[r] * rescale + sum;
+#pragma unroll
+            for (int e = 0; e < kVBlocks; ++e)
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+                    acc[e][j][2 * r] *= rescale;
+                    acc[e][j][2 * r + 1] *= rescale;
+                }
+        }
+
+        // O += P V: P as the A fragment straight from the S accumulators.
+        const unsigned a0 = Mma::pack(pr[0][0], pr[0][1]), a1 = Mma::pack(pr[0][2], pr[0][3]);
+        const unsigned a2 = Mma::pack(pr[1][0], pr[1][1]), a3 = Mma::pack(pr[1][2], pr[1][3]);
+#pragma unroll
+        for (int e = 0; e < kVBlocks; ++e)
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const unsigned sel = (j & 1) ? 0x7632u : 0x5410u;
+                const unsigned b0 = __byte_perm(word(vf[e][0], j >> 1), word(vf[e][1], j >> 1), sel);
+                const unsigned b1 = __byte_perm(word(vf[e][2], j >> 1), word(vf[e][3], j >> 1), sel);
+                Mma::mma(acc[e][j], a0, a1, a2, a3, b0, b1);
+            }
+    }
+
+    // Merge the 4 warps: each publishes its max, sum and unnormalised O for the 16 rows.
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const float total = quad_sum(l[r]);
+        if (q4 == 0) {
+            smem.m[warp][g + 8 * r] = m[r];
+            smem.l[warp][g + 8 * r] = total;
+        }
+#pragma unroll
+        for (int e = 0; e < kVBlocks; ++e)
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+#pragma unroll
+                for (int x = 0; x < 2; ++x) smem.o[warp][g + 8 * r][e * 64 + 8 * (2 * q4 + x) + j] = acc[e][j][2 * r + x];
+    }
+    __syncthreads();
+
+    const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
+    for (int idx = threadIdx.x; idx < FMHA_DECODE_ROWS * D; idx += FMHA_DECODE_THREADS) {
+        const int lr = idx / D, d = idx % D, r = row0 + lr;
+        if (r >= rows) continue;
+        float mx = -FMHA_INF;
+#pragma unroll
+        for (int w = 0; w < FMHA_DECODE_WARPS; ++w) mx = fmaxf(mx, smem.m[w][lr]);
+        float total = 0.f, o = 0.f;
+        if (mx != -FMHA_INF) {
+#pragma unroll
+            for (int w = 0; w < FMHA_DECODE_WARPS; ++w) {
+                const float f = exp2f(smem.m[w][lr] - mx);
+                total += smem.l[w][lr] * f;
+                o += smem.o[w][lr][d] * f;
+            }
+        }
+        const float inv = total > 0.f ? 1.f / total : 0.f;
+        const float lse2 = total > 0.f ? mx + log2f(total) : -FMHA_INF;
+        const int t = r / group, h = h_kv * group + r % group;
+        const fmha_i64 row_id = (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
+        if (s.n_splits == 1) {
+            unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
+                                  h * p.o_head_stride;
+            out[d] = Mma::from_float(o * inv);
+            if (d == 0 && p.lse != nullptr) p.lse[row_id] = lse2 * 0.69314718055994531f;
+        } else {
+            s.o_partial[(split * rows_total + row_id) * D + d] = o * inv;
+            if (d == 0) s.lse_partial[split * rows_total + row_id] = lse2;
+        }
+    }
+}
+
+// One warp per output row (batch, head, token): weights exp2(lse_s - max) over the splits, then
+// O = sum_s w_s O_s / sum_s w_s. Splits that saw no key (-inf) weigh 0.
+template <int D, class Mma>
+__device__ __forceinline__ void combine_kernel(const FmhaParams& p, const DecodeSplit& s) {
+    constexpr int kMaxSplits = 256;
+    __shared__ float weight[FMHA_DECODE_WARPS][kMaxSplits];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
+    const fmha_i64 row_id = static_cast<fmha_i64>(blockIdx.x) * FMHA_DECODE_WARPS + warp;
+    if (row_id >= rows_total) return;  // warp-uniform; no block barrier follows
+    const int n = min(s.n_splits, kMaxSplits);
+
+    float mx = -FMHA_INF;
+    for (int i = lane; i < n; i += 32) mx = fmaxf(mx, s.lse_partial[i * rows_total + row_id]);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+    float total = 0.f;
+    for (int i = lane; i < n; i += 32) {
+        const float lse = s.lse_partial[i * rows_total + row_id];
+        const float w = mx == -FMHA_INF ? 0.f : exp2f(lse - mx);
+        weight[warp][i] = w;
+        total += w;
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) total += __shfl_xor_sync(0xffffffffu, total, off);
+    __syncwarp();
+    const float inv = total > 0.f ? 1.f / total : 0.f;
+
+    const int t = static_cast<int>(row_id % p.seq_q);
+    const int h = static_cast<int>((row_id / p.seq_q) % p.heads);
+    const int b = static_cast<int>(row_id / (static_cast<fmha_i64>(p.seq_q) * p.heads));
+    unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
+                          h * p.o_head_stride;
+    for (int d = lane; d < D; d += 32) {
+        float o = 0.f;
+        for (int i = 0; i < n; ++i) {
+            const float w = weight[warp][i];
+            if (w != 0.f) o += w * s.o_partial[(i * rows_total + row_id) * D + d];
+        }
+        out[d] = Mma::from_float(o * inv);
+    }
+    if (lane == 0 && p.lse != nullptr) {
+        p.lse[row_id] = total > 0.f ? (mx + log2f(total)) * 0.69314718055994531f : -FMHA_INF;
+    }
+}
+
+}  // namespace fmha_decode
+
+#define FMHA_DECODE_ENTRIES(DT, MMA, D)                                                                   \
+    extern "C" __global__ void __launch_bounds__(FMHA_DECODE_THREADS)                                  \
+        fmha_decode_split_##DT##_d##D(const FmhaParams p, const DecodeSplit s) {                       \
+        fmha_decode::split_kernel<D, fmha_decode::MMA>(p, s);                                            \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(FMHA_DECODE_THREADS)                                  \
+        fmha_decode_combine_##DT##_d##D(const FmhaParams p, const DecodeSplit s) {                     \
+        fmha_decode::combine_kernel<D, fmha_decode::MMA>(p, s);                                          \
+    }

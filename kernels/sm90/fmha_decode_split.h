@@ -1,0 +1,16 @@
+// The split-KV decode kernels' second by-value argument (after FmhaParams).
+// fmhactl/torch/decode.py mirrors it with ctypes; tests/torch/test_decode_cpu.py compiles this
+// header on the host and checks every offset and the size.
+#pragma once
+
+struct DecodeSplit {
+    float* o_partial;    // (n_splits, batch * heads * seq_q, head_dim) fp32: O of each split, normalised
+    float* lse_partial;  // (n_splits, batch * heads * seq_q) fp32: base-2 LSE of each split (-inf: no key)
+    int n_splits;
+    int split_keys;      // keys per split, a multiple of FMHA_DECODE_WARPS * FMHA_DECODE_KEYS
+    // Padded batches: per batch row the interval [start, end) of valid keys (batch x 2 int32);
+    // null: every key 0..seq_k-1.
+    const int* key_ranges;
+    // Causal rows see keys j <= token + shift (seq_k - seq_q for a plain call: bottom-right).
+    int shift;
+};

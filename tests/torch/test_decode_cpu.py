@@ -1,0 +1,367 @@
+"""The decode path on a CPU: split choice, the DecodeSplit ABI, the plan's per-call bookkeeping
+(recording driver), routing, the kernels' build, and the kernels' register-fragment mapping
+replayed lane by lane against the PTX layouts of mma.m16n8k16 (the GPU tests run the real thing)."""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+
+import pytest
+import torch
+
+from fmhactl import paths
+from fmhactl.torch import decode
+
+
+@pytest.mark.parametrize("batch, heads_kv, groups, seq_k, sms", [
+    (1, 4, 1, 2048, 132), (1, 8, 1, 32768, 132), (8, 8, 1, 8192, 132), (1, 1, 1, 1, 132), (1, 1, 1, 65, 132),
+    (1, 4, 4, 32768, 132), (64, 32, 8, 4096, 132), (1, 1, 1, 10 ** 6, 132), (1, 2, 1, 1000, 1),
+])
+def test_splits_cover_every_key_once_and_none_is_empty(batch, heads_kv, groups, seq_k, sms):
+    n, per = decode.choose_splits(batch, heads_kv, groups, seq_k, sms)
+    assert 1 <= n <= decode.MAX_SPLITS and per % decode.SPLIT_KEY_MULTIPLE == 0
+    assert n * per >= seq_k > (n - 1) * per  # covered, and the last split has a key
+    if n > 1:
+        assert per >= decode.MIN_SPLIT_KEYS
+
+
+def test_split_count_follows_the_sm_count_and_the_cache_length():
+    few_heads = decode.choose_splits(1, 4, 1, 32768, 132)[0]
+    many_heads = decode.choose_splits(64, 8, 1, 32768, 132)[0]
+    short = decode.choose_splits(1, 4, 1, 256, 132)[0]
+    assert few_heads * 4 >= decode.CTAS_PER_SM * 132 // 2  # a 4-KV-head step still fills the GPU
+    assert many_heads == 1 and short <= 2
+
+
+def test_row_groups_pack_query_heads_and_tokens():
+    assert decode.row_groups(1, 32, 8) == 1  # 4 heads -> 4 of 16 rows
+    assert decode.row_groups(16, 32, 8) == 4  # 64 rows
+    assert decode.row_groups(3, 8, 8) == 1 and decode.row_groups(17, 8, 1) == 9
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a host C compiler")
+def test_decode_split_ctypes_matches_the_c_header(tmp_path):
+    names = [name for name, _ in decode.DecodeSplit._fields_]
+    prints = "\n".join(f'    printf("{n} %zu\\n", offsetof(struct DecodeSplit, {n}));' for n in names)
+    program = tmp_path / "abi.c"
+    program.write_text('#include <stdio.h>\n#include <stddef.h>\n#include "sm90/fmha_decode_split.h"\n'
+                       f"int main(void) {{\n{prints}\n"
+                       '    printf("sizeof %zu\\n", sizeof(struct DecodeSplit));\n    return 0;\n}\n')
+    exe = tmp_path / "abi"
+    subprocess.run(["gcc", "-std=c11", "-I", str(paths.kernels_dir()), str(program), "-o", str(exe)], check=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    printed = dict(line.split() for line in out.splitlines())
+    for name in names:
+        assert int(printed[name]) == getattr(decode.DecodeSplit, name).offset, name
+    assert int(printed["sizeof"]) == ctypes.sizeof(decode.DecodeSplit)
+
+
+class RecordingDriver:
+    def __init__(self) -> None:
+        self.launches: list[tuple] = []
+
+    def launch(self, function, grid, block, dynamic_smem, stream, kernel_params) -> None:
+        from fmhactl.runtime.params import FmhaParams
+
+        ptrs = ctypes.cast(kernel_params, ctypes.POINTER(ctypes.c_void_p))
+        params = FmhaParams.from_buffer_copy(ctypes.string_at(ptrs[0], ctypes.sizeof(FmhaParams)))
+        split = decode.DecodeSplit.from_buffer_copy(ctypes.string_at(ptrs[1], ctypes.sizeof(decode.DecodeSplit)))
+        self.launches.append((function, grid, block, stream, params, split))
+
+
+def _plan(batch=1, heads=8, heads_kv=2, seq_q=1, head_dim=128, sms=132, lse=True) -> decode.DecodePlan:
+    from fmhactl.runtime.params import FmhaParams
+
+    params, split = FmhaParams(), decode.DecodeSplit()
+    params.batch, params.heads, params.heads_kv, params.seq_q, params.head_dim = batch, heads, heads_kv, seq_q, head_dim
+    kernel_params = (ctypes.c_void_p * 2)(ctypes.addressof(params), ctypes.addressof(split))
+    return decode.DecodePlan(
+        device_index=0, device=torch.device("cpu"), dtype=torch.bfloat16, split_fn=11, combine_fn=22, params=params,
+        split=split, kernel_params=kernel_params, out_size=(batch, heads, seq_q, head_dim),
+        out_stride=(seq_q * heads * head_dim, head_dim, heads * head_dim, 1),
+        lse_size=(batch, heads, seq_q) if lse else None, rows_total=batch * heads * seq_q,
+        base_ctas=(batch * heads_kv, decode.row_groups(seq_q, heads, heads_kv)), head_dim=head_dim, seq_q=seq_q,
+        seq_dim=2,
+        sm_count=sms)
+
+
+def _kv_cache(batch, heads_kv, length, capacity, head_dim=128):
+    """K/V as a static cache's view: (batch, heads_kv, length, dim) inside a longer buffer."""
+    full = torch.zeros(batch, heads_kv, capacity, head_dim, dtype=torch.bfloat16)
+    return full[:, :, :length]
+
+
+def test_a_growing_cache_changes_length_strides_and_splits_per_call():
+    plan, driver = _plan(), RecordingDriver()
+    q = torch.zeros(1, 8, 1, 128, dtype=torch.bfloat16)
+    for length in (100, 4096, 4097):
+        k, v = _kv_cache(1, 2, length, 8192), _kv_cache(1, 2, length, 8192)
+        out, lse = plan.run(q, k, v, driver, stream=7)
+        assert out.shape == (1, 8, 1, 128) and lse.shape == (1, 8, 1)
+    n_splits = [decode.choose_splits(2, 1, 1, n, 132)[0] for n in (100, 4096, 4097)]
+    assert n_splits[0] == 1 and n_splits[2] > 1
+    assert len(driver.launches) == 1 + 2 + 2  # one launch without a split, two with
+    split_launches = [x for x in driver.launches if x[0] == 11]
+    for (function, grid, block, stream, params, split), length, n in zip(split_launches, (100, 4096, 4097), n_splits):
+        assert grid == (1, n, 2) and block == (128, 1, 1) and stream == 7
+        assert params.seq_k == length and split.n_splits == n
+        assert (params.k_batch_stride, params.k_seq_stride, params.k_head_stride) == (2 * 8192 * 128, 128, 8192 * 128)
+        assert (split.o_partial is None) == (n == 1)
+    combine = [x for x in driver.launches if x[0] == 22]
+    assert all(c[1] == (2, 1, 1) for c in combine)  # 8 output rows, 4 per CTA
+
+
+def test_unreadable_strides_and_addresses_take_the_general_path():
+    plan, driver = _plan(), RecordingDriver()
+    q = torch.zeros(1, 8, 1, 128, dtype=torch.bfloat16)
+    odd = torch.zeros(1, 2, 50, 129, dtype=torch.bfloat16)[..., :128]  # row stride 129: not 16-byte steps
+    assert plan.run(q, odd, odd, driver, stream=7) is None
+    buf = torch.zeros(1 + 2 * 50 * 128, dtype=torch.bfloat16)
+    shifted = buf[1:].view(1, 2, 50, 128)  # base 2 bytes off
+    assert plan.run(q, shifted, shifted, driver, stream=7) is None
+    assert not driver.launches
+
+
+def test_cpu_tensors_never_reach_the_decode_path():
+    from fmhactl.torch import fastpath
+
+    q = torch.zeros(1, 8, 1, 64, dtype=torch.bfloat16)
+    k = torch.zeros(1, 2, 40, 64, dtype=torch.bfloat16)
+    assert fastpath.attention(q, k, k, False, None, False, "bhsd") is None
+
+
+def test_kernels_build_for_sm90a_without_spills(tmp_path, monkeypatch):
+    pytest.importorskip("cuda.bindings.nvrtc")
+    from fmhactl.build.compiler import BuildTarget
+    from fmhactl.build.entry import build
+
+    monkeypatch.setenv("FMHACTL_HOME", str(tmp_path))
+    result = build(decode.variant(), BuildTarget(decode.ARCH))
+    names = {k.kernel for k in result.kernels}
+    for dtype in ("bf16", "f16"):
+        for d in decode.HEAD_DIMS:
+            assert {f"fmha_decode_split_{dtype}_d{d}", f"fmha_decode_combine_{dtype}_d{d}"} <= names
+    assert all(k.spill_stores == 0 and k.stack_bytes == 0 and k.registers <= 255 for k in result.kernels)
+
+
+# ---- the register-fragment mapping, replayed lane by lane ---------------------------------------
+# PTX ISA, mma.m16n8k16 with 16-bit A/B and f32 C (g = lane / 4, q = lane % 4; a "word" holds two
+# 16-bit elements, the lower index in the low half):
+def _a_pos(lane: int, reg: int, half: int) -> tuple[int, int]:
+    return lane // 4 + 8 * (reg & 1), 2 * (lane % 4) + half + 8 * (reg >> 1)
+
+
+def _b_pos(lane: int, reg: int, half: int) -> tuple[int, int]:
+    return 2 * (lane % 4) + half + 8 * reg, lane // 4
+
+
+def _c_pos(lane: int, i: int) -> tuple[int, int]:
+    return lane // 4 + 8 * (i >> 1), 2 * (lane % 4) + (i & 1)
+
+
+def _mma(a: list, b: list, c: list) -> None:
+    """c[lane][i] += (A @ B) at the lane's positions; a[lane][reg], b[lane][reg] are (lo, hi) words."""
+    A, B = torch.zeros(16, 16, dtype=torch.float64), torch.zeros(16, 8, dtype=torch.float64)
+    for lane in range(32):
+        for reg in range(4):
+            for half in range(2):
+                A[_a_pos(lane, reg, half)] = a[lane][reg][half]
+        for reg in range(2):
+            for half in range(2):
+                B[_b_pos(lane, reg, half)] = b[lane][reg][half]
+    C = A @ B
+    for lane in range(32):
+        for i in range(4):
+            c[lane][i] += float(C[_c_pos(lane, i)])
+
+
+def _u4(row: torch.Tensor, start: int) -> list[tuple[float, float]]:
+    """A 16-byte load: 8 consecutive elements as 4 words."""
+    return [(float(row[start + 2 * w]), float(row[start + 2 * w + 1])) for w in range(4)]
+
+
+def _prmt(x: tuple, y: tuple, high: bool) -> tuple:
+    """__byte_perm(x, y, 0x5410) = (x.lo, y.lo); 0x7632 = (x.hi, y.hi)."""
+    return (x[1], y[1]) if high else (x[0], y[0])
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_fragment_mapping_computes_q_kt_and_p_v(head_dim):
+    """The kernel's loads and operand choices (fmha_decode.cuh, one warp, one 16-key block) give
+    S = Q K^T and O = P V with the output column map d = 64e + 8(2q + x) + j."""
+    gen = torch.Generator().manual_seed(0)
+    Q, K, V = (torch.randn(16, head_dim, generator=gen, dtype=torch.float64) for _ in range(3))
+    P = torch.rand(16, 16, generator=gen, dtype=torch.float64)
+    S = [[[0.0] * 4 for _ in range(32)] for _ in range(2)]  # per QK n-tile i: c[lane][4]
+    for c in range(head_dim // 32):
+        for i in range(2):
+            a0, a1, b0, b1 = [], [], [], []
+            for lane in range(32):
+                g, q4 = lane // 4, lane % 4
+                qa, qb = _u4(Q[g], c * 32 + q4 * 8), _u4(Q[g + 8], c * 32 + q4 * 8)
+                kf = _u4(K[8 * i + g], c * 32 + q4 * 8)
+                a0.append([qa[0], qb[0], qa[1], qb[1]]), b0.append([kf[0], kf[1]])
+                a1.append([qa[2], qb[2], qa[3], qb[3]]), b1.append([kf[2], kf[3]])
+            _mma(a0, b0, S[i])
+            _mma(a1, b1, S[i])
+    want_s = Q @ K.T
+    for i in range(2):
+        for lane in range(32):
+            for x in range(4):
+                row, col = _c_pos(lane, x)
+                assert S[i][lane][x] == pytest.approx(float(want_s[row, 8 * i + col]), abs=1e-9)
+    # PV: P from "S accumulators" holding P, V rows kb + 2q + {0, 1, 8, 9}.
+    O = torch.zeros(16, head_dim, dtype=torch.float64)
+    for e in range(head_dim // 64):
+        for j in range(8):
+            a, b, acc = [], [], [[0.0] * 4 for _ in range(32)]
+            for lane in range(32):
+                g, q4 = lane // 4, lane % 4
+                pr = [[float(P[g + 8 * (x >> 1), 8 * i + 2 * q4 + (x & 1)]) for x in range(4)] for i in range(2)]
+                a.append([(pr[0][0], pr[0][1]), (pr[0][2], pr[0][3]), (pr[1][0], pr[1][1]), (pr[1][2], pr[1][3])])
+                vf = [_u4(V[2 * q4 + (x & 1) + 8 * (x >> 1)], e * 64 + g * 8) for x in range(4)]
+                b.append([_prmt(vf[0][j >> 1], vf[1][j >> 1], bool(j & 1)),
+                          _prmt(vf[2][j >> 1], vf[3][j >> 1], bool(j & 1))])
+            _mma(a, b, acc)
+            for lane in range(32):
+                g, q4 = lane // 4, lane % 4
+                for r in range(2):
+                    for x in range(2):
+                        O[g + 8 * r, e * 64 + 8 * (2 * q4 + x) + j] = acc[lane][2 * r + x]
+    assert torch.allclose(O, P @ V, atol=1e-9)
+
+
+def test_padded_rows_pass_their_key_ranges_and_shift():
+    plan, driver = _plan(batch=2), RecordingDriver()
+    q = torch.zeros(2, 8, 1, 128, dtype=torch.bfloat16)
+    k = _kv_cache(2, 2, 300, 300)
+    ranges = torch.tensor([[0, 300], [120, 300]], dtype=torch.int32)
+    plan.run(q, k, k, driver, stream=7, key_ranges=ranges, shift=299)
+    plan.run(q, k, k, driver, stream=7)
+    (_, _, _, _, _, padded), (_, _, _, _, params, plain) = [x for x in driver.launches if x[0] == 11]
+    assert padded.key_ranges == ranges.data_ptr() and padded.shift == 299
+    assert plain.key_ranges is None and plain.shift == params.seq_k - params.seq_q == 299
+
+
+# ---- the kernels' control flow, replayed block by block ----------------------------------------
+def _replay(q, k, v, causal: bool, sms: int, key_ranges=None, shift=None):
+    """fmha_decode.cuh's split + combine kernels as written (key ranges of each CTA, warp key
+    blocks, masks, base-2 online softmax, the warp merge, the LSE combine), in float64; q, k, v
+    (batch, seq, heads, dim). Returns out (batch, seq_q, heads, dim) and the natural LSE."""
+    import math
+
+    b_, sq, h, d = q.shape
+    sk, hkv = k.shape[1], k.shape[2]
+    group = h // hkv
+    rows = sq * group
+    groups = decode.row_groups(sq, h, hkv)
+    n, split_keys = decode.choose_splits(b_ * hkv, 1, groups, sk, sms)
+    shift = sk - sq if shift is None else shift
+    scale2 = d ** -0.5 * math.log2(math.e)
+    step = decode.WARPS * decode.KEYS_PER_WARP_STEP
+    part_o = torch.zeros(n, b_, h, sq, d, dtype=torch.float64)
+    part_lse = torch.full((n, b_, h, sq), -math.inf, dtype=torch.float64)
+    for split in range(n):
+        for b in range(b_):
+            for hk in range(hkv):
+                for rg in range(groups):
+                    row0 = rg * decode.ROWS_PER_CTA
+                    k_lo, k_hi = (0, sk) if key_ranges is None else (max(0, key_ranges[b][0]),
+                                                                      min(sk, key_ranges[b][1]))
+                    k_begin = split * split_keys
+                    k_start = max(k_begin, k_lo)
+                    k_end = min(k_hi, k_begin + split_keys)
+                    if causal:
+                        k_end = min(k_end, (min(row0 + decode.ROWS_PER_CTA, rows) - 1) // group + shift + 1)
+                    k_first = k_begin + max(0, (k_start - k_begin) // step) * step
+                    warps = []
+                    for w in range(decode.WARPS):
+                        m = torch.full((16,), -math.inf, dtype=torch.float64)
+                        s_ = torch.zeros(16, dtype=torch.float64)
+                        acc = torch.zeros(16, d, dtype=torch.float64)
+                        kb = k_first + w * decode.KEYS_PER_WARP_STEP
+                        while kb < k_end:
+                            keys = torch.arange(kb, kb + 16)
+                            ok_key = (keys >= k_start) & (keys < k_end)
+                            kk = torch.where(ok_key[:, None], k[b, keys.clamp(max=sk - 1), hk].double(), 0.0)
+                            vv = torch.where(ok_key[:, None], v[b, keys.clamp(max=sk - 1), hk].double(), 0.0)
+                            for lr in range(16):
+                                r = row0 + lr
+                                t, hh = (r // group, hk * group + r % group) if r < rows else (0, hk * group)
+                                qr = q[b, t, hh].double() if r < rows else torch.zeros(d, dtype=torch.float64)
+                                sc = (kk @ qr) * scale2
+                                last = t + shift if causal else k_end - 1
+                                sc = torch.where(ok_key & (keys <= last), sc, -math.inf)
+                                new = max(float(m[lr]), float(sc.max()))
+                                ref = 0.0 if new == -math.inf else new
+                                e = torch.exp2(sc - ref)
+                                resc = 2.0 ** (float(m[lr]) - ref) if m[lr] != -math.inf else 0.0
+                                s_[lr] = s_[lr] * resc + e.sum()
+                                acc[lr] = acc[lr] * resc + e @ vv
+                                m[lr] = new
+                            kb += step
+                        warps.append((m, s_, acc))
+                    for lr in range(16):
+                        r = row0 + lr
+                        if r >= rows:
+                            continue
+                        mx = max(float(wm[lr]) for wm, _, _ in warps)
+                        total, o = 0.0, torch.zeros(d, dtype=torch.float64)
+                        if mx != -math.inf:
+                            for wm, ws, wa in warps:
+                                f = 2.0 ** (float(wm[lr]) - mx)
+                                total += float(ws[lr]) * f
+                                o += wa[lr] * f
+                        t, hh = r // group, hk * group + r % group
+                        part_o[split, b, hh, t] = o / total if total > 0 else 0.0
+                        part_lse[split, b, hh, t] = mx + math.log2(total) if total > 0 else -math.inf
+    if n == 1:
+        return part_o[0].transpose(1, 2), part_lse[0] * math.log(2)
+    mx = part_lse.max(dim=0).values
+    w = torch.where(mx.isinf(), 0.0, torch.exp2(part_lse - torch.where(mx.isinf(), 0.0, mx)))
+    total = w.sum(dim=0)
+    out = (w[..., None] * part_o).sum(dim=0) / torch.where(total > 0, total, 1.0)[..., None]
+    lse = torch.where(total > 0, (mx + torch.log2(torch.where(total > 0, total, 1.0))) * math.log(2), -math.inf)
+    return out.transpose(1, 2), lse
+
+
+def _explicit(q, k, v, causal: bool, key_ranges=None, shift=None):
+    """Masked softmax attention in float64: (batch, seq_q, heads, dim) out, natural LSE."""
+    b_, sq, h, d = q.shape
+    sk, hkv = k.shape[1], k.shape[2]
+    shift = sk - sq if shift is None else shift
+    kh = k.double().repeat_interleave(h // hkv, dim=2)
+    vh = v.double().repeat_interleave(h // hkv, dim=2)
+    s = torch.einsum("bqhd,bkhd->bhqk", q.double(), kh) * d ** -0.5
+    keys, toks = torch.arange(sk), torch.arange(sq)
+    mask = torch.ones(b_, 1, sq, sk, dtype=torch.bool)
+    if key_ranges is not None:
+        for b, (lo, hi) in enumerate(key_ranges):
+            mask[b] &= ((keys >= lo) & (keys < hi))[None, None, :]
+    if causal:
+        mask &= (keys[None, :] <= toks[:, None] + shift)[None, None]
+    s = s.masked_fill(~mask, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.where(lse.isinf()[..., None], 0.0, torch.exp(s - torch.where(lse.isinf(), 0.0, lse)[..., None]))
+    return torch.einsum("bhqk,bkhd->bqhd", p, vh), lse
+
+
+@pytest.mark.parametrize("b, h, hkv, sq, sk, causal, ranges, sms", [
+    (1, 8, 2, 1, 300, False, None, 132),         # several splits, combine
+    (1, 4, 1, 3, 200, True, None, 132),          # causal, group 4, T=3
+    (2, 4, 2, 5, 70, True, None, 1),             # one split, causal
+    (1, 2, 2, 8, 5, True, None, 132),            # T > S: rows that see no key
+    (2, 8, 2, 1, 400, True, ((130, 400), (0, 77)), 132),  # padded rows (left, right)
+    (2, 4, 1, 6, 260, True, ((3, 260), (100, 200)), 132),  # padded, 24 packed rows: 2 row groups
+])
+def test_kernel_control_flow_matches_masked_softmax(b, h, hkv, sq, sk, causal, ranges, sms):
+    gen = torch.Generator().manual_seed(sk)
+    q, k, v = (torch.randn(b, s, n, 64, generator=gen) for s, n in ((sq, h), (sk, hkv), (sk, hkv)))
+    got, got_lse = _replay(q, k, v, causal, sms, ranges)
+    want, want_lse = _explicit(q, k, v, causal, ranges)
+    assert torch.allclose(got, want, atol=1e-9)
+    assert torch.equal(got_lse.isinf(), want_lse.isinf())
+    finite = want_lse.isfinite()
+    assert torch.allclose(got_lse[finite], want_lse[finite], atol=1e-9)
