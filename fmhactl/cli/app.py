@@ -10,6 +10,7 @@ import typer
 
 from fmhactl import __version__
 from fmhactl.cli import build, dump, kernels, layout, profile, results, scenario, status, tma
+from fmhactl.cli import merge as merge_cli
 from fmhactl.cli import ptx as ptx_cli
 from fmhactl.cli import trace as trace_cli
 from fmhactl.cli import tui as tui_cli
@@ -46,6 +47,7 @@ for group in (kernels, build, dump, profile, layout, tma, scenario, status, resu
 tui_cli.register(app)
 trace_cli.register(app)
 ptx_cli.register(app)
+merge_cli.register(app)
 
 
 def main() -> None:

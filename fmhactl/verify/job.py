@@ -7,8 +7,9 @@ runtime never imports the verification code.
 from __future__ import annotations
 
 from fmhactl.config import AttnConfig
+from fmhactl.runtime.features import make_feature_inputs
 from fmhactl.verify.compare import compare
-from fmhactl.verify.reference import attention as reference_attention
+from fmhactl.verify.reference import attention_for
 
 
 def verify_job(executor, job: dict) -> dict:
@@ -17,12 +18,13 @@ def verify_job(executor, job: dict) -> dict:
     cfg = AttnConfig.from_dict(job["config"])
     layout = job.get("layout", "bthd")
     q, k, v = executor.make_inputs(cfg, job["seed"], heads_first=layout == "bhtd")
+    features = make_feature_inputs(cfg, job["seed"], device=str(q.device))
     o, lse = executor.poisoned_outputs(cfg)
-    executor.launch(job, cfg, q, k, v, o, lse)
+    executor.launch(job, cfg, q, k, v, o, lse, features=features)
     executor.synchronize(job)
-    ref32, lse32 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float32)
-    ref_low, _ = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=q.dtype)
-    _, lse64 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float64)
+    ref32, lse32 = attention_for(cfg, q, k, v, features, compute_dtype=torch.float32)
+    ref_low, _ = attention_for(cfg, q, k, v, features, compute_dtype=q.dtype)
+    _, lse64 = attention_for(cfg, q, k, v, features, compute_dtype=torch.float64)
     if job["launcher"] == "sm100":
         block_m, warp_rows, quarters = 128, 32, True
     else:

@@ -39,7 +39,7 @@ class CpuKernel:
         lse.view(torch.int32).fill_(POISON_32)
         return o, lse
 
-    def launch(self, job, cfg, q, k, v, o, lse):
+    def launch(self, job, cfg, q, k, v, o, lse, features=None):
         out, ref_lse = attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float32)
         o.copy_(out.to(o.dtype))
         lse.copy_(ref_lse)
