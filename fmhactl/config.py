@@ -161,7 +161,13 @@ class AttnConfig:
         return dense * seen / (self.seq_q * self.seq_k)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields; feature fields only when set, so a plain config's dict (and every stored
+        row's config and record hash) is what it was before the features existed."""
+        data = asdict(self)
+        for name, default in _FEATURE_DEFAULTS.items():
+            if data[name] == default:
+                del data[name]
+        return data
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
@@ -173,6 +179,10 @@ class AttnConfig:
         if unknown:
             raise BadInput(f"unknown config field(s): {', '.join(sorted(unknown))}")
         return cls(**data)
+
+
+_FEATURE_DEFAULTS = {"window_left": UNBOUNDED, "window_right": UNBOUNDED, "sink": False, "topk": 0,
+                     "kv_shared": False}
 
 
 def _shown(value: object, limit: int = 60) -> str:
