@@ -204,15 +204,21 @@ __device__ __forceinline__ Tile locate(const FmhaParams& p) {
     t.b = blockIdx.z;
     t.h_kv = t.h / (p.heads / p.heads_kv);
     int n_end = p.seq_k;
-    const int last_row = min(t.m0 + kBlockM, p.seq_q) - 1;
     if (p.causal) {  // bottom-right: row i sees keys j <= i + seq_k - seq_q
+        const int last_row = min(t.m0 + kBlockM, p.seq_q) - 1;
         n_end = min(p.seq_k, max(0, last_row + p.seq_k - p.seq_q + 1));
     }
+#if FMHA_WINDOW
+    const int last_row = min(t.m0 + kBlockM, p.seq_q) - 1;
     // The window: the last row's right bound ends the tiles, the first row's left bound starts them.
-    if (FMHA_WINDOW && p.window_right >= 0) n_end = min(n_end, window_of_row(p, last_row).hi + 1);
-    const int n_begin = FMHA_WINDOW && p.window_left >= 0 ? max(0, min(n_end, window_of_row(p, t.m0).lo)) : 0;
+    if (p.window_right >= 0) n_end = min(n_end, window_of_row(p, last_row).hi + 1);
+    const int n_begin = p.window_left >= 0 ? max(0, min(n_end, window_of_row(p, t.m0).lo)) : 0;
     t.j0 = n_begin / kBlockN;
     t.n_tiles = max(0, (n_end + kBlockN - 1) / kBlockN - t.j0);
+#else
+    t.j0 = 0;
+    t.n_tiles = (n_end + kBlockN - 1) / kBlockN;
+#endif
     return t;
 }
 
@@ -268,7 +274,7 @@ __device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Ti
         if (j >= FMHA_STAGES) mbar::wait_parity(&bar.kv_empty[stage], ((j / FMHA_STAGES) - 1) & 1);
         unsigned char* k_dst = smem + P::kKOff + stage * P::kKBytes;
         unsigned char* v_dst = smem + P::kVOff + stage * P::kVBytes;
-        const int n0 = (t.j0 + j) * kBlockN;
+        const int n0 = (FMHA_WINDOW ? t.j0 + j : j) * kBlockN;
 #if FMHA_LOAD_TMA
         if (lane == 0) {
             // Out-of-bounds keys are zero-filled by TMA, and still count towards the bytes.
@@ -410,17 +416,23 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
     const bool row_valid = row < p.seq_q;
     const int diagonal = p.seq_k - p.seq_q;
     const tc5::u32 lanes = static_cast<tc5::u32>(32 * warp) << 16;  // this warp's TMEM lane quarter
+#if FMHA_WINDOW
     const KeyRange window = window_of_row(p, row);
+#endif
     float row_max = -FMHA_INF, row_sum = 0.f;
 
     for (int j = 0; j < t.n_tiles; ++j) {
         mbar::wait_parity(bar.s_full, j & 1);
         tc5::fence_after_thread_sync();
-        const int n0 = (t.j0 + j) * kBlockN;
+        const int n0 = (FMHA_WINDOW ? t.j0 + j : j) * kBlockN;
+#if FMHA_WINDOW
         auto visible = [&](int key) {
             return row_valid && key < p.seq_k && (!p.causal || key <= row + diagonal) &&
                    (!windowed(p) || (key >= window.lo && key <= window.hi));
         };
+#else
+        auto visible = [&](int key) { return row_valid && key < p.seq_k && (!p.causal || key <= row + diagonal); };
+#endif
 
         // Pass 1: the tile's row max. S is read twice rather than held in 128 registers.
         float tile_max = -FMHA_INF;
@@ -510,9 +522,10 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
     }
     unsigned short* o = static_cast<unsigned short*>(p.o) + t.b * p.o_batch_stride + t.h * p.o_head_stride +
                         static_cast<long long>(row) * p.o_seq_stride + t.d0;
+#if FMHA_SINK
     float inv = row_sum > 0.f ? 1.f / row_sum : 0.f;
     float lse2 = row_sum > 0.f ? row_max + log2f(row_sum) : -FMHA_INF;  // log2 units
-    if (FMHA_SINK && p.sinks != nullptr) {
+    if (p.sinks != nullptr) {
         // The sink joins the normaliser only: O = acc / (row_sum + 2^(sink - row_max)), both sides
         // scaled by 2^-m, m = max(row_max, sink), so neither term overflows. A row with no key
         // gets O = 0 and LSE = sink; a sink of -inf changes nothing.
@@ -525,6 +538,9 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
             lse2 = m + log2f(denom);
         }
     }
+#else
+    const float inv = row_sum > 0.f ? 1.f / row_sum : 0.f;
+#endif
     for (int c = 0; c < P::kDPart; c += 32) {
         tc5::u32 acc[32];
         if (t.n_tiles > 0) {
@@ -552,7 +568,11 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
     }
     if (row_valid && p.lse != nullptr && t.d0 == 0) {  // both passes over D know the LSE; one writes it
         p.lse[(static_cast<fmha_i64>(t.b) * p.heads + t.h) * p.seq_q + row] =
+#if FMHA_SINK
             lse2 * 0.69314718055994531f;
+#else
+            row_sum > 0.f ? (row_max + log2f(row_sum)) * 0.69314718055994531f : -FMHA_INF;
+#endif
     }
 }
 
