@@ -86,6 +86,9 @@ def _time_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters: int) ->
 
     if name not in _SDPA_BACKENDS:
         return {"available": False, "reason": f"unknown baseline {name!r}"}
+    if cfg.features:  # a plain SDPA call would do other work than the kernel: no ratio is better than a false one
+        return {"available": False, "reason": f"SDPA {name} computes plain attention, not {', '.join(cfg.features)} "
+                                              "(feature baselines: docs/features.md, not built yet)"}
     backend = getattr(SDPBackend, _SDPA_BACKENDS[name])
     mask = None
     if cfg.causal and cfg.seq_q != cfg.seq_k:
