@@ -103,17 +103,20 @@ class AttnConfig:
         wanted = {"window": self.windowed, "sink": self.sink, "topk": self.topk > 0, "kv_shared": self.kv_shared}
         return tuple(name for name, used in wanted.items() if used)
 
-    def _feature_key(self) -> str:
+    def _feature_parts(self) -> list[tuple[str, str]]:
+        """(key suffix, --shape text) of each feature this config sets, in one order."""
         parts = []
         if self.windowed:
-            parts.append(f"w{self.window_left}_{self.window_right}")
+            sides = (("wl", self.window_left), ("wr", self.window_right))
+            parts.append((f"w{self.window_left}_{self.window_right}",
+                          ",".join(f"{name}={value}" for name, value in sides if value != UNBOUNDED)))
         if self.sink:
-            parts.append("sink")
+            parts.append(("sink", "sink"))
         if self.topk:
-            parts.append(f"topk{self.topk}")
+            parts.append((f"topk{self.topk}", f"topk={self.topk}"))
         if self.kv_shared:
-            parts.append("kvs")
-        return "".join(f"-{p}" for p in parts)
+            parts.append(("kvs", "kvshared"))
+        return parts
 
     @property
     def key(self) -> str:
@@ -121,24 +124,13 @@ class AttnConfig:
         kv = "" if self.heads_kv == self.heads else f"kv{self.heads_kv}"
         mask = "-causal" if self.causal else ""
         return (f"b{self.batch}h{self.heads}{kv}-t{self.seq_q}s{self.seq_k}"
-                f"-d{self.head_dim}-{self.dtype}{mask}{self._feature_key()}")
+                f"-d{self.head_dim}-{self.dtype}{mask}" + "".join(f"-{key}" for key, _ in self._feature_parts()))
 
     def shape_text(self) -> str:
         """The --shape text that parse_shape turns back into this config."""
-        extra = []
-        if self.window_left != UNBOUNDED:
-            extra.append(f"wl={self.window_left}")
-        if self.window_right != UNBOUNDED:
-            extra.append(f"wr={self.window_right}")
-        if self.sink:
-            extra.append("sink")
-        if self.topk:
-            extra.append(f"topk={self.topk}")
-        if self.kv_shared:
-            extra.append("kvshared")
         return (f"b={self.batch},h={self.heads},hkv={self.heads_kv},t={self.seq_q},s={self.seq_k},"
                 f"d={self.head_dim},dtype={self.dtype}" + (",causal" if self.causal else "")
-                + "".join("," + e for e in extra))
+                + "".join(f",{text}" for _, text in self._feature_parts()))
 
     def visible_keys(self, row: int) -> int:
         """How many keys query row `row` sees under causal and the window (top-k lists aside)."""

@@ -6,7 +6,8 @@ from typing import List, Optional
 
 import typer
 
-from fmhactl.cli.common import guarded, out_console, print_json
+from fmhactl.cli.common import guarded, print_json
+from fmhactl.cli.output import note, say
 from fmhactl.errors import BadInput, ExitCode
 
 
@@ -43,9 +44,6 @@ def merge_command(
     if as_json:
         print_json(outcome.to_dict())
     else:
-        def say(text: str) -> None:
-            out_console.print(text, soft_wrap=True, markup=False, highlight=False)
-
         say(f"merged {outcome.segments} segments -> out {tuple(outcome.shape)}; "
             f"{outcome.rows_without_keys} rows saw no key (lse -inf)")
         if outcome.mode == "demo":
@@ -54,6 +52,6 @@ def merge_command(
                 f"max|out err| {outcome.max_abs_err_out:.3e}, max|lse err| {outcome.max_abs_err_lse:.3e} "
                 f"(tolerance {outcome.tolerance:.3e})")
         if outcome.written_to:
-            say(f"wrote {outcome.written_to}")
+            note(f"wrote {outcome.written_to}")
     if not outcome.passed:
         raise typer.Exit(int(ExitCode.CHECK_FAILED))
