@@ -26,7 +26,7 @@ wait $main_build; echo "build sm100_tma_s2_tmem rc=$? at $(( $(date +%s) - start
 run_verify() {  # name variant grid: one verify, JSON to $OUT, bounded by the time left
   local name=$1 variant=$2 grid=$3 t
   t=$(( $(left) - 15 )); if (( t < 20 )); then echo "$name: skipped (no time left)"; return; fi
-  timeout "$t" python3 -m fmhactl verify "$variant" --grid "$grid" --seed 27 --timeout 60 --emulation strict --json \
+  timeout --kill-after=10 "$t" python3 -m fmhactl verify "$variant" --grid "$grid" --seed 27 --timeout 60 --emulation strict --json \
     > "$RAW/verify-$name.json" 2> "$RAW/verify-$name.err"
   echo "$name rc=$? at $(( $(date +%s) - start )) s: $(tail -n 1 "$RAW/verify-$name.err")"
 }
