@@ -79,7 +79,7 @@ def _prepare_sdpa(cfg: AttnConfig, features, device, dtype):
 
 def _prepare_flex(cfg: AttnConfig, features, device, compiled: bool):
     torch = _torch()
-    from torch.nn.attention.flex_attention import AuxRequest, create_block_mask, flex_attention
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
     offset, left, right = cfg.seq_k - cfg.seq_q, cfg.window_left, cfg.right_bound
 
@@ -103,15 +103,22 @@ def _prepare_flex(cfg: AttnConfig, features, device, compiled: bool):
             return score + log_counts[b, h // group, q_idx, kv_idx]
 
     attend = torch.compile(flex_attention, dynamic=False) if compiled else flex_attention
+    try:  # torch >= 2.9 asks for the LSE through AuxRequest; older ones through return_lse
+        from torch.nn.attention.flex_attention import AuxRequest
+
+        lse_request: dict = {"return_aux": AuxRequest(lse=True)}
+    except ImportError:
+        lse_request = {"return_lse": True}
     sinks = features.sinks.to(device).float().view(1, cfg.heads, 1) if cfg.sink else None
 
     def run(q, k, v):
         qh, kh, vh, _ = _heads_first(q, k, v, cfg)
-        out, aux = attend(qh, kh, vh, score_mod=score_mod, block_mask=block_mask, enable_gqa=cfg.heads != cfg.heads_kv,
-                          return_aux=AuxRequest(lse=True))
+        out, lse = attend(qh, kh, vh, score_mod=score_mod, block_mask=block_mask,
+                          enable_gqa=cfg.heads != cfg.heads_kv, **lse_request)
+        lse = getattr(lse, "lse", lse)
         out = torch.nan_to_num(out, nan=0.0)
         if sinks is not None:  # sum/(sum + e^sink) = 1 / (1 + e^(sink - lse)); a row with no key: 0
-            lse = torch.nan_to_num(aux.lse, nan=float("-inf"))
+            lse = torch.nan_to_num(lse, nan=float("-inf"))
             keep = torch.sigmoid(lse - sinks)
             keep = torch.where(torch.isneginf(sinks).expand_as(keep), torch.ones_like(keep), keep)  # no sink
             out = out * keep.unsqueeze(-1).to(out.dtype)

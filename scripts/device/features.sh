@@ -32,6 +32,12 @@ run_verify() {  # name variant grid: one verify, JSON to $OUT, bounded by the ti
 }
 run_verify dsv4 sm100_tma_s2_tmem dsv4
 run_verify seeds72 sm100_tma_s2_tmem seeds72
+# The bench feature baselines (sdpa-mask, flex compiled) against the reference on CUDA: new code, never run on a GPU.
+t=$(( $(left) - 60 )); if (( t > 30 )); then t=$(( t < 100 ? t : 100 ))
+  timeout --kill-after=10 "$t" python3 -m pytest -q -p no:cacheprovider -k baselines tests/features/test_features_gpu.py \
+    > "$RAW/baselines-gpu.log" 2>&1
+  echo "feature baselines on the GPU rc=$?: $(tail -n 1 "$RAW/baselines-gpu.log")"
+else echo "feature baselines on the GPU: skipped (no time left)"; fi
 wait $others_build; echo "builds of the others rc=$? at $(( $(date +%s) - start )) s"; cat "$RAW/build-others.log"
 for v in $OTHERS; do run_verify "seeds72-$v" "$v" seeds72; done
 cat "$RAW"/build-*.log > "$OUT/builds.log"
