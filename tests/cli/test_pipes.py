@@ -47,6 +47,7 @@ PRINTS = {
     "ptx rewrite": ["sm100_tma_s2_tmem", "-o", OUT_FILE, "--json"],  # without --json: one stderr line
     "ptx link": ["sm100_tma_s2_tmem", "-o", OUT_FILE, "--json"],
     "trace": ["sm100_tma_s2_tmem", "--shape", SHAPE, "--raw", RAW, "--json"],
+    "merge": ["--demo", "--segments", "2", "--shape", "b=1,h=2,t=16,s=64,d=16,causal,wl=7,sink"],  # CPU torch
 }
 # Commands that launch a kernel stop before printing on a machine without a GPU: they are run with a
 # closed stdout anyway, and must give the same exit code and one stderr line as with an open one.
