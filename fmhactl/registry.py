@@ -80,6 +80,9 @@ class Variant:
             return "causal masking not supported"
         if cfg.heads_kv != cfg.heads and "gqa" not in self.features:
             return "GQA/MQA not supported"
+        missing = [name for name in cfg.features if name not in self.features]
+        if missing:  # window, sink, topk, kv_shared: docs/features.md
+            return f"feature {', '.join(missing)} not supported (this variant has: {', '.join(self.features)})"
         from fmhactl.plans.launch import limit_reason
 
         if self.launch:

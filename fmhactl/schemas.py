@@ -215,7 +215,8 @@ class ScenarioFile(_Strict):
 
 # ---- grids -----------------------------------------------------------------------------------
 
-GRID_FIELDS = ("batch", "heads", "heads_kv", "seq_q", "seq_k", "head_dim", "dtype", "causal")
+GRID_FIELDS = ("batch", "heads", "heads_kv", "seq_q", "seq_k", "head_dim", "dtype", "causal",
+               "window_left", "window_right", "sink", "topk", "kv_shared")  # features: docs/features.md
 MAX_AXIS_VALUES = 10000
 
 

@@ -55,7 +55,10 @@ def _cases() -> list[Case]:
     for shape in ["b=0,d=64", "t=-3,d=64", "d=sixty", "h=6,hkv=4,d=64", "h=4,hkv=0,d=64", "d=64,d=128", "b=1,batch=2,d=64",
                   "t=2147483648,d=64", "b=65536,h=128,t=4096,s=4096,d=128", "dtype=fp8,d=64", "causal=maybe,d=64",
                   "warps=4,d=64", "d", "=,=", "d=64," + "x=1," * 200, "d=" + "9" * 30, "d=1e3", "d=+", "t==3,d=64",
-                  "d=64,\u00a0t=3", "d=６４"]:
+                  "d=64,\u00a0t=3", "d=６４",
+                  # attention features (docs/features.md)
+                  "wl=-2,d=64", "causal,wr=3,d=64", "wr=99999999999,d=64", "topk=-1,d=64", "topk=70000,d=64",
+                  "sink=maybe,d=64", "kvshared=2,d=64", "wl=,d=64"]:
         for cmd in ("verify", "run", "bench", "profile"):
             add(Case("shapes", [cmd, "ref", "--shape", shape]))
     for opts in (["--iters", "0"], ["--iters", "-5"], ["--warmup", "-1"], ["--iters", "1000001"],
@@ -174,6 +177,15 @@ def _cases() -> list[Case]:
                               ("wrong type", b'{"M0": {"state": 3}}', 2)]:
         files = {"status.json": body} if body is not None else {}
         add(Case("status --check", ["status", "--check", "--out", "{D}/out"], expect=(code,), files=files))
+
+    # -- fmhactl merge (docs/features.md): files, then the demo's options
+    add(Case("merge", ["merge"]))
+    add(Case("merge", ["merge", "{D}/missing.pt", "--out", "{D}/m.pt"]))
+    add(Case("merge", ["merge", "{D}/junk.pt", "--out", "{D}/m.pt"], files={"junk.pt": b"junk"}))
+    add(Case("merge", ["merge", "{D}/junk.pt", "--out", "{D}"], files={"junk.pt": b"junk"}))
+    for opts in (["--segments", "0"], ["--segments", "100000"], ["--seed", "-1"], ["--shape", "d=64,wl=-5"],
+                 ["--shape", "b=64,h=64,t=4096,s=4096,d=64"], ["--out", "{D}/m.pt"]):
+        add(Case("merge", ["merge", "--demo", *opts]))
 
     # -- output paths (checked before work)
     for opt_args in (["scenario", "run", "cpu", "--junit"], ["scenario", "run", "cpu", "--json-out"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import statistics
 
+from fmhactl.bench.feature_baselines import FEATURE_BASELINES
 from fmhactl.config import AttnConfig
 from fmhactl.runtime.kernel_job import KernelJob
 
@@ -34,7 +35,10 @@ def bench_job(executor, job: KernelJob) -> dict:
     executor.synchronize(job)
     baselines = {}
     for name in opts.get("baselines", ["cudnn", "flash"]):
-        baselines[name] = _time_baseline(name, cfg, sets, warmup, iters)
+        if name in FEATURE_BASELINES:
+            baselines[name] = _time_feature_baseline(name, cfg, sets, warmup, iters, int(job.get("seed") or 0))
+        else:
+            baselines[name] = _time_baseline(name, cfg, sets, warmup, iters)
         if baselines[name].get("available") and result["kernel"]["tflops"]:
             baselines[name]["ratio"] = result["kernel"]["tflops"] / baselines[name]["tflops"]
     result["baselines"] = baselines
@@ -87,6 +91,9 @@ def _time_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters: int) ->
 
     if name not in _SDPA_BACKENDS:
         return {"available": False, "reason": f"unknown baseline {name!r}"}
+    if cfg.features:  # a plain SDPA call would do other work than the kernel: no ratio is better than a false one
+        return {"available": False, "reason": f"SDPA {name} computes plain attention, not {', '.join(cfg.features)} "
+                                              f"(use --baseline {' / '.join(FEATURE_BASELINES)})"}
     backend = getattr(SDPBackend, _SDPA_BACKENDS[name])
     mask = None
     if cfg.causal and cfg.seq_q != cfg.seq_k:
@@ -113,6 +120,28 @@ def _time_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters: int) ->
             torch.cuda.synchronize()
             timing = _timed(run, prepared, warmup, iters, cfg.flops)
     except RuntimeError as exc:
+        return {"available": False, "reason": str(exc).splitlines()[0][:200]}
+    timing["available"] = True
+    return timing
+
+
+def _time_feature_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters: int, seed: int) -> dict:
+    """sdpa-mask or flex (fmhactl/bench/feature_baselines.py) on the kernel's inputs and feature
+    inputs (the same seed draws the same sinks and lists); masks are built before the timing."""
+    torch = _torch()
+    from fmhactl.bench.feature_baselines import prepare
+    from fmhactl.runtime.features import make_feature_inputs
+
+    try:
+        run = prepare(name, cfg, make_feature_inputs(cfg, seed), "cuda", sets[0][0].dtype)
+
+        def call(s):
+            return run(s[0], s[1], s[2])
+
+        call(sets[0])  # compiles (flex) outside the timing
+        torch.cuda.synchronize()
+        timing = _timed(call, sets, warmup, iters, cfg.flops)
+    except (RuntimeError, torch.cuda.OutOfMemoryError) as exc:
         return {"available": False, "reason": str(exc).splitlines()[0][:200]}
     timing["available"] = True
     return timing

@@ -14,7 +14,7 @@ from fmhactl.runtime.modes import EMULATED
 from fmhactl.runtime.pool import KernelWorker
 
 DEFAULT_BASELINES = ("cudnn", "flash")
-KNOWN_BASELINES = ("cudnn", "flash", "efficient", "math")
+KNOWN_BASELINES = ("cudnn", "flash", "efficient", "math", "sdpa-mask", "flex")  # the last two: docs/features.md
 
 
 def run_bench(variant: Variant, configs: Sequence[AttnConfig], *, store: ResultStore, warmup: int = 10,

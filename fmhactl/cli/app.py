@@ -13,6 +13,7 @@ import typer
 
 from fmhactl import __version__
 from fmhactl.cli import build, dump, kernels, layout, profile, results, scenario, status, tma
+from fmhactl.cli import merge as merge_cli
 from fmhactl.cli import ptx as ptx_cli
 from fmhactl.cli import project as project_cli
 from fmhactl.cli import trace as trace_cli
@@ -54,6 +55,7 @@ tui_cli.register(app)
 trace_cli.register(app)
 ptx_cli.register(app)
 project_cli.register(app)
+merge_cli.register(app)
 
 
 def main() -> None:

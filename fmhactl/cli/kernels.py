@@ -165,7 +165,7 @@ def bench_command(
     suite: Optional[str] = typer.Option(None, "--suite", help="A named suite in scenarios/bench (e.g. sm90); its shapes run before any --shape."),
     warmup: int = typer.Option(10, "--warmup", help="Untimed launches first."),
     iters: int = typer.Option(50, "--iters", help="Timed launches; the median is reported."),
-    baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash)."),
+    baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash); for window/sink/top-k shapes: sdpa-mask, flex (docs/features.md)."),
     timeout: float = typer.Option(300.0, "--timeout", help="Watchdog per config, seconds."),
     seed: Optional[int] = typer.Option(None, "--seed"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw TFLOP/s of the kernel and each baseline across the shapes into this PNG."),

@@ -38,6 +38,16 @@ FMHA_PARAMS = CStruct("FmhaParams", (
         "Persistent kernels: {next tile to claim, CTAs done claiming}, zero before a launch; the last\n"
         "CTA to finish claiming zeroes it again, so one buffer serves every launch on one stream.\n"
         "May be null (the kernel then walks a static stride).")),
+    # Features (docs/features.md); the defaults (-1, -1, null, null, 0, 0) change nothing.
+    CField("window_left", I32, note=(
+        "Sliding window, bottom-right aligned like causal: row i sees keys j with\n"
+        "i + off - window_left <= j <= i + off + window_right, off = seq_k - seq_q; -1 = unbounded.\n"
+        "The host folds causal into window_right = 0.")),
+    CField("window_right", I32),
+    CField("sinks", pointer("const float*"), "(heads) fp32 logits joining the softmax denominator and LSE only; null: none"),
+    CField("topk_idx", pointer("const int*"), "(batch, seq_q, heads_kv, topk) int32 key indices, -1 padded; null: dense"),
+    CField("topk", I32, "entries per row of topk_idx; 0: dense"),
+    CField("kv_shared", I32, "1: K and V are one buffer (v == k); kernels may read V from K's tile"),
 ), comment=("Tensors are (batch, seq, heads, head_dim) in any stride order with head_dim contiguous.\n"
             "Strides are in elements. A K/V head stride of 0 expresses MQA; GQA maps query head h to\n"
             "kv head h / (heads / heads_kv)."))

@@ -102,6 +102,25 @@ def plan_lines(variant: str, plan: Sm100Plan, requested: int | None = None) -> l
     return lines
 
 
+def feature_lines(plan: Sm100Plan, features: tuple[str, ...]) -> list[str]:
+    """What each attention feature the variant builds (docs/features.md) does to this plan."""
+    declared = [f for f in ("window", "sink", "topk", "kv_shared") if f in features]
+    if not declared or not plan.supported:
+        return []
+    lines = [f"features: {', '.join(declared)} (runtime flags of FmhaParams; docs/features.md)"]
+    if "window" in declared:
+        lines.append("  window    TMEM/SMEM unchanged; masked per key, and the KV tiles wholly outside a CTA's "
+                     "rows' windows are neither loaded nor multiplied")
+    if "sink" in declared:
+        lines.append("  sink      TMEM/SMEM unchanged; one fp32 logit per head joins the epilogue's normaliser and LSE")
+    if "kv_shared" in declared:
+        k_atom = plan.block_n * 128
+        lines.append(f"  kv_shared with kv_shared=1 the V stages ({plan.stages} x {plan.v_bytes} B) stay idle: only K "
+                     f"is loaded ({plan.k_bytes} B per stage instead of {plan.k_bytes + plan.v_bytes}) and PV reads "
+                     f"V's columns d0..d0+{plan.d_part - 1} from the K stage (SW128 atom d0/64, {k_atom} B each)")
+    return lines
+
+
 def plan_records(variant: str, plan: Sm100Plan) -> tuple[dict, list[dict]]:
     """--json: the plan as metadata, one record per region (TMEM relative to the CTA's base)."""
     meta = {"variant": variant, **plan.to_dict()}

@@ -14,6 +14,7 @@ from fmhactl.runtime.device import sm_count, worker_device_info
 from fmhactl.runtime.kernel_job import KernelJob
 from fmhactl.plans.launch import sm90_persistent
 from fmhactl.runtime.nvtx_ranges import launch_range
+from fmhactl.runtime.features import FeatureInputs, make_feature_inputs
 from fmhactl.runtime.params import make_params
 
 # Bit patterns written before a launch; a kernel never produces them (cvt yields canonical NaNs),
@@ -100,7 +101,8 @@ class Executor:
             return torch.randn(cfg.batch, seq, heads, cfg.head_dim, generator=gen, device="cuda",
                                dtype=torch.float32).to(dtype)
 
-        return draw(cfg.seq_q, cfg.heads), draw(cfg.seq_k, cfg.heads_kv), draw(cfg.seq_k, cfg.heads_kv)
+        q, k = draw(cfg.seq_q, cfg.heads), draw(cfg.seq_k, cfg.heads_kv)
+        return q, k, (k if cfg.kv_shared else draw(cfg.seq_k, cfg.heads_kv))  # kv_shared: V is K's buffer
 
     @staticmethod
     def poisoned_outputs(cfg: AttnConfig):
@@ -112,15 +114,20 @@ class Executor:
         return o, lse
 
     def launch_args(self, job: KernelJob, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
-                    scale: float | None = None):
+                    scale: float | None = None, features: FeatureInputs | None = None):
         """(function, launch shape, by-value arguments) of one launch on the current stream:
-        the parameter block, then the tensor maps for the launchers that take them."""
+        the parameter block, then the tensor maps for the launchers that take them. A config with
+        sinks or top-k and no `features` gets those drawn from the job's seed."""
         torch = _torch()
+        if features is None and (cfg.sink or cfg.topk):
+            features = make_feature_inputs(cfg, job.seed)
+        features = features or FeatureInputs()
         fn = self._function(job)
         shape = job.launch_shape(self._sm_count())
         stream = torch.cuda.current_stream().cuda_stream
         args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints,
-                            tile_counter=self.tile_counter(job, stream))]
+                            tile_counter=self.tile_counter(job, stream), sinks=features.sinks,
+                            topk_idx=features.topk_idx)]
         if job.params:  # a kernel with its own params struct: the declared field mapping
             from fmhactl.project.abi import adapt_arguments, adapt_params
 
@@ -133,9 +140,10 @@ class Executor:
         return fn, shape, args
 
     def launch(self, job: KernelJob, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
-               scale: float | None = None) -> None:
+               scale: float | None = None, features: FeatureInputs | None = None) -> None:
         torch = _torch()
-        fn, shape, args = self.launch_args(job, cfg, q, k, v, o, lse, checkpoints=checkpoints, scale=scale)
+        fn, shape, args = self.launch_args(job, cfg, q, k, v, o, lse, checkpoints=checkpoints, scale=scale,
+                                           features=features)
         stream = torch.cuda.current_stream().cuda_stream
         if job.emulated:
             # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
@@ -153,13 +161,14 @@ class Executor:
         torch = _torch()
         if job.emulated:
             return lambda: self.launch(job, cfg, q, k, v, o, lse)
-        fn, shape, args = self.launch_args(job, cfg, q, k, v, o, lse)
+        features = make_feature_inputs(cfg, job.seed) if cfg.sink or cfg.topk else None
+        fn, shape, args = self.launch_args(job, cfg, q, k, v, o, lse, features=features)
         driver.allow_dynamic_smem(fn, shape.dynamic_smem)
         import ctypes
 
         arg_ptrs = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
         stream = cu.CUstream(torch.cuda.current_stream().cuda_stream)
-        keep = (args, arg_ptrs)  # the argument buffers must outlive every launch
+        keep = (args, arg_ptrs, features)  # the argument buffers (and feature tensors) outlive every launch
 
         def go() -> None:
             driver.check(cu.cuLaunchKernel(fn, *shape.grid, *shape.block, shape.dynamic_smem, stream,

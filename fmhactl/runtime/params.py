@@ -20,8 +20,11 @@ def default_scale(cfg: AttnConfig) -> float:
 
 
 def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None, checkpoints=None,
-                tile_counter=None) -> FmhaParams:
-    """Fill the block from torch tensors laid out (batch, seq, heads, head_dim), any strides."""
+                tile_counter=None, sinks=None, topk_idx=None) -> FmhaParams:
+    """Fill the block from torch tensors laid out (batch, seq, heads, head_dim), any strides.
+
+    sinks: fp32 (heads,) contiguous when cfg.sink; topk_idx: int32 (batch, seq_q, heads_kv, topk)
+    contiguous when cfg.topk (fmhactl/runtime/features.py makes and checks both)."""
     for name, tensor in (("q", q), ("k", k), ("v", v), ("o", o)):
         if tensor.stride(-1) != 1:
             raise ValueError(f"{name} must have a contiguous head_dim")
@@ -41,4 +44,13 @@ def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None, ch
     p.flags = 0
     p.checkpoints = checkpoints.data_ptr() if checkpoints is not None else None
     p.tile_counter = tile_counter.data_ptr() if tile_counter is not None else None
+    p.window_left, p.window_right = cfg.window_left, cfg.right_bound
+    if cfg.sink and sinks is None:
+        raise ValueError("the config has sinks but no sink tensor was given")
+    if cfg.topk and topk_idx is None:
+        raise ValueError("the config has top-k but no index tensor was given")
+    p.sinks = sinks.data_ptr() if cfg.sink else None
+    p.topk_idx = topk_idx.data_ptr() if cfg.topk else None
+    p.topk = cfg.topk
+    p.kv_shared = int(cfg.kv_shared)
     return p

@@ -28,6 +28,7 @@ from fmhactl.services.status import gate as status_gate, status
 from fmhactl.services import layout, tma  # noqa: E402 - the layout/tma questions (layoutsvc)
 from fmhactl.services import ptx  # noqa: E402 - the PTX-level tcgen05 emulator (docs/ptx-emulation.md)
 from fmhactl.services import project  # noqa: E402 - kernel projects: init, include-dir, --project (docs/kernel-abi.md)
+from fmhactl.services.merge import MergeOutcome, merge_demo, merge_files  # LSE merge of KV segments (docs/features.md)
 
 __all__ = [
     "BadInput", "Cancelled", "CheckFailed", "ExitCode", "FmhactlError", "MissingEnvironment",
@@ -38,4 +39,5 @@ __all__ = [
     "ExportOutcome", "ImportOutcome", "export_evidence", "import_evidence",
     "list_scenarios", "load_scenario", "run_named_scenario", "run_scenario", "status", "status_gate",
     "layout", "tma", "ptx", "project",
+    "MergeOutcome", "merge_demo", "merge_files",
 ]

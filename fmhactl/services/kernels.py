@@ -262,6 +262,9 @@ def dump(variant: str, shape: str, at: str, *, timeout_s: float = 60.0, seed: in
     if not isinstance(at, str) or at.upper() not in CHECKPOINTS:
         raise BadInput(f"--at: unknown checkpoint {shown(at)} (choose from {', '.join(CHECKPOINTS)})")
     checkpoint_variant(chosen)  # BadInput for a variant without checkpoints, before any work
+    if cfg.features:  # the expected S/P/O of runtime/checkpoints.py model plain attention only
+        raise BadInput(f"--shape {cfg.key}: dump checks plain attention; drop the features "
+                       f"({', '.join(cfg.features)})")
     from fmhactl.runtime.jobs import require_supported
 
     require_supported(chosen, [cfg])

@@ -54,10 +54,12 @@ def plan_for_variant(variant_name: str, head_dim: int) -> Sm100Plan:
 
 def sm100_plan(variant: str, head_dim: int) -> Sm100PlanReport:
     """The plan of an SM100 variant at a head dim (BadInput for other variants or impossible dims)."""
-    from fmhactl.plans.sm100_drawing import plan_lines, ruler, tmem_regions
+    from fmhactl.plans.sm100_drawing import feature_lines, plan_lines, ruler, tmem_regions
+    from fmhactl.registry import get_variant
 
     plan = plan_for_variant(variant, head_dim)
-    return Sm100PlanReport(variant, head_dim, plan, tuple(plan_lines(variant, plan, head_dim)),
+    lines = plan_lines(variant, plan, head_dim) + feature_lines(plan, get_variant(variant).features)
+    return Sm100PlanReport(variant, head_dim, plan, tuple(lines),
                            tuple(tmem_regions(plan)), ruler(plan) if plan.supported else "")
 
 

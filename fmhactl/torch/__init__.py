@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from fmhactl.torch.backends import BACKEND_ENV, Backend, set_backend, use_backend
 from fmhactl.torch.hf import register_transformers
+from fmhactl.torch.merge import merge_by_lse
 from fmhactl.torch.op import AttentionInputError, attention, backend_for
 
-__all__ = ["BACKEND_ENV", "AttentionInputError", "Backend", "attention", "backend_for", "register_transformers",
+__all__ = ["BACKEND_ENV", "AttentionInputError", "Backend", "attention", "backend_for", "merge_by_lse", "register_transformers",
            "set_backend", "use_backend"]

@@ -6,9 +6,10 @@ runtime never imports the verification code.
 
 from __future__ import annotations
 
+from fmhactl.runtime.features import make_feature_inputs
 from fmhactl.runtime.kernel_job import KernelJob
 from fmhactl.verify.compare import compare
-from fmhactl.verify.reference import attention as reference_attention
+from fmhactl.verify.reference import attention_for
 
 
 def verify_job(executor, job: KernelJob) -> dict:
@@ -17,14 +18,15 @@ def verify_job(executor, job: KernelJob) -> dict:
     cfg = job.config
     layout = job.options.get("layout", "bthd")
     q, k, v = executor.make_inputs(cfg, job.seed, heads_first=layout == "bhtd")
+    features = make_feature_inputs(cfg, job.seed, device=str(q.device))
     o, lse = executor.poisoned_outputs(cfg)
     if not job.writes_lse:  # a project kernel without the "lse" feature: null LSE, not checked
         lse = None
-    executor.launch(job, cfg, q, k, v, o, lse)
+    executor.launch(job, cfg, q, k, v, o, lse, features=features)
     executor.synchronize(job)
-    ref32, lse32 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float32)
-    ref_low, _ = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=q.dtype)
-    _, lse64 = reference_attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float64)
+    ref32, lse32 = attention_for(cfg, q, k, v, features, compute_dtype=torch.float32)
+    ref_low, _ = attention_for(cfg, q, k, v, features, compute_dtype=q.dtype)
+    _, lse64 = attention_for(cfg, q, k, v, features, compute_dtype=torch.float64)
     if job.launcher == "sm100":
         block_m, warp_rows, quarters = 128, 32, True
     else:

@@ -38,4 +38,13 @@ struct FmhaParams {
     // CTA to finish claiming zeroes it again, so one buffer serves every launch on one stream.
     // May be null (the kernel then walks a static stride).
     unsigned* tile_counter;
+    // Sliding window, bottom-right aligned like causal: row i sees keys j with
+    // i + off - window_left <= j <= i + off + window_right, off = seq_k - seq_q; -1 = unbounded.
+    // The host folds causal into window_right = 0.
+    int window_left;
+    int window_right;
+    const float* sinks;                  // (heads) fp32 logits joining the softmax denominator and LSE only; null: none
+    const int* topk_idx;                 // (batch, seq_q, heads_kv, topk) int32 key indices, -1 padded; null: dense
+    int topk;                            // entries per row of topk_idx; 0: dense
+    int kv_shared;                       // 1: K and V are one buffer (v == k); kernels may read V from K's tile
 };

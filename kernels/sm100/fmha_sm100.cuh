@@ -17,6 +17,14 @@
 //   FMHA_P_SMEM     0: P goes to TMEM and PV is a TS MMA; 1: P goes to SMEM and PV is an SS MMA
 //   FMHA_EXP2_POLY  of every 4 consecutive keys, how many exponentials a cubic polynomial on the
 //                   FMA pipe computes instead of MUFU.EX2 (seed 004, FA4's ex2 emulation); 0: none
+// Features (docs/features.md): a compile switch each says the build supports it (0: the
+// FmhaParams field is ignored and its code is compiled out, so the other variants are unchanged);
+// the FmhaParams field turns it on per launch (its default leaves the launch as it was):
+//   FMHA_WINDOW     window_left/right: keys outside the sliding window are masked, KV tiles wholly
+//                   outside it are neither loaded nor multiplied (Tile::j0 .. j0 + n_tiles)
+//   FMHA_SINK       sinks: a per-head logit added to the final normaliser and the LSE only
+//   FMHA_KV_SHARED  kv_shared: V is K's buffer, so V is not loaded and PV reads its columns from
+//                   K's SMEM stage (a K tile's SW128 bytes are those of the MN-major V tile)
 #pragma once
 
 #include "common/dtypes.cuh"
@@ -40,6 +48,15 @@
 #define FMHA_EXP2_POLY 0
 #endif
 static_assert(FMHA_EXP2_POLY >= 0 && FMHA_EXP2_POLY <= 4, "FMHA_EXP2_POLY counts keys out of every 4");
+#ifndef FMHA_WINDOW
+#define FMHA_WINDOW 0
+#endif
+#ifndef FMHA_SINK
+#define FMHA_SINK 0
+#endif
+#ifndef FMHA_KV_SHARED
+#define FMHA_KV_SHARED 0
+#endif
 // Debug builds copy the first CTA's intermediates to p.checkpoints (fmhactl dump); see Checkpoints.
 #ifndef FMHA_CHECKPOINTS
 #define FMHA_CHECKPOINTS 0
@@ -155,7 +172,26 @@ struct Barriers {
 struct Tile {
     int m0, h, h_kv, b, n_tiles;
     int d0;  // first head-dim column of O (and V) this CTA computes: 0 unless O is split over D
+    int j0;  // first KV tile this CTA visits (a sliding window skips the tiles left of it); j counts from it
 };
+
+// The keys [lo, hi] one query row sees under the sliding window (bottom-right aligned like causal),
+// clamped to [-1, seq_k]; without a window, [-1, seq_k] (no bound). 64-bit: the window may be 2^31-1.
+struct KeyRange {
+    int lo, hi;
+};
+__device__ __forceinline__ bool windowed(const FmhaParams& p) {
+    return FMHA_WINDOW && (p.window_left >= 0 || p.window_right >= 0);
+}
+__device__ __forceinline__ bool kv_shared(const FmhaParams& p) { return FMHA_KV_SHARED && p.kv_shared; }
+__device__ __forceinline__ KeyRange window_of_row(const FmhaParams& p, int row) {
+    const long long diagonal = static_cast<long long>(row) + p.seq_k - p.seq_q;
+    long long lo = p.window_left >= 0 ? diagonal - p.window_left : -1;
+    long long hi = p.window_right >= 0 ? diagonal + p.window_right : p.seq_k;
+    lo = lo < -1 ? -1 : (lo > p.seq_k ? p.seq_k : lo);
+    hi = hi < -1 ? -1 : (hi > p.seq_k ? p.seq_k : hi);
+    return KeyRange{static_cast<int>(lo), static_cast<int>(hi)};
+}
 
 // blockIdx.x = query tile * passes over D + pass.
 template <int D>
@@ -172,7 +208,17 @@ __device__ __forceinline__ Tile locate(const FmhaParams& p) {
         const int last_row = min(t.m0 + kBlockM, p.seq_q) - 1;
         n_end = min(p.seq_k, max(0, last_row + p.seq_k - p.seq_q + 1));
     }
+#if FMHA_WINDOW
+    const int last_row = min(t.m0 + kBlockM, p.seq_q) - 1;
+    // The window: the last row's right bound ends the tiles, the first row's left bound starts them.
+    if (p.window_right >= 0) n_end = min(n_end, window_of_row(p, last_row).hi + 1);
+    const int n_begin = p.window_left >= 0 ? max(0, min(n_end, window_of_row(p, t.m0).lo)) : 0;
+    t.j0 = n_begin / kBlockN;
+    t.n_tiles = max(0, (n_end + kBlockN - 1) / kBlockN - t.j0);
+#else
+    t.j0 = 0;
     t.n_tiles = (n_end + kBlockN - 1) / kBlockN;
+#endif
     return t;
 }
 
@@ -228,15 +274,15 @@ __device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Ti
         if (j >= FMHA_STAGES) mbar::wait_parity(&bar.kv_empty[stage], ((j / FMHA_STAGES) - 1) & 1);
         unsigned char* k_dst = smem + P::kKOff + stage * P::kKBytes;
         unsigned char* v_dst = smem + P::kVOff + stage * P::kVBytes;
-        const int n0 = j * kBlockN;
+        const int n0 = (FMHA_WINDOW ? t.j0 + j : j) * kBlockN;
 #if FMHA_LOAD_TMA
         if (lane == 0) {
             // Out-of-bounds keys are zero-filled by TMA, and still count towards the bytes.
-            mbar::arrive_expect_tx(&bar.kv_full[stage], P::kKBytes + P::kVBytes);
+            mbar::arrive_expect_tx(&bar.kv_full[stage], P::kKBytes + (kv_shared(p) ? 0u : P::kVBytes));
             for (int c = 0; c < D / 64; ++c)
                 tma::load_4d(k_dst + c * kBlockN * 128, &maps.k, &bar.kv_full[stage], c * 64, n0, t.h_kv, t.b);
-            // Only this CTA's part of V's head dim: PV produces only its part of O.
-            for (int c = 0; c < P::kDPart / 64; ++c)
+            // Only this CTA's part of V's head dim: PV produces only its part of O. K = V: none.
+            for (int c = 0; c < (kv_shared(p) ? 0 : P::kDPart / 64); ++c)
                 tma::load_4d(v_dst + c * kBlockN * 128, &maps.v, &bar.kv_full[stage], t.d0 + c * 64, n0, t.h_kv,
                              t.b);
         }
@@ -244,8 +290,9 @@ __device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Ti
         copy_tile<D>(k_dst, k + n0 * p.k_seq_stride, p.k_seq_stride, kBlockN, p.seq_k - n0, p.head_dim, lane);
         // V (keys x D, D contiguous) is the MN-major B operand of PV; its SW128 bytes are those of
         // a K-major tile with rows = keys. Only this CTA's part of the head dim.
-        copy_tile<P::kDPart>(v_dst, v + n0 * p.v_seq_stride + t.d0, p.v_seq_stride, kBlockN, p.seq_k - n0,
-                             p.head_dim - t.d0, lane);
+        if (!kv_shared(p))
+            copy_tile<P::kDPart>(v_dst, v + n0 * p.v_seq_stride + t.d0, p.v_seq_stride, kBlockN, p.seq_k - n0,
+                                 p.head_dim - t.d0, lane);
         tma::fence_proxy_async_shared();
         __syncwarp();
         if (lane == 0) mbar::arrive(&bar.kv_full[stage]);
@@ -301,7 +348,9 @@ __device__ void mma_warp(const FmhaParams& p, const Tile& t, unsigned char* smem
         // overlaps this PV. With one stage the next K can only land after this PV released the
         // stage, so the next QK waits until after the PV (issuing it first deadlocks).
         if (!kPInS && FMHA_STAGES > 1 && j + 1 < t.n_tiles) issue_qk(j + 1);
-        const unsigned char* v = smem + P::kVOff + stage * P::kVBytes;
+        // K = V: this CTA's columns d0.. of the K stage are 64-wide SW128 atoms d0/64.. of kBlockN rows.
+        const unsigned char* v = kv_shared(p) ? smem + P::kKOff + stage * P::kKBytes + (t.d0 / 64) * kBlockN * 128
+                                             : smem + P::kVOff + stage * P::kVBytes;
         for (int kk = 0; kk < kBlockN / kMmaK; ++kk) {
             // MN-major SW128 V: 16 keys = 16 rows of 128 B per MMA; LBO steps 64-wide D atoms.
             const tc5::u64 b = sw128_desc(v, kk * kMmaK * 128, kBlockN * 128);
@@ -367,13 +416,23 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
     const bool row_valid = row < p.seq_q;
     const int diagonal = p.seq_k - p.seq_q;
     const tc5::u32 lanes = static_cast<tc5::u32>(32 * warp) << 16;  // this warp's TMEM lane quarter
+#if FMHA_WINDOW
+    const KeyRange window = window_of_row(p, row);
+#endif
     float row_max = -FMHA_INF, row_sum = 0.f;
 
     for (int j = 0; j < t.n_tiles; ++j) {
         mbar::wait_parity(bar.s_full, j & 1);
         tc5::fence_after_thread_sync();
-        const int n0 = j * kBlockN;
+        const int n0 = (FMHA_WINDOW ? t.j0 + j : j) * kBlockN;
+#if FMHA_WINDOW
+        auto visible = [&](int key) {
+            return row_valid && key < p.seq_k && (!p.causal || key <= row + diagonal) &&
+                   (!windowed(p) || (key >= window.lo && key <= window.hi));
+        };
+#else
         auto visible = [&](int key) { return row_valid && key < p.seq_k && (!p.causal || key <= row + diagonal); };
+#endif
 
         // Pass 1: the tile's row max. S is read twice rather than held in 128 registers.
         float tile_max = -FMHA_INF;
@@ -463,7 +522,25 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
     }
     unsigned short* o = static_cast<unsigned short*>(p.o) + t.b * p.o_batch_stride + t.h * p.o_head_stride +
                         static_cast<long long>(row) * p.o_seq_stride + t.d0;
+#if FMHA_SINK
+    float inv = row_sum > 0.f ? 1.f / row_sum : 0.f;
+    float lse2 = row_sum > 0.f ? row_max + log2f(row_sum) : -FMHA_INF;  // log2 units
+    if (p.sinks != nullptr) {
+        // The sink joins the normaliser only: O = acc / (row_sum + 2^(sink - row_max)), both sides
+        // scaled by 2^-m, m = max(row_max, sink), so neither term overflows. A row with no key
+        // gets O = 0 and LSE = sink; a sink of -inf changes nothing.
+        const float sink2 = p.sinks[t.h] * 1.4426950408889634f;
+        const float m = fmaxf(row_max, sink2);
+        if (m != -FMHA_INF) {
+            const float key_scale = row_sum > 0.f ? exp2f(row_max - m) : 0.f;
+            const float denom = row_sum * key_scale + exp2f(sink2 - m);
+            inv = key_scale / denom;
+            lse2 = m + log2f(denom);
+        }
+    }
+#else
     const float inv = row_sum > 0.f ? 1.f / row_sum : 0.f;
+#endif
     for (int c = 0; c < P::kDPart; c += 32) {
         tc5::u32 acc[32];
         if (t.n_tiles > 0) {
@@ -491,7 +568,11 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
     }
     if (row_valid && p.lse != nullptr && t.d0 == 0) {  // both passes over D know the LSE; one writes it
         p.lse[(static_cast<fmha_i64>(t.b) * p.heads + t.h) * p.seq_q + row] =
+#if FMHA_SINK
+            lse2 * 0.69314718055994531f;
+#else
             row_sum > 0.f ? (row_max + log2f(row_sum)) * 0.69314718055994531f : -FMHA_INF;
+#endif
     }
 }
 

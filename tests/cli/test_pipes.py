@@ -50,6 +50,7 @@ PRINTS = {
     "init": [OUT_DIR, "--force"],  # kernel projects (docs/kernel-abi.md)
     "project": [],
     "include-dir": [],
+    "merge": ["--demo", "--segments", "2", "--shape", "b=1,h=2,t=16,s=64,d=16,causal,wl=7,sink"],  # CPU torch
 }
 # Commands that launch a kernel stop before printing on a machine without a GPU: they are run with a
 # closed stdout anyway, and must give the same exit code and one stderr line as with an open one.

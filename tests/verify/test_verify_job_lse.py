@@ -13,15 +13,16 @@ from fmhactl.config import AttnConfig, parse_shape  # noqa: E402
 from fmhactl.runtime.execute import POISON_16, POISON_32  # noqa: E402
 from fmhactl.runtime.kernel_job import KernelJob  # noqa: E402
 from fmhactl.verify.job import verify_job  # noqa: E402
-from fmhactl.verify.reference import attention  # noqa: E402
+from fmhactl.verify.reference import attention_for  # noqa: E402
 
 
 class CpuKernel:
     """Executor stand-in: make_inputs/poisoned_outputs like runtime/execute.Executor, on the CPU;
-    launch writes a correct result, then applies `spoil` to the LSE."""
+    launch writes a correct result (or one that ignores the feature named by `drop`), then applies
+    `spoil` to the LSE."""
 
-    def __init__(self, spoil):
-        self.spoil = spoil
+    def __init__(self, spoil, drop: str = ""):
+        self.spoil, self.drop = spoil, drop
 
     @staticmethod
     def make_inputs(cfg: AttnConfig, seed: int, heads_first: bool = False):
@@ -30,7 +31,8 @@ class CpuKernel:
         def draw(seq, heads):
             return torch.randn(cfg.batch, seq, heads, cfg.head_dim, generator=gen).bfloat16()
 
-        return draw(cfg.seq_q, cfg.heads), draw(cfg.seq_k, cfg.heads_kv), draw(cfg.seq_k, cfg.heads_kv)
+        q, k = draw(cfg.seq_q, cfg.heads), draw(cfg.seq_k, cfg.heads_kv)
+        return q, k, (k if cfg.kv_shared else draw(cfg.seq_k, cfg.heads_kv))
 
     @staticmethod
     def poisoned_outputs(cfg: AttnConfig):
@@ -40,8 +42,11 @@ class CpuKernel:
         lse.view(torch.int32).fill_(POISON_32)
         return o, lse
 
-    def launch(self, job, cfg, q, k, v, o, lse):
-        out, ref_lse = attention(q, k, v, causal=cfg.causal, compute_dtype=torch.float32)
+    def launch(self, job, cfg, q, k, v, o, lse, features=None):
+        if self.drop == "window":
+            cfg = AttnConfig(**{**cfg.to_dict(), "window_left": -1, "window_right": -1})
+        out, ref_lse = attention_for(cfg, q, k, v, features, compute_dtype=torch.float32,
+                                     with_sinks=self.drop != "sink")
         o.copy_(out.to(o.dtype))
         lse.copy_(ref_lse)
         self.spoil(lse)
@@ -86,3 +91,21 @@ def test_a_finite_lse_on_a_fully_masked_row_fails_verify():
     reply = verify_job(CpuKernel(spoil), _job("b=1,h=2,t=40,s=24,d=64,causal"))
     assert reply["status"] == "FAIL"
     assert any("fully masked row" in r and "(b=0, h=0, t=0) finite" in r for r in reply["metrics"]["reasons"])
+
+
+# ---- the features (docs/features.md): verify hands the kernel and the reference the same inputs
+
+DSV4_LIKE = "b=1,h=4,hkv=1,t=24,s=40,d=16,causal,wl=7,sink,kvshared"
+
+
+@pytest.mark.parametrize("shape", [DSV4_LIKE, "b=1,h=3,hkv=1,t=6,s=30,d=16,topk=12,sink"])
+def test_a_kernel_that_honours_every_feature_passes_verify(shape):
+    reply = verify_job(CpuKernel(lambda lse: None), _job(shape))
+    assert reply["status"] == "PASS", reply["metrics"]["reasons"]
+
+
+@pytest.mark.parametrize("drop", ["window", "sink"])
+def test_a_kernel_that_drops_a_feature_fails_verify(drop):
+    reply = verify_job(CpuKernel(lambda lse: None, drop=drop), _job(DSV4_LIKE))
+    assert reply["status"] == "FAIL"
+    assert any("max|out-ref|" in r or "LSE" in r or "lse" in r for r in reply["metrics"]["reasons"])

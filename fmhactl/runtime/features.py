@@ -1,0 +1,94 @@
+"""The extra inputs of the attention features (docs/features.md): per-head sinks and top-k lists.
+
+`make_feature_inputs` draws them for a config from its seed (on any device; verify and bench use
+the GPU, tests the CPU); `check_sinks` and `check_topk` are the host checks for inputs a user
+hands in (the torch op, `fmhactl merge`): a bad value is one BadInput line (exit 2).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from fmhactl.config import AttnConfig
+from fmhactl.errors import BadInput
+
+SINK_SEED_SALT = 0x5157  # feature inputs come from their own generator: Q/K/V stay those of the seed
+SINK_DOMINANT = 20.0  # head 1's sink: outweighs every key, so O is tiny and the LSE is the sink's
+
+
+@dataclass(frozen=True)
+class FeatureInputs:
+    sinks: Any = None  # fp32 (heads,), or None
+    topk_idx: Any = None  # int32 (batch, seq_q, heads_kv, topk), or None
+
+
+def make_feature_inputs(cfg: AttnConfig, seed: int, device: str = "cuda") -> FeatureInputs:
+    """Sinks and index lists that exercise every rule of docs/features.md.
+
+    Sinks: uniform in [-2, ln(seq_k) + 2] (the range where they change the result), head 0 at -inf
+    (no effect) and head 1 at +20 (dominates) when there are enough heads. Top-k lists: random key
+    indices with, per row, about 1/8 padding (-1), 1/8 duplicates of an earlier entry and 1/16
+    out-of-range values (seq_k + r or -2 - r, which a kernel skips like -1); query row 0 of every
+    batch and KV head is all -1 (an empty row).
+    """
+    import torch
+
+    gen = torch.Generator(device="cpu").manual_seed(int(seed) ^ SINK_SEED_SALT)
+    sinks = topk_idx = None
+    if cfg.sink:
+        sinks = torch.rand(cfg.heads, generator=gen, dtype=torch.float32) * (math.log(cfg.seq_k) + 4.0) - 2.0
+        if cfg.heads > 1:
+            sinks[0] = float("-inf")
+        if cfg.heads > 2:
+            sinks[1] = SINK_DOMINANT
+        sinks = sinks.to(device)
+    if cfg.topk:
+        shape = (cfg.batch, cfg.seq_q, cfg.heads_kv, cfg.topk)
+        idx = torch.randint(0, cfg.seq_k, shape, generator=gen, dtype=torch.int32)
+        kind = torch.randint(0, 16, shape, generator=gen)
+        if cfg.topk > 1:
+            earlier = torch.roll(idx, shifts=1, dims=-1)  # the previous entry (the first: the last)
+            idx = torch.where((kind == 2) | (kind == 3), earlier, idx)
+        idx = torch.where((kind == 0) | (kind == 1), torch.full_like(idx, -1), idx)
+        out_of_range = torch.where(torch.rand(shape, generator=gen) < 0.5, cfg.seq_k + idx.abs(), -2 - idx.abs())
+        idx = torch.where(kind == 4, out_of_range, idx)
+        idx[:, 0] = -1
+        topk_idx = idx.to(device)
+    return FeatureInputs(sinks=sinks, topk_idx=topk_idx)
+
+
+def check_sinks(sinks: Any, heads: int, where: str = "sinks") -> None:
+    """fp32 (heads,); each a finite logit or -inf (no sink). NaN and +inf are refused."""
+    import torch
+
+    if not isinstance(sinks, torch.Tensor):
+        raise BadInput(f"{where}: must be a tensor, got {type(sinks).__name__}")
+    if sinks.dtype != torch.float32 or tuple(sinks.shape) != (heads,):
+        raise BadInput(f"{where}: must be float32 of shape ({heads},) (one logit per query head), "
+                       f"got {str(sinks.dtype).removeprefix('torch.')} {tuple(sinks.shape)}")
+    bad = torch.isnan(sinks) | torch.isposinf(sinks)
+    if bool(bad.any()):
+        head = int(bad.nonzero()[0, 0])
+        raise BadInput(f"{where}[{head}] is {float(sinks[head])}: a sink must be finite or -inf (no sink)")
+
+
+def check_topk(topk_idx: Any, cfg: AttnConfig, where: str = "topk_idx") -> None:
+    """int32 (batch, seq_q, heads_kv, topk), entries -1 (padding) or a key index in [0, seq_k).
+
+    Out-of-range entries are refused here, where the host sees the lists; a kernel given one
+    anyway skips it like -1 (docs/features.md)."""
+    import torch
+
+    shape = (cfg.batch, cfg.seq_q, cfg.heads_kv, cfg.topk)
+    if not isinstance(topk_idx, torch.Tensor):
+        raise BadInput(f"{where}: must be a tensor, got {type(topk_idx).__name__}")
+    if topk_idx.dtype != torch.int32 or tuple(topk_idx.shape) != shape:
+        raise BadInput(f"{where}: must be int32 of shape {shape} (batch, seq_q, heads_kv, topk), "
+                       f"got {str(topk_idx.dtype).removeprefix('torch.')} {tuple(topk_idx.shape)}")
+    bad = (topk_idx < -1) | (topk_idx >= cfg.seq_k)
+    if bool(bad.any()):
+        b, t, h, m = (int(x) for x in bad.nonzero()[0])
+        raise BadInput(f"{where}[{b},{t},{h},{m}] = {int(topk_idx[b, t, h, m])}: an index must be -1 (padding) "
+                       f"or a key in [0, {cfg.seq_k})")

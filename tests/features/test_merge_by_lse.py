@@ -1,0 +1,122 @@
+"""merge_by_lse and `fmhactl merge`: segments merged through their LSE equal attention over the
+union (features included), rows no segment saw stay 0 / -inf, bad segments are exit-2 lines."""
+
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from fmhactl.config import parse_shape  # noqa: E402
+from fmhactl.errors import BadInput  # noqa: E402
+from fmhactl.runtime.features import make_feature_inputs  # noqa: E402
+from fmhactl.torch.merge import merge_by_lse  # noqa: E402
+from fmhactl.verify.reference import attention_for  # noqa: E402
+
+
+def _split(cfg, cuts, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    q = torch.randn(cfg.batch, cfg.seq_q, cfg.heads, cfg.head_dim, generator=gen, dtype=torch.float64)
+    k = torch.randn(cfg.batch, cfg.seq_k, cfg.heads_kv, cfg.head_dim, generator=gen, dtype=torch.float64)
+    v = k if cfg.kv_shared else torch.randn(k.shape, generator=gen, dtype=torch.float64)
+    feats = make_feature_inputs(cfg, seed, device="cpu")
+    bounds = [0, *cuts, cfg.seq_k]
+    outs, lses = [], []
+    for i in range(len(bounds) - 1):
+        keys = torch.zeros(cfg.seq_k, dtype=torch.bool)
+        keys[bounds[i]:bounds[i + 1]] = True
+        o, lse = attention_for(cfg, q, k, v, feats, compute_dtype=torch.float64, key_mask=keys, with_sinks=i == 0)
+        outs.append(o.float())
+        lses.append(lse.float())
+    whole = attention_for(cfg, q, k, v, feats, compute_dtype=torch.float64)
+    return outs, lses, whole
+
+
+@pytest.mark.parametrize("shape,cuts", [
+    ("b=2,h=4,hkv=1,t=33,s=100,d=16", [10, 50]),
+    ("b=1,h=4,hkv=1,t=40,s=90,d=16,causal,wl=15,sink,kvshared", [30, 31, 60]),
+    ("b=1,h=3,hkv=1,t=20,s=64,d=16,topk=40,sink", [32]),
+    ("b=1,h=2,t=50,s=30,d=16,causal", [15]),  # T > S: rows no segment sees
+])
+def test_merged_segments_equal_attention_over_the_union(shape, cuts):
+    cfg = parse_shape(shape)
+    outs, lses, (whole, whole_lse) = _split(cfg, cuts)
+    out, lse = merge_by_lse(outs, lses)
+    assert out.dtype == torch.float32
+    assert torch.allclose(out.double(), whole, atol=2e-6)
+    assert torch.equal(torch.isneginf(lse), torch.isneginf(whole_lse))
+    finite = torch.isfinite(whole_lse)
+    assert torch.allclose(lse.double()[finite], whole_lse[finite], atol=2e-5)
+
+
+def test_rows_no_segment_saw_stay_zero_and_minus_inf():
+    out = torch.randn(1, 2, 1, 4)
+    lse = torch.full((1, 1, 2), float("-inf"))
+    merged, merged_lse = merge_by_lse([out, out * 2], [lse, lse])
+    assert bool((merged == 0).all()) and bool(torch.isneginf(merged_lse).all())
+
+
+def test_one_segment_is_itself_and_bf16_stays_bf16():
+    out = torch.randn(1, 3, 2, 8).bfloat16()
+    lse = torch.randn(1, 2, 3)
+    merged, merged_lse = merge_by_lse([out], [lse])
+    assert merged.dtype == torch.bfloat16 and torch.equal(merged, out) and torch.allclose(merged_lse, lse)
+
+
+@pytest.mark.parametrize("spoil,words", [
+    (lambda o, l: ([o], [l, l]), "2 LSEs"),
+    (lambda o, l: ([o, o[:, :2]], [l, l]), "differs from segment 0"),
+    (lambda o, l: ([o], [l.double()]), "lse must be float32"),
+    (lambda o, l: ([o], [l.fill_(float("nan"))]), "is nan"),
+    (lambda o, l: ([o], [l.fill_(float("inf"))]), "is inf"),
+    (lambda o, l: ([o.fill_(float("nan"))], [l]), "NaN or Inf"),
+    (lambda o, l: ([], []), "no segments"),
+])
+def test_bad_segments_are_refused(spoil, words):
+    outs, lses = spoil(torch.randn(1, 3, 2, 8), torch.randn(1, 2, 3))
+    with pytest.raises(BadInput, match=words):
+        merge_by_lse(outs, lses)
+
+
+def _fmhactl(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "fmhactl", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=120)
+
+
+def test_cli_merges_segment_files(tmp_path):
+    cfg = parse_shape("b=1,h=2,hkv=1,t=8,s=40,d=16,causal,wl=9,sink")
+    outs, lses, (whole, whole_lse) = _split(cfg, [20])
+    paths = []
+    for i, (o, l) in enumerate(zip(outs, lses)):
+        paths.append(str(tmp_path / f"seg{i}.pt"))
+        torch.save({"out": o, "lse": l}, paths[-1])
+    merged_path = tmp_path / "merged.pt"
+    done = _fmhactl("merge", *paths, "--out", str(merged_path), "--json")
+    assert done.returncode == 0, done.stderr
+    assert '"schema_version"' in done.stdout and '"segments": 2' in done.stdout
+    merged = torch.load(merged_path, weights_only=True)
+    assert torch.allclose(merged["out"].double(), whole, atol=2e-6)
+
+
+def test_cli_bad_segment_files_exit_2_with_one_line(tmp_path):
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a torch file")
+    wrong = tmp_path / "wrong.pt"
+    torch.save({"out": torch.zeros(1, 2, 1, 4)}, wrong)
+    for args, words in (([str(junk), "--out", str(tmp_path / "m.pt")], "not a torch file"),
+                        ([str(wrong), "--out", str(tmp_path / "m.pt")], "exactly the keys"),
+                        ([str(tmp_path / "missing.pt"), "--out", str(tmp_path / "m.pt")], "not found"),
+                        ([str(wrong)], "--out FILE is needed"),
+                        (["--demo", "--segments", "0"], "--segments"),
+                        (["--demo", "--shape", "b=64,h=64,t=4096,s=4096,d=64"], "CPU demo takes at most")):
+        done = _fmhactl("merge", *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_cli_demo_passes_for_every_feature():
+    done = _fmhactl("merge", "--demo", "--segments", "3", "--shape",
+                    "b=1,h=4,hkv=1,t=30,s=120,d=16,causal,wl=40,sink,kvshared")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].startswith("PASS")
