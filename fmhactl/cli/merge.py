@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from fmhactl.cli.common import guarded, print_json
-from fmhactl.cli.output import note, say
+from fmhactl.cli.common import note, say
 from fmhactl.errors import BadInput, ExitCode
 
 
