@@ -16,7 +16,9 @@ budget=${1:-400}
 export PYTHONPATH=${PYTHONPATH:-$REPO} PYTHONUNBUFFERED=1
 export FMHACTL_EMU_PTXAS_O=${FMHACTL_EMU_PTXAS_O:-0}  # emulated builds: their speed means nothing
 unset FMHACTL_HOME FMHACTL_PROJECT  # each project keeps its results in its own .fmhactl/
-fm() { python3 -m fmhactl "$@"; }
+# `fm` is a command on PATH, not a shell function: `timeout` (in step) runs commands only.
+mkdir -p /tmp/projects-bin && printf '#!/bin/sh\nexec python3 -m fmhactl "$@"\n' > /tmp/projects-bin/fm && chmod +x /tmp/projects-bin/fm
+export PATH=/tmp/projects-bin:$PATH
 SUMMARY="$OUT/summary.txt"; : > "$SUMMARY"
 t_start=$(date +%s)
 left() { echo $(( budget - ( $(date +%s) - t_start ) )); }
