@@ -32,7 +32,7 @@ def test_bad_shapes_are_refused(shapes, rule):
     (["--overhead", "--iters", "0"], "--iters must be in 1..10000"),
     (["--overhead", "--shape", "b=1,h=x"], "h must be an integer"),
     (["sm90_pingpong", "--overhead"], "give no VARIANT"),
-    (["--padded"], "--padded needs --model"),
+    (["--padded"], "--padded and --greedy need --model"),
 ])
 def test_cli_exit_2_with_one_line(args, rule):
     env = {**os.environ, "FMHACTL_ASSUME_NO_GPU": "1"}
