@@ -67,7 +67,8 @@ def nvrtc_ptx(source: Path, options: list[str]) -> str:
 def _key(variant: Variant, src_hash: str, toolchain: str, strict: bool) -> str:
     emu_hash = source_hash(paths.kernels_dir() / "common" / emulator.EMU_HEADER)
     options = [o for o in compiler._options(variant, BuildTarget(NATIVE_ARCH)) if not o.startswith("-I")]
-    blob = json.dumps([compiler.CACHE_SCHEMA, "ptx-path-strict" if strict else "ptx-path", src_hash, emu_hash,
+    blob = json.dumps([compiler.CACHE_SCHEMA, "ptx-path-strict" if strict else "ptx-path", linker.LINK_REVISION,
+                       src_hash, emu_hash,
                        options, toolchain,
                        list(linker.linker_ptx_version()), compiler.emulated_ptxas_level(), variant.kernel])
     return hashlib.sha256(blob.encode()).hexdigest()[:24]

@@ -6,9 +6,12 @@ import re
 from dataclasses import dataclass
 
 from fmhactl.errors import BadInput, CheckFailed, MissingEnvironment
-from fmhactl.ptx import emulator, parser, rewriter
+from fmhactl.ptx import dyn_smem, emulator, parser, rewriter
 
 _PTXAS_LINE = re.compile(r"line (\d+); (error|fatal)\s*:\s*(.*)")
+# Part of every PTX-path build's cache key: a cubin linked by an older revision is not served.
+# 2: static pads keep each kernel's declared dynamic-SMEM alignment (dyn_smem.py).
+LINK_REVISION = 2
 
 
 class LinkFailed(CheckFailed):
@@ -100,6 +103,8 @@ def link(rewritten_ptx: str, emulator_ptx: str, *, optimize: int = 3, max_regist
     try:
         try:
             for name, text in (("tc5ptx_emulator", emulator_ptx), ("rewritten", rewritten_ptx)):
+                if not text:
+                    continue  # a module that calls no emulator entry point links alone
                 data = text.encode()
                 nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), name)
             nvjitlink.complete(handle)
@@ -180,14 +185,39 @@ def build(ptx_text: str, origin: str, *, optimize: int = 3, strict: bool = False
     emulator_ptx = re.sub(r"^\.version\s+\d+\.\d+", lambda m: _lowered(m.group(0), version), emulator_ptx,
                           count=1, flags=re.MULTILINE)
     rewritten = rewriter.rewrite(module, emulator.prototypes(emulator_ptx), version, origin, strict=strict)
-    cubin, info, errors = link(rewritten.text, emulator_ptx, optimize=optimize, max_registers=register_limit(module))
+    registers = register_limit(module)
+    cubin, info, errors = link(rewritten.text, emulator_ptx, optimize=optimize, max_registers=registers)
     if not cubin:
         invalid = input_errors(ptx_text, module)
         if invalid:
             raise BadInput(f"{origin}: not valid PTX (ptxas for {module.targets[0]}, before any rewrite): {invalid}")
         raise LinkFailed(f"{origin}: the rewritten module does not link for sm_90a: "
                          f"{explain_link_errors(errors, rewritten, module)}")
+    cubin, info = _keep_dyn_smem_alignment(cubin, info, rewritten, emulator_ptx, origin, optimize, registers)
     return PtxBuild(cubin, rewritten, module, emulator_ptx, info)
+
+
+def _keep_dyn_smem_alignment(cubin: bytes, info: str, rewritten: rewriter.Rewritten, emulator_ptx: str,
+                             origin: str, optimize: int, registers: int) -> tuple[bytes, str]:
+    """Relink with static pads until every kernel's dynamic SMEM starts at the alignment the module
+    declares (fmhactl/ptx/dyn_smem.py says why); `rewritten.text` becomes the padded module."""
+    short = dyn_smem.short_kernels(cubin, rewritten.text)
+    pads: dict[str, int] = {}
+    plain = rewritten.text
+    for _ in range(3):  # the pad lands after the kernel's own variables; a second round covers any reordering
+        if not short:
+            return cubin, info
+        for kernel, missing in short.items():
+            pads[kernel] = pads.get(kernel, 0) + missing
+        padded = dyn_smem.add_pads(plain, pads)
+        cubin, info, errors = link(padded, emulator_ptx, optimize=optimize, max_registers=registers)
+        if not cubin:
+            raise LinkFailed(f"{origin}: the module padded for its dynamic SMEM alignment does not link: "
+                             f"{errors.strip().splitlines()[-1:] or ['unknown error']}")
+        rewritten.text = padded
+        short = dyn_smem.short_kernels(cubin, padded)
+    raise LinkFailed(f"{origin}: dyn-smem-align: dynamic SMEM of {', '.join(sorted(short))} would start short of the "
+                     f"alignment their `.extern .shared` arrays declare, after padding")
 
 
 def _lowered(directive: str, version: tuple[int, int]) -> str:

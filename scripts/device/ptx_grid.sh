@@ -51,7 +51,10 @@ if command -v nvidia-cuda-mps-control > /dev/null && [ "${PTX_GRID_MPS:-1}" = 1 
 fi
 echo "MPS: $mps"
 
-if [ -n "${PTX_GRID_EXTRAS:-}" ]; then  # beside the grid: trace and dump through the PTX path, raw-PTX kernel
+if [ -n "${PTX_GRID_EXTRAS_CMD:-}" ]; then  # beside the grid, under the same MPS daemon: any command
+  ( timeout "$(lim 100000)" bash -c "$PTX_GRID_EXTRAS_CMD" ) > "$OUT/extras.txt" 2>&1 &
+  extras_pid=$!
+elif [ -n "${PTX_GRID_EXTRAS:-}" ]; then  # beside the grid: trace and dump through the PTX path, raw-PTX kernel
   ( timeout "$(lim 400)" python3 -m pytest -q -p no:cacheprovider -m gpu tests/ptx/test_trace_sites.py \
       tests/ptx/test_raw_kernel.py 2>&1 | tail -n 25
     for v in sm100_direct_smem sm100_tma_s2_tmem; do for at in S P O; do
@@ -65,7 +68,7 @@ if [ -n "${PTX_GRID_EXTRAS:-}" ]; then  # beside the grid: trace and dump throug
   ) > "$OUT/extras.txt" 2>&1 &
   extras_pid=$!
 fi
-python3 scripts/device/ptx_grid.py run "$OUT/shards" --budget $(( $(left) - 25 )) --jobs "$jobs" --order "$order" --skip "${earlier[@]}" \
+python3 scripts/device/ptx_grid.py run "$OUT/shards" --shard "${PTX_GRID_SHARD:-16}" --budget $(( $(left) - 25 )) --jobs "$jobs" --order "$order" --skip "${earlier[@]}" \
   2>&1 | tee "$OUT/run.txt"
 [ -n "${extras_pid:-}" ] && wait "$extras_pid"
 if [ "$mps" = on ]; then echo quit | nvidia-cuda-mps-control; wait "$mps_pid"; fi

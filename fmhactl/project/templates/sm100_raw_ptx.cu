@@ -1,6 +1,3 @@
-// KNOWN DEFECT (2026-11-25, issue 26 open): on the H100 through the PTX path this kernel FAILS `fa`
-// (44 of 44 hd64 configs wrong everywhere; notes/h100-session6/call-projects.summary.txt). Its parent,
-// tests/ptx/kernels/raw_attn.cu, verifies; the growth into a whole FMHA has a bug not yet found.
 // Attention in raw inline tcgen05 PTX: no tc5::, no CUTLASS. Grown from fmhactl's verified one-tile
 // kernel (tests/ptx/kernels/raw_attn.cu: the same operand layouts, descriptors, MMAs, commits and
 // TMEM loads) into a whole FMHA: a CTA of 4 warps takes 128 query rows of one (batch, head)
@@ -13,7 +10,13 @@
 // to an mbarrier; each thread loads its S row, masks, rescales, writes P (16-bit) to shared
 // memory; one thread issues P V (4 MMAs) into columns 64..127; each thread adds that to its O
 // registers (O = O * alpha + P V). Launch: grid (ceil(seq_q / 128), heads, batch), 128 threads,
-// 49152 bytes of dynamic shared memory (fmhactl.toml says so in formulas).
+// 49152 bytes of dynamic shared memory at least (fmhactl.toml declares the launch).
+//
+// Dynamic shared memory is declared 16-byte aligned: the no-swizzle canonical layout needs no more
+// (a swizzled one needs 1024 and should round its base up by hand, as kernels/sm100 does). Declared
+// __align__(1024), the compiler folds the descriptors' start-address mask to 1 KiB steps; that is
+// right natively, and it is what made this kernel fail everywhere on the H100 before the PTX path
+// kept the declared alignment (nvJitLink 13.0 put dynamic SMEM 16-byte aligned; fmhactl/ptx/dyn_smem.py).
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
 
@@ -103,7 +106,7 @@ __device__ __forceinline__ void mma_and_wait(u32 warp, u32 d_tmem, u32 a, u32 b,
 
 template <class Traits, u32 kFormat>
 __device__ __forceinline__ void raw_attention(const FmhaParams& p) {
-    extern __shared__ __align__(1024) unsigned char smem[];
+    extern __shared__ __align__(16) unsigned char smem[];
     unsigned char* qs = smem;                                   // Q: 128 rows x 64 d   (16 KiB)
     unsigned char* ks = smem + RAW_BM * RAW_D * 2;              // K: 64 keys x 64 d    (8 KiB)
     unsigned char* vt = ks + RAW_BN * RAW_D * 2;                // V^T: 64 d x 64 keys  (8 KiB)
@@ -182,9 +185,11 @@ __device__ __forceinline__ void raw_attention(const FmhaParams& p) {
         float tile_sum = 0.f;
 #pragma unroll
         for (int j = 0; j < RAW_BN; ++j) {
-            const unsigned short pj = Traits::from_float(s[j] == -FMHA_INF ? 0.f : exp2f(s[j] - tile_max));
-            tile_sum += Traits::to_float(pj);  // the sum of what P V multiplies
-            *reinterpret_cast<unsigned short*>(ps + kmajor_offset(tid, j)) = pj;
+            // The row sum stays in fp32, as FA's does: summing the 16-bit P that P V multiplies
+            // moves the LSE by up to ~1e-3 (10x the LSE tolerance; the H100 showed it).
+            const float pj = s[j] == -FMHA_INF ? 0.f : exp2f(s[j] - tile_max);
+            tile_sum += pj;
+            *reinterpret_cast<unsigned short*>(ps + kmajor_offset(tid, j)) = Traits::from_float(pj);
         }
         l = l * alpha + tile_sum;
         m = tile_max;
