@@ -93,7 +93,10 @@ def _kv_cache(batch, heads_kv, length, capacity, head_dim=128):
     return full[:, :, :length]
 
 
-def test_a_growing_cache_changes_length_strides_and_splits_per_call():
+@pytest.mark.parametrize("fused", [True, False])
+def test_a_growing_cache_changes_length_strides_and_splits_per_call(fused, monkeypatch):
+    monkeypatch.setitem(decode._state, "fused", fused)
+    monkeypatch.setattr(decode, "_counters", {})
     plan, driver = _plan(), RecordingDriver()
     q = torch.zeros(1, 8, 1, 128, dtype=torch.bfloat16)
     for length in (100, 4096, 4097):
@@ -102,15 +105,23 @@ def test_a_growing_cache_changes_length_strides_and_splits_per_call():
         assert out.shape == (1, 8, 1, 128) and lse.shape == (1, 8, 1)
     n_splits = [decode.choose_splits(2, 1, 1, n, 132)[0] for n in (100, 4096, 4097)]
     assert n_splits[0] == 1 and n_splits[2] > 1
-    assert len(driver.launches) == 1 + 2 + 2  # one launch without a split, two with
+    # one launch without a split; with splits one (fused merge) or two (a merge launch)
+    assert len(driver.launches) == (1 + 1 + 1 if fused else 1 + 2 + 2)
     split_launches = [x for x in driver.launches if x[0] == 11]
+    counters = decode._counters.get((None, 7), [])
     for (function, grid, block, stream, params, split), length, n in zip(split_launches, (100, 4096, 4097), n_splits):
         assert grid == (1, n, 2) and block == (128, 1, 1) and stream == 7
         assert params.seq_k == length and split.n_splits == n
         assert (params.k_batch_stride, params.k_seq_stride, params.k_head_stride) == (2 * 8192 * 128, 128, 8192 * 128)
         assert (split.o_partial is None) == (n == 1)
+        if fused and n > 1:  # zeroed counters of this stream, at least one per (z, row group)
+            assert split.counters == counters[-1].data_ptr() and counters[-1].numel() >= 2
+            assert not counters[-1].any()
+        else:
+            assert split.counters is None
     combine = [x for x in driver.launches if x[0] == 22]
-    assert all(c[1] == (2, 1, 1) for c in combine)  # 8 output rows, 4 per CTA
+    assert all(c[1] == (1, 1, 2) for c in combine)  # one CTA per (row group, batch x KV head)
+    assert len(combine) == (0 if fused else 2)
 
 
 def test_unreadable_strides_and_addresses_take_the_general_path():
@@ -365,3 +376,49 @@ def test_kernel_control_flow_matches_masked_softmax(b, h, hkv, sq, sk, causal, r
     assert torch.equal(got_lse.isinf(), want_lse.isinf())
     finite = want_lse.isfinite()
     assert torch.allclose(got_lse[finite], want_lse[finite], atol=1e-9)
+
+
+@pytest.mark.parametrize("text, expected", [
+    (None, (decode.CTAS_PER_SM, decode.MIN_SPLIT_KEYS)), ("", (decode.CTAS_PER_SM, decode.MIN_SPLIT_KEYS)),
+    ("4,64", (4, 64)), ("1,512", (1, 512)),
+])
+def test_split_knobs_come_from_the_environment(text, expected):
+    assert decode._tuned_splits(text) == expected
+
+
+@pytest.mark.parametrize("text", ["4", "0,128", "2,100", "2,x", "17,128", "2,0"])
+def test_bad_split_knobs_are_ignored_with_a_warning_naming_the_rule(text):
+    with pytest.warns(UserWarning, match="FMHACTL_DECODE_SPLITS=.*ignored: expected 'CTAS_PER_SM,MIN_SPLIT_KEYS'"):
+        assert decode._tuned_splits(text) == (decode.CTAS_PER_SM, decode.MIN_SPLIT_KEYS)
+
+
+@pytest.mark.parametrize("kwargs", [{"name": "no-such-model"}, {"name": "llama-small", "tokens": 0},
+                                    {"name": "llama-small", "prompt": 4096}, {"name": "llama-small", "rounds": 0}])
+def test_greedy_probe_refuses_bad_input_before_any_gpu_work(kwargs):
+    from fmhactl.bench.greedy_probe import run_greedy_probe
+    from fmhactl.errors import BadInput
+
+    with pytest.raises(BadInput):
+        run_greedy_probe(**kwargs)
+
+
+def test_a_stream_first_seen_in_a_graph_capture_gets_a_spare_or_the_merge_launch(monkeypatch):
+    cpu = torch.device("cpu")
+    monkeypatch.setattr(decode, "_counters", {})
+    monkeypatch.setattr(decode, "_spares", {})
+    monkeypatch.setattr(decode, "_capturing", lambda device: True)  # nothing may be allocated and zeroed now
+    decode._make_spares(cpu)
+    assert decode._spares[None] == []  # none made while capturing
+    monkeypatch.setattr(decode, "_capturing", lambda device: False)
+    decode._make_spares(cpu)
+    spares = list(decode._spares[None])
+    assert len(spares) == decode.SPARES and not any(t.any() for t in spares)
+    monkeypatch.setattr(decode, "_capturing", lambda device: True)
+    first = decode.counters_for(cpu, stream=5, needed=8)
+    assert first == spares[-1].data_ptr() and decode.counters_for(cpu, stream=5, needed=8) == first
+    assert decode.counters_for(cpu, stream=6, needed=8) == spares[0].data_ptr()
+    assert decode.counters_for(cpu, stream=7, needed=8) is None  # no spare left: the merge launch
+    assert decode.counters_for(cpu, stream=5, needed=decode.MIN_COUNTERS + 1) is None  # cannot grow now
+    monkeypatch.setattr(decode, "_capturing", lambda device: False)
+    grown = decode.counters_for(cpu, stream=5, needed=decode.MIN_COUNTERS + 1)
+    assert grown != first and len(decode._counters[(None, 5)]) == 2  # the old buffer is kept (graphs)
