@@ -22,7 +22,7 @@ SHAPES = (
     "b=8,h=32,hkv=8,t=1,s=8192,d=128", "b=1,h=32,hkv=32,t=1,s=8192,d=128", "b=1,h=16,hkv=4,t=1,s=2176,d=128",
     "b=1,h=32,hkv=8,t=4,s=8192,d=128", "b=1,h=32,hkv=8,t=16,s=8192,d=128", "b=1,h=16,hkv=4,t=16,s=32768,d=64",
 )
-KNOBS = [(c, k) for c in (1, 2, 4) for k in (64, 128, 256, 512)]
+KNOBS = [(c, k) for c in (1, 2, 3, 4) for k in (64, 128, 256, 512)]
 
 
 def _kernel_us(call, context, rounds: int, flush) -> float:
