@@ -24,6 +24,8 @@
 //   8 consecutive d's of a key is that lane's B fragment for two MMAs (Q uses the same
 //   permutation); PV permutes the output columns (tile j, column n holds d = 8n + j) so that one
 //   16-byte load of a V row feeds 8 MMAs after a byte permute pairs two keys.
+// * 3 CTAs per SM at both head dims (__launch_bounds__(128, 3): 168 registers at hd128 without
+//   spills, was 180 = 2 CTAs; hd64 fits 4): more K/V loads in flight per SM.
 // Requirements (the host checks them): head_dim 64 or 128, contiguous head dim, every other
 // stride a multiple of 8 elements, 16-byte aligned bases; batch * heads_kv <= 65535.
 #pragma once
@@ -457,7 +459,7 @@ __device__ __forceinline__ void combine_kernel(const FmhaParams& p, const Decode
 }  // namespace fmha_decode
 
 #define FMHA_DECODE_ENTRIES(DT, MMA, D)                                                                   \
-    extern "C" __global__ void __launch_bounds__(FMHA_DECODE_THREADS)                                  \
+    extern "C" __global__ void __launch_bounds__(FMHA_DECODE_THREADS, 3)                               \
         fmha_decode_split_##DT##_d##D(const FmhaParams p, const DecodeSplit s) {                       \
         fmha_decode::split_kernel<D, fmha_decode::MMA>(p, s);                                            \
     }                                                                                                    \
