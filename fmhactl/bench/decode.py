@@ -121,23 +121,29 @@ def _decode_off():
         decode.set_enabled(True)
 
 
-def _measure(call, context, iters: int, rounds: int, flush) -> dict:
-    """kernel_us: median of `rounds` single calls after an L2 flush; then back_to_back's measures."""
+def flushed_kernel_us(call, rounds: int, flush, warmup: int = 5) -> float:
+    """Median µs of `rounds` single calls, CUDA events around each, the L2 flushed (a write of
+    `flush`) before each: the GPU time of a call that reads its inputs from HBM."""
     import torch
 
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     kernel = []
+    for _ in range(warmup):
+        call()
+    for _ in range(rounds):
+        flush.zero_()
+        start.record()
+        call()
+        end.record()
+        torch.cuda.synchronize()
+        kernel.append(start.elapsed_time(end) * 1e3)
+    return statistics.median(kernel)
+
+
+def _measure(call, context, iters: int, rounds: int, flush) -> dict:
+    """kernel_us: flushed_kernel_us; then back_to_back's measures."""
     with context():
-        for _ in range(5):
-            call()
-        for _ in range(rounds):
-            flush.zero_()
-            start.record()
-            call()
-            end.record()
-            torch.cuda.synchronize()
-            kernel.append(start.elapsed_time(end) * 1e3)
-        return {"kernel_us": statistics.median(kernel), **back_to_back(call, iters, 5)}
+        return {"kernel_us": flushed_kernel_us(call, rounds, flush), **back_to_back(call, iters, 5)}
 
 
 def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int = 50, seed: int = 0) -> dict:

@@ -4,13 +4,12 @@ merge; kernel µs after an L2 flush (median), cuDNN in the same process for the 
     PYTHONPATH=<tree> python scripts/device/op_session7_sweep.py OUT.json
 
 Prints one line last: `best CTAS,KEYS` (the pair with the lowest geometric mean of kernel µs over
-the T=1 shapes); op_session7.sh passes it on as FMHACTL_DECODE_SPLITS to the later steps, so the
+the shapes: nine at T=1, three at T=4/16); op_session7.sh passes it on as FMHACTL_DECODE_SPLITS to the later steps, so the
 decode bench and the models run the picked pair (and the JSON says which pair that was).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import statistics
@@ -25,30 +24,12 @@ SHAPES = (
 KNOBS = [(c, k) for c in (1, 2, 3, 4) for k in (64, 128, 256, 512)]
 
 
-def _kernel_us(call, context, rounds: int, flush) -> float:
-    import torch
-
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    with context():
-        for _ in range(3):
-            call()
-        for _ in range(rounds):
-            flush.zero_()
-            start.record()
-            call()
-            end.record()
-            torch.cuda.synchronize()
-            times.append(start.elapsed_time(end) * 1e3)
-    return statistics.median(times)
-
-
 def main(out_path: str, rounds: int = 15) -> int:
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     import fmhactl.torch as ft
-    from fmhactl.bench.decode import FLUSH_BYTES, parse_decode_shapes
+    from fmhactl.bench.decode import FLUSH_BYTES, flushed_kernel_us, parse_decode_shapes
     from fmhactl.bench.overhead import random_qkv
     from fmhactl.torch import decode
 
@@ -62,9 +43,11 @@ def main(out_path: str, rounds: int = 15) -> int:
             q, k, v = random_qkv(cfg, gen)
             row = {"shape": cfg.key, "t": cfg.seq_q, "knobs": {}}
             try:
-                row["cudnn_us"] = _kernel_us(
-                    lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=cfg.heads != cfg.heads_kv),
-                    lambda: sdpa_kernel(SDPBackend.CUDNN_ATTENTION), rounds, flush)
+                with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                    row["cudnn_us"] = flushed_kernel_us(
+                        lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v,
+                                                                                 enable_gqa=cfg.heads != cfg.heads_kv),
+                        rounds, flush, warmup=3)
             except RuntimeError as exc:
                 row["cudnn_us"] = None
                 row["cudnn_skipped"] = str(exc).splitlines()[0][:120]
@@ -74,7 +57,7 @@ def main(out_path: str, rounds: int = 15) -> int:
                                          decode.row_groups(cfg.seq_q, cfg.heads, cfg.heads_kv), cfg.seq_k,
                                          torch.cuda.get_device_properties(0).multi_processor_count)[0]
                 with torch.no_grad():
-                    us = _kernel_us(lambda: ft.attention(q, k, v), contextlib.nullcontext, rounds, flush)
+                    us = flushed_kernel_us(lambda: ft.attention(q, k, v), rounds, flush, warmup=3)
                 row["knobs"][f"{ctas},{keys}"] = {"us": us, "splits": n}
             rows.append(row)
             best = min(row["knobs"].items(), key=lambda kv: kv[1]["us"])
@@ -83,15 +66,14 @@ def main(out_path: str, rounds: int = 15) -> int:
                   + f"; best {best[0]}", flush=True)
     finally:
         decode.CTAS_PER_SM, decode.MIN_SPLIT_KEYS = defaults
-    t1 = [r for r in rows if r["t"] == 1]
-    score = {name: math.exp(statistics.fmean(math.log(r["knobs"][name]["us"]) for r in t1))
+    score = {name: math.exp(statistics.fmean(math.log(r["knobs"][name]["us"]) for r in rows))
              for name in rows[0]["knobs"]}
     best = min(score, key=score.get)
     with open(out_path, "w") as f:
         json.dump({"schema_version": 1, "kind": "decode-split-sweep", "gpu": torch.cuda.get_device_name(),
-                   "rounds": rounds, "defaults": f"{defaults[0]},{defaults[1]}", "geomean_t1_us": score,
+                   "rounds": rounds, "defaults": f"{defaults[0]},{defaults[1]}", "geomean_us": score,
                    "best": best, "rows": rows}, f, indent=1)
-    print("geomean T=1 us: " + " ".join(f"{n}={s:.1f}" for n, s in sorted(score.items(), key=lambda kv: kv[1])))
+    print("geomean us (all shapes): " + " ".join(f"{n}={s:.1f}" for n, s in sorted(score.items(), key=lambda kv: kv[1])))
     print(f"best {best}")
     return 0
 
