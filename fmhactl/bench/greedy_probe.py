@@ -101,7 +101,7 @@ def _timed_run(model, ids, tokens: int) -> dict:
             "gc": {"collections": watch.collections, "seconds": watch.seconds}}
 
 
-def _cprofile(model, ids, steps: int, top: int = 12) -> list[dict]:
+def _cprofile(model, ids, steps: int, top: int = 12) -> dict:
     import cProfile
     import pstats
 
@@ -112,10 +112,15 @@ def _cprofile(model, ids, steps: int, top: int = 12) -> list[dict]:
     _steps(model, cache, nxt, steps)
     profiler.disable()
     stats = pstats.Stats(profiler).stats
-    rows = sorted(stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
-    return [{"function": f"{path.rsplit('/', 2)[-1] if '/' in path else path}:{line}:{name}", "calls_per_step":
-             calls / steps, "own_us_per_step": own * 1e6 / steps, "cumulative_us_per_step": cum * 1e6 / steps}
-            for (path, line, name), (_, calls, own, cum, _) in rows]
+
+    def row(key, value) -> dict:
+        (path, line, name), (_, calls, own, cum, _) = key, value
+        return {"function": f"{path.rsplit('/', 1)[-1]}:{line}:{name}", "calls_per_step": calls / steps,
+                "own_us_per_step": own * 1e6 / steps, "cumulative_us_per_step": cum * 1e6 / steps}
+
+    by_own = sorted(stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
+    ours = sorted(((k, v) for k, v in stats.items() if "fmhactl" in k[0]), key=lambda kv: kv[1][3], reverse=True)
+    return {"top_own_time": [row(k, v) for k, v in by_own], "fmhactl_by_cumulative": [row(k, v) for k, v in ours[:6]]}
 
 
 def _kernels(model, ids, steps: int, top: int = 8) -> dict:
@@ -182,4 +187,4 @@ def run_greedy_probe(name: str, tokens: int = 128, prompt: int = 2048, rounds: i
             "torch": torch.__version__, "runs": runs,
             "ms_per_step": {impl: 1e3 * w / tokens for impl, w in walls.items()},
             "ratio_tokens_per_s": {impl: walls["sdpa"] / w for impl, w in walls.items() if w > 0},
-            "cprofile_top_own_time": profiles, "kernels": kernels}
+            "cprofile": profiles, "kernels": kernels}

@@ -52,9 +52,12 @@ def probe_rows(name: str, probe: dict) -> None:
               f"{probe['ratio_tokens_per_s'][impl]:.3f} | {host} | {gen2} | {during['decode_launches']} | "
               f"{during['decode_plans'] + during['fastpath_plans']} | {during['sdpa_fallbacks']} | "
               f"{kernels.get('kernel_us_per_step', NAN):.0f}")
-    for impl, top in probe["cprofile_top_own_time"].items():
+    for impl, prof in probe["cprofile"].items():
         print(f"  cProfile {impl}, own us/step: " + "; ".join(f"{f['function']} {f['own_us_per_step']:.0f}"
-                                                                for f in top[:6]))
+                                                                for f in prof["top_own_time"][:6]))
+        print(f"  cProfile {impl}, fmhactl cumulative us/step: " + "; ".join(
+            f"{f['function']} {f['cumulative_us_per_step']:.0f} ({f['calls_per_step']:.0f}x)"
+            for f in prof["fmhactl_by_cumulative"][:4]))
     for impl, kernels in probe["kernels"].items():
         print(f"  kernels {impl}, us/step: " + "; ".join(f"{k['kernel'][:40]} {k['us_per_step']:.0f}"
                                                         for k in kernels["top"][:4]))
