@@ -14,9 +14,9 @@
 //   counters without a memset) or by `fmha_decode_combine_*` (counters null). With one split the
 //   split kernel writes the final O and LSE itself.
 // * The merge (`combine_rows`): a CTA per 16-row group, the splits' weights computed once into
-//   SMEM, then threads over (row, 4 d's) with the split loop unrolled, so the partial loads are
-//   independent and in flight together (a warp walking the splits one dependent load after
-//   another was a 20-40 us floor at T = 1).
+//   SMEM, then threads over (valid row, 4 d's) x split lanes with the split loop unrolled, so the
+//   partial loads are independent and in flight together (a warp walking the splits one
+//   dependent load after another was a 20-40 us floor at T = 1).
 // * CTA = 4 warps on one (batch, kv head, 16-row group, split); warp w takes the split's 16-key
 //   blocks w, w+4, ...; the warps merge their (max, sum, O) through SMEM at the end.
 // * No SMEM staging: K and V go global -> registers with 16-byte loads straight into mma.sync
@@ -121,7 +121,6 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
                                              float* weight) {
     constexpr int kRowThreads = FMHA_DECODE_THREADS / FMHA_DECODE_ROWS;  // 8 threads per row for the weights
     constexpr int kVec = D / 4;                                          // float4 columns per row
-    constexpr int kItems = FMHA_DECODE_ROWS * kVec / FMHA_DECODE_THREADS;
     __shared__ float inv_total[FMHA_DECODE_ROWS];
     const int group = p.heads / p.heads_kv;
     const int rows = p.seq_q * group;
@@ -171,53 +170,61 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
     }
     __syncthreads();
 
-    // O: item = (row, 4 consecutive d's); a warp reads whole rows of each partial (coalesced).
+    // O: item = (valid row, 4 consecutive d's). With fewer items than threads (T = 1: a few rows),
+    // `lanes` threads share an item, each taking every lanes-th split, and add up through SMEM;
+    // each thread keeps kUnroll 16-byte loads in flight (the split loop is latency bound).
+    constexpr int kUnroll = D == 64 ? 8 : 6;  // 8 at hd128 spills the fused split kernel (168 registers)
+    __shared__ float4 lane_sums[FMHA_DECODE_THREADS];
     const float4* part = reinterpret_cast<const float4*>(s.o_partial);
-    fmha_i64 base[kItems];
-    bool ok[kItems];
-    float4 acc[kItems];
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        const int item = threadIdx.x + j * FMHA_DECODE_THREADS;
-        const int lr = item / kVec, c = item % kVec;
-        ok[j] = row0 + lr < rows;
-        base[j] = ok[j] ? row_id_of(row0 + lr) * kVec + c : 0;
-        acc[j] = make_float4(0.f, 0.f, 0.f, 0.f);
-    }
     const fmha_i64 split_stride = rows_total * kVec;
-    constexpr int kUnroll = 4;  // splits per step: kUnroll * kItems 16-byte loads issued before the first use
-    for (int i0 = 0; i0 < n; i0 += kUnroll) {
-        float4 x[kUnroll][kItems];
+    const int n_items = min(FMHA_DECODE_ROWS, rows - row0) * kVec;
+    const int width = min(n_items, FMHA_DECODE_THREADS);  // items per pass
+    const int lanes = FMHA_DECODE_THREADS / width;         // threads per item
+    const int lane = threadIdx.x / width, slot = threadIdx.x % width;
+    for (int pass = 0; pass < n_items; pass += width) {  // block-uniform trip count
+        const int item = pass + slot;
+        const int lr = item / kVec;
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (lane < lanes && item < n_items) {
+            const fmha_i64 base = row_id_of(row0 + lr) * kVec + item % kVec;
+            for (int i0 = lane; i0 < n; i0 += kUnroll * lanes) {
+                float4 x[kUnroll];
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
+                for (int u = 0; u < kUnroll; ++u) {
+                    const int i = i0 + u * lanes;
+                    x[u] = i < n ? __ldcg(part + i * split_stride + base) : make_float4(0.f, 0.f, 0.f, 0.f);
+                }
 #pragma unroll
-            for (int j = 0; j < kItems; ++j)
-                x[u][j] = ok[j] && i0 + u < n ? __ldcg(part + (i0 + u) * split_stride + base[j])
-                                              : make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-            for (int j = 0; j < kItems; ++j) {
-                const int lr = (threadIdx.x + j * FMHA_DECODE_THREADS) / kVec;
-                const float w = i0 + u < n ? weight[lr * kMaxSplits + i0 + u] : 0.f;
-                acc[j].x += w * x[u][j].x;
-                acc[j].y += w * x[u][j].y;
-                acc[j].z += w * x[u][j].z;
-                acc[j].w += w * x[u][j].w;
+                for (int u = 0; u < kUnroll; ++u) {
+                    const int i = i0 + u * lanes;
+                    const float w = i < n ? weight[lr * kMaxSplits + i] : 0.f;
+                    acc.x += w * x[u].x;
+                    acc.y += w * x[u].y;
+                    acc.z += w * x[u].z;
+                    acc.w += w * x[u].w;
+                }
             }
-    }
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        if (!ok[j]) continue;
-        const int item = threadIdx.x + j * FMHA_DECODE_THREADS;
-        const int lr = item / kVec, d = 4 * (item % kVec), r = row0 + lr;
-        const int t = r / group, h = h_kv * group + r % group;
-        unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
-                              h * p.o_head_stride + d;
-        const float inv = inv_total[lr];
-        const unsigned lo = Mma::from_float(acc[j].x * inv) | (static_cast<unsigned>(Mma::from_float(acc[j].y * inv)) << 16);
-        const unsigned hi = Mma::from_float(acc[j].z * inv) | (static_cast<unsigned>(Mma::from_float(acc[j].w * inv)) << 16);
-        *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
+        }
+        lane_sums[threadIdx.x] = acc;
+        __syncthreads();
+        if (lane == 0 && item < n_items) {
+            for (int l = 1; l < lanes; ++l) {
+                const float4 y = lane_sums[slot + l * width];
+                acc.x += y.x;
+                acc.y += y.y;
+                acc.z += y.z;
+                acc.w += y.w;
+            }
+            const int d = 4 * (item % kVec), r = row0 + lr;
+            const int t = r / group, h = h_kv * group + r % group;
+            unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
+                                  h * p.o_head_stride + d;
+            const float inv = inv_total[lr];
+            const unsigned lo = Mma::from_float(acc.x * inv) | (static_cast<unsigned>(Mma::from_float(acc.y * inv)) << 16);
+            const unsigned hi = Mma::from_float(acc.z * inv) | (static_cast<unsigned>(Mma::from_float(acc.w * inv)) << 16);
+            *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
+        }
+        __syncthreads();  // lane_sums is rewritten by the next pass
     }
 }
 
@@ -432,8 +439,10 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
     if (s.n_splits == 1 || s.counters == nullptr) return;  // one split: done; no counters: the combine launch merges
 
     // Fused merge: count this CTA in once its partial is visible; the last split to arrive merges.
+    // Release/acquire at GPU scope around the counter (fence.acq_rel: the PTX memory model's
+    // fence-fence synchronisation through the atomic; lighter than __threadfence's fence.sc).
     __shared__ int is_last;
-    __threadfence();
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
     __syncthreads();
     if (threadIdx.x == 0) {
         unsigned* counter = s.counters + static_cast<fmha_i64>(blockIdx.z) * gridDim.x + blockIdx.x;
@@ -443,7 +452,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
     }
     __syncthreads();
     if (!is_last) return;
-    __threadfence();
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
     static_assert(sizeof(smem.o) >= FMHA_DECODE_ROWS * kMaxSplits * sizeof(float), "merge weights fit in smem.o");
     combine_rows<D, Mma>(p, s, b, h_kv, row0, &smem.o[0][0][0]);
 }
