@@ -422,3 +422,39 @@ def test_a_stream_first_seen_in_a_graph_capture_gets_a_spare_or_the_merge_launch
     monkeypatch.setattr(decode, "_capturing", lambda device: False)
     grown = decode.counters_for(cpu, stream=5, needed=decode.MIN_COUNTERS + 1)
     assert grown != first and len(decode._counters[(None, 5)]) == 2  # the old buffer is kept (graphs)
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("valid_rows, n_splits", [(1, 1), (4, 16), (4, 64), (3, 7), (8, 33), (16, 256), (5, 2)])
+def test_merge_thread_mapping_covers_every_item_and_split_once(head_dim, valid_rows, n_splits):
+    """combine_rows' O loop as written (passes of `width` items, `lanes` threads per item, each
+    taking splits lane, lane + lanes, ... in chunks of kUnroll, lane 0 adding the others): every
+    (valid row, 4-d column) item sums every split exactly once, no thread writes twice."""
+    threads, vec = 4 * 32, head_dim // 4
+    unroll = 8 if head_dim == 64 else 6
+    n_items = valid_rows * vec
+    width = min(n_items, threads)
+    lanes = threads // width
+    seen: dict[int, list[int]] = {}
+    writes: list[int] = []
+    for pass_ in range(0, n_items, width):
+        partial: dict[int, list[int]] = {}
+        for tid in range(threads):
+            lane, slot = tid // width, tid % width
+            item = pass_ + slot
+            got = []
+            if lane < lanes and item < n_items:
+                for i0 in range(lane, n_splits, unroll * lanes):
+                    got += [i0 + u * lanes for u in range(unroll) if i0 + u * lanes < n_splits]
+            partial[tid] = got
+        for tid in range(threads):
+            lane, slot = tid // width, tid % width
+            item = pass_ + slot
+            if lane == 0 and item < n_items:
+                total = list(partial[tid])
+                for other in range(1, lanes):
+                    total += partial[slot + other * width]
+                seen[item] = total
+                writes.append(item)
+    assert sorted(writes) == list(range(n_items))
+    assert all(sorted(splits) == list(range(n_splits)) for splits in seen.values())
