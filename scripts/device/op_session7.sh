@@ -5,7 +5,7 @@
 #   OUT=/some/dir bash scripts/device/op_session7.sh
 #
 # Run from the root of the tree under test. Writes into $OUT (steps most important first, each
-# capped by what is left of BUDGET, default 470 s):
+# capped by what is left of BUDGET, default 460 s):
 #   build.log                 the decode kernels (+ sm90_persistent, ref): registers, spills
 #   pytest_decode.log         pytest -m gpu tests/torch/test_decode_gpu.py (grid x {fused, launch} merge,
 #                             FA rule + LSE, counters back at 0, CUDA graph replays, compile, opcheck, padded)
@@ -36,7 +36,7 @@ QWEN2_2048='{"name": "qwen2-small", "prompt_lengths": [2048, 2048, 2048], "warmu
 
 "$PY" -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, torch.cuda.get_device_name())" | tee -a "$OUT/device.log"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-BUDGET="${BUDGET:-470}"
+BUDGET="${BUDGET:-460}"
 cap() { local left=$((BUDGET - SECONDS - 8)); [ "$left" -lt "$1" ] && echo $((left > 1 ? left : 1)) || echo "$1"; }
 step build "$(cap 150)" "$PY" -c "
 from fmhactl.build.compiler import BuildTarget
