@@ -121,6 +121,11 @@ MIN_COUNTERS = 4096
 SPARES = 2
 
 
+def set_enabled(enabled: bool) -> None:
+    """Turn the decode path on or off for this process (off: small-T calls take the general kernels)."""
+    _state["enabled"] = bool(enabled)
+
+
 def set_fused_combine(fused: bool) -> None:
     """Merge the splits inside the split launch (True, the default) or in a second launch."""
     _state["fused"] = bool(fused)

@@ -458,3 +458,19 @@ def test_merge_thread_mapping_covers_every_item_and_split_once(head_dim, valid_r
                 writes.append(item)
     assert sorted(writes) == list(range(n_items))
     assert all(sorted(splits) == list(range(n_splits)) for splits in seen.values())
+
+
+def test_the_switches_the_benches_flip_exist_and_restore_the_defaults():
+    """The decode bench's and the greedy probe's switches (session 7's device call lost its decode
+    bench to a missing decode.set_enabled: this runs them without a GPU)."""
+    from fmhactl.bench.decode import _combine_launch, _decode_off
+
+    assert decode._state["enabled"] and decode._state["fused"]
+    with _decode_off():
+        assert not decode._state["enabled"]
+    with _combine_launch():
+        assert not decode._state["fused"]
+    assert decode._state["enabled"] and decode._state["fused"]
+    decode.set_enabled(False)
+    decode.set_enabled(True)
+    assert decode._state["enabled"]
