@@ -38,18 +38,7 @@ QWEN2_2048='{"name": "qwen2-small", "prompt_lengths": [2048, 2048, 2048], "warmu
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 BUDGET="${BUDGET:-460}"
 cap() { local left=$((BUDGET - SECONDS - 8)); [ "$left" -lt "$1" ] && echo $((left > 1 ? left : 1)) || echo "$1"; }
-step build "$(cap 150)" "$PY" -c "
-from fmhactl.build.compiler import BuildTarget
-from fmhactl.build.entry import build
-from fmhactl.registry import load_registry
-from fmhactl.torch import decode
-from concurrent.futures import ThreadPoolExecutor
-reg = load_registry()
-jobs = [decode.variant(), reg['sm90_persistent'], reg['ref']]
-with ThreadPoolExecutor(3) as pool:
-    for r in pool.map(lambda v: build(v, BuildTarget('sm_90a')), jobs):
-        print(r.variant, [(k.kernel, k.registers, k.spill_stores) for k in r.kernels][:8])
-" > "$OUT/build.log"
+step build "$(cap 150)" "$PY" scripts/device/op_session7_build.py > "$OUT/build.log"
 step pytest-decode "$(cap 130)" "$PY" -m pytest -q -m gpu tests/torch/test_decode_gpu.py -p no:cacheprovider \
     > "$OUT/pytest_decode.log"
 step sweep "$(cap 60)" "$PY" scripts/device/op_session7_sweep.py "$OUT/sweep.json" > "$OUT/sweep.log"
