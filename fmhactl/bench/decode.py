@@ -8,7 +8,9 @@ For each shape (T = 1..16 query tokens against a KV cache of s keys) every imple
 * hbm_gb_s: bytes that must move (K + V + Q + O) / kernel_us.
 Implementations: the op as models call it (`fmhactl.torch.attention`: the split-KV decode kernels
 where fmhactl.torch.decode serves the call), the op with the decode kernels off
-(`fmhactl-no-split`: the prefill family, what such calls ran before), SDPA pinned to cuDNN and to
+(`fmhactl-no-split`: the prefill family, what such calls ran before), the op with the splits
+merged by a second launch (`fmhactl-combine-launch`; the default merges inside the split launch),
+SDPA pinned to cuDNN and to
 flash, with enable_gqa for GQA shapes; a backend that refuses enable_gqa runs on K/V repeated to every query head (it
 then reads more bytes; the row says so), one that refuses the shape is reported with the reason.
 Shapes are non-causal: SDPA's is_causal is top-left aligned (at T = 1 it would hide every key
@@ -37,7 +39,7 @@ MAX_SHAPES = 64
 MAX_SEQ_Q = 16
 MAX_KV_ELEMENTS = 1 << 30  # per K or V tensor (2 GiB in bf16)
 FLUSH_BYTES = 256 << 20
-IMPLS = ("fmhactl", "sdpa-cudnn", "sdpa-flash", "fmhactl-no-split")
+IMPLS = ("fmhactl", "sdpa-cudnn", "sdpa-flash", "fmhactl-no-split", "fmhactl-combine-launch")
 
 
 def parse_decode_shapes(texts: Sequence[str]) -> list[AttnConfig]:
@@ -96,6 +98,18 @@ def _sdpa_calls(cfg: AttnConfig, q, k, v) -> dict[str, tuple | str]:
 
 
 @contextlib.contextmanager
+def _combine_launch():
+    """The op with the splits merged by a second launch instead of inside the split launch."""
+    from fmhactl.torch import decode
+
+    decode.set_fused_combine(False)
+    try:
+        yield
+    finally:
+        decode.set_fused_combine(True)
+
+
+@contextlib.contextmanager
 def _decode_off():
     """The op without its decode kernels: what small-T calls ran before (the prefill family)."""
     from fmhactl.torch import decode
@@ -107,23 +121,29 @@ def _decode_off():
         decode.set_enabled(True)
 
 
-def _measure(call, context, iters: int, rounds: int, flush) -> dict:
-    """kernel_us: median of `rounds` single calls after an L2 flush; then back_to_back's measures."""
+def flushed_kernel_us(call, rounds: int, flush, warmup: int = 5) -> float:
+    """Median µs of `rounds` single calls, CUDA events around each, the L2 flushed (a write of
+    `flush`) before each: the GPU time of a call that reads its inputs from HBM."""
     import torch
 
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     kernel = []
+    for _ in range(warmup):
+        call()
+    for _ in range(rounds):
+        flush.zero_()
+        start.record()
+        call()
+        end.record()
+        torch.cuda.synchronize()
+        kernel.append(start.elapsed_time(end) * 1e3)
+    return statistics.median(kernel)
+
+
+def _measure(call, context, iters: int, rounds: int, flush) -> dict:
+    """kernel_us: flushed_kernel_us; then back_to_back's measures."""
     with context():
-        for _ in range(5):
-            call()
-        for _ in range(rounds):
-            flush.zero_()
-            start.record()
-            call()
-            end.record()
-            torch.cuda.synchronize()
-            kernel.append(start.elapsed_time(end) * 1e3)
-        return {"kernel_us": statistics.median(kernel), **back_to_back(call, iters, 5)}
+        return {"kernel_us": flushed_kernel_us(call, rounds, flush), **back_to_back(call, iters, 5)}
 
 
 def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int = 50, seed: int = 0) -> dict:
@@ -149,6 +169,7 @@ def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int
         calls: dict[str, tuple | str] = {
             "fmhactl": (lambda: ft.attention(q, k, v), contextlib.nullcontext, cfg.heads_kv),
             "fmhactl-no-split": (lambda: ft.attention(q, k, v), _decode_off, cfg.heads_kv),
+            "fmhactl-combine-launch": (lambda: ft.attention(q, k, v), _combine_launch, cfg.heads_kv),
         }
         calls.update(_sdpa_calls(cfg, q, k, v))
         for name, call in calls.items():

@@ -2,13 +2,15 @@
 
 kernels/sm90/fmha_decode.cu packs the query heads of one KV head (times the T tokens) into the
 M rows of a tile, cuts the keys into `n_splits` ranges so that a step with few heads fills every
-SM, and merges the splits by LSE in a second kernel (one launch when one split is enough).
+SM, and merges the splits by LSE: by default inside the same launch (the last CTA of each row
+group to finish merges it, counted on per-stream counters), or in a second kernel with
+FMHACTL_DECODE_COMBINE=launch.
 
 A decode step with a growing cache changes seq_k (and the cache's strides) every call, so a plan
 here is keyed by everything but the KV length: the first call with a signature checks the inputs,
 builds and loads the kernels and fills the parameter block; every later call writes the K/V
 pointers, strides and length, picks the split count (pure integer arithmetic), allocates the
-outputs (and the fp32 workspace when it splits) and enqueues one or two kernels. No TMA
+outputs (and the fp32 workspace when it splits) and enqueues one kernel (two with a separate merge). No TMA
 descriptors, so nothing is encoded per step.
 
 Used automatically by the cached launch path (fmhactl.torch.fastpath) for calls it can serve:
@@ -30,6 +32,7 @@ from fmhactl.torch import backends
 from fmhactl.torch.inputs import check_inputs, to_bshd
 
 ENABLE_ENV = "FMHACTL_TORCH_DECODE"  # "0": never take the decode path
+COMBINE_ENV = "FMHACTL_DECODE_COMBINE"  # "launch": merge the splits in a second launch (default: fused)
 MAX_SEQ_Q = 16  # plain calls: above this the SM90 family's 128-row tiles take over
 PADDED_MAX_SEQ_Q = 64  # padded batches: one launch here beats one SM90 launch per row
 HEAD_DIMS = (64, 128)
@@ -37,9 +40,14 @@ ROWS_PER_CTA = 16  # FMHA_DECODE_ROWS
 WARPS = 4  # FMHA_DECODE_WARPS
 KEYS_PER_WARP_STEP = 16  # FMHA_DECODE_KEYS
 SPLIT_KEY_MULTIPLE = WARPS * KEYS_PER_WARP_STEP  # 64: every warp of a split gets whole key blocks
-MIN_SPLIT_KEYS = 128  # below this a split's CTA is mostly launch and merge
-MAX_SPLITS = 256  # the combine kernel's weight buffer (kMaxSplits)
-CTAS_PER_SM = 2  # split until about this many CTAs per SM
+# The split heuristic, from the session-7 sweep on the H100 (notes/op-session7.md): about one CTA
+# per SM while that leaves splits of at most LONG_SPLIT_KEYS keys, else about two; splits of at
+# least MIN_SPLIT_KEYS keys. CTAS_PER_SM set (FMHACTL_DECODE_SPLITS) pins the CTAs per SM instead.
+MIN_SPLIT_KEYS = 64
+LONG_SPLIT_KEYS = 512
+MAX_SPLITS = 256  # the merge's SMEM weight buffer (kMaxSplits)
+CTAS_PER_SM: int | None = None  # None: 1 or 2 by LONG_SPLIT_KEYS
+SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # "CTAS_PER_SM,MIN_SPLIT_KEYS": the split heuristic's two knobs (tuning runs)
 MAX_GRID_Z = 65535  # grid.z = batch * heads_kv
 SOURCE = "sm90/fmha_decode.cu"
 ARCH = "sm_90a"
@@ -50,7 +58,29 @@ class DecodeSplit(ctypes.Structure):
 
     _fields_ = [("o_partial", ctypes.c_void_p), ("lse_partial", ctypes.c_void_p),
                 ("n_splits", ctypes.c_int), ("split_keys", ctypes.c_int),
-                ("key_ranges", ctypes.c_void_p), ("shift", ctypes.c_int)]
+                ("key_ranges", ctypes.c_void_p), ("shift", ctypes.c_int), ("counters", ctypes.c_void_p)]
+
+
+def _tuned_splits(text: str | None) -> tuple[int | None, int]:
+    """(CTAS_PER_SM, MIN_SPLIT_KEYS) from FMHACTL_DECODE_SPLITS, or the defaults (with a warning
+    naming the rule when the value breaks it)."""
+    if not text:
+        return CTAS_PER_SM, MIN_SPLIT_KEYS
+    try:
+        ctas, keys = (int(x) for x in text.split(","))
+    except ValueError:
+        ctas = keys = 0
+    if 1 <= ctas <= 16 and keys % SPLIT_KEY_MULTIPLE == 0 and SPLIT_KEY_MULTIPLE <= keys <= 65536:
+        return ctas, keys
+    import warnings
+
+    warnings.warn(f"{SPLITS_ENV}={text!r} ignored: expected 'CTAS_PER_SM,MIN_SPLIT_KEYS' with CTAS_PER_SM in "
+                  f"1..16 and MIN_SPLIT_KEYS a multiple of {SPLIT_KEY_MULTIPLE} in {SPLIT_KEY_MULTIPLE}..65536",
+                  stacklevel=2)
+    return CTAS_PER_SM, MIN_SPLIT_KEYS
+
+
+CTAS_PER_SM, MIN_SPLIT_KEYS = _tuned_splits(os.environ.get(SPLITS_ENV))
 
 
 def row_groups(seq_q: int, heads: int, heads_kv: int) -> int:
@@ -59,10 +89,15 @@ def row_groups(seq_q: int, heads: int, heads_kv: int) -> int:
 
 
 def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int) -> tuple[int, int]:
-    """(n_splits, split_keys): enough splits for about CTAS_PER_SM CTAs per SM, none shorter than
-    MIN_SPLIT_KEYS keys (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS; every split non-empty."""
+    """(n_splits, split_keys): enough splits for about one CTA per SM (two when one would leave
+    splits longer than LONG_SPLIT_KEYS; CTAS_PER_SM when set), none shorter than MIN_SPLIT_KEYS keys
+    (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS; every split non-empty."""
     base = max(1, batch * heads_kv * groups)
-    wanted = -(-CTAS_PER_SM * max(1, sm_count) // base)
+    sms = max(1, sm_count)
+    per_sm = CTAS_PER_SM
+    if per_sm is None:
+        per_sm = 1 if seq_k <= LONG_SPLIT_KEYS * -(-sms // base) else 2
+    wanted = -(-per_sm * sms // base)
     by_length = max(1, -(-seq_k // MIN_SPLIT_KEYS))
     n = max(1, min(wanted, by_length, MAX_SPLITS))
     split_keys = -(-seq_k // n)
@@ -79,14 +114,64 @@ def variant():
                    head_dims=HEAD_DIMS, features=("causal", "gqa", "lse", "split_kv"))
 
 
-_state: dict[str, object] = {"enabled": os.environ.get(ENABLE_ENV, "1") != "0", "cubin": None, "launches": 0}
+_state: dict[str, object] = {"enabled": os.environ.get(ENABLE_ENV, "1") != "0", "cubin": None, "launches": 0,
+                             "fused": os.environ.get(COMBINE_ENV, "fused") != "launch"}
 _modules: dict[int, object] = {}  # device index -> LoadedModule
 _lock = threading.Lock()
+# (device index, stream handle) -> the fused merge's counters, zeroed once. Every launch leaves
+# them at zero (the last CTA of a row group resets its counter), so launches ordered on one
+# stream share them without a memset; two streams sharing them would race, hence one per
+# stream. Buffers outgrown are kept: a captured CUDA graph may still point at them.
+_counters: dict[tuple[int | None, int], list[torch.Tensor]] = {}
+# device index -> zeroed counter buffers made outside any capture (at plan builds), handed to a
+# stream first seen while it captures a CUDA graph (nothing zeroed then would run before replay).
+_spares: dict[int | None, list[torch.Tensor]] = {}
+MIN_COUNTERS = 4096
+SPARES = 2
 
 
 def set_enabled(enabled: bool) -> None:
     """Turn the decode path on or off for this process (off: small-T calls take the general kernels)."""
     _state["enabled"] = bool(enabled)
+
+
+def set_fused_combine(fused: bool) -> None:
+    """Merge the splits inside the split launch (True, the default) or in a second launch."""
+    _state["fused"] = bool(fused)
+
+
+def _capturing(device: torch.device) -> bool:
+    return device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+
+
+def _make_spares(device: torch.device) -> None:
+    """Zeroed counter buffers for streams that first appear inside a graph capture (plan builds)."""
+    with _lock:
+        spares = _spares.setdefault(device.index, [])
+        missing = SPARES - len(spares)
+    if missing > 0 and not _capturing(device):
+        made = [torch.zeros(MIN_COUNTERS, dtype=torch.int32, device=device) for _ in range(missing)]
+        with _lock:
+            spares.extend(made)
+
+
+def counters_for(device: torch.device, stream: int, needed: int) -> int | None:
+    """Device address of at least `needed` zeroed counters for launches on `stream`; None when
+    none can be had (a new stream inside a graph capture with no spare left): merge by launch."""
+    kept = _counters.get((device.index, stream))
+    if kept is not None and kept[-1].numel() >= needed:
+        return kept[-1].data_ptr()
+    if _capturing(device):
+        with _lock:
+            spares = _spares.get(device.index, [])
+            buffer = spares.pop() if spares and spares[-1].numel() >= needed else None
+    else:
+        buffer = torch.zeros(max(MIN_COUNTERS, needed), dtype=torch.int32, device=device)
+    if buffer is None:
+        return None
+    with _lock:
+        _counters.setdefault((device.index, stream), []).append(buffer)
+    return buffer.data_ptr()
 
 
 def launches() -> int:
@@ -180,11 +265,16 @@ class DecodePlan:
                 s.lse_partial = work.data_ptr() + 4 * n_splits * self.rows_total * self.head_dim
             else:
                 s.o_partial = s.lse_partial = None
+            counters = None
+            if n_splits > 1 and _state["fused"]:
+                counters = counters_for(self.device, stream, self.base_ctas[0] * self.base_ctas[1])
+            fused = counters is not None
+            s.counters = counters
             kernel_params = ctypes.addressof(self.kernel_params)
             driver.launch(self.split_fn, (self.base_ctas[1], n_splits, self.base_ctas[0]), (32 * WARPS, 1, 1), 0,
                           stream, kernel_params)
-            if n_splits > 1:
-                driver.launch(self.combine_fn, (-(-self.rows_total // WARPS), 1, 1), (32 * WARPS, 1, 1), 0, stream,
+            if n_splits > 1 and not fused:
+                driver.launch(self.combine_fn, (self.base_ctas[1], 1, self.base_ctas[0]), (32 * WARPS, 1, 1), 0, stream,
                               kernel_params)
             _state["launches"] = int(_state["launches"]) + 1
         return out, lse
@@ -242,6 +332,7 @@ def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: b
     if (serves(p.seq_q, p.head_dim, capability(q.device), q.dtype, max_seq_q)
             and p.batch * p.heads_kv <= MAX_GRID_Z and qb.stride(3) == 1 and not any(s & 7 for s in qb.stride()[:3])):
         split_fn, combine_fn = _functions(q.get_device(), DTYPES[q.dtype], p.head_dim)
+        _make_spares(q.device)
         params = FmhaParams()
         params.q_batch_stride, params.q_seq_stride, params.q_head_stride = qb.stride()[:3]
         out_bshd = (p.batch, p.seq_q, p.heads, p.head_dim)

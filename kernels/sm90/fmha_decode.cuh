@@ -7,9 +7,16 @@
 //   K/V byte is read once per 16 packed rows instead of once per query head.
 // * Split-KV: grid.y cuts the keys into `n_splits` ranges of `split_keys` (a multiple of 64), so
 //   a decode step with few heads still fills every SM; each split writes its partial (O normalised
-//   within the split, LSE in base 2) to an fp32 workspace and
-//   `fmha_decode_combine_*` merges the splits by LSE. With one split the first kernel writes
-//   the final O and LSE itself (no second launch).
+//   within the split, LSE in base 2) to an fp32 workspace; the splits are merged by LSE either
+//   in the same launch (DecodeSplit.counters set: each CTA counts itself in for its row group
+//   after its partial is visible, and the last one to arrive merges the group's rows and resets
+//   the counter to 0, so launches ordered on one stream, CUDA-graph replays included, share the
+//   counters without a memset) or by `fmha_decode_combine_*` (counters null). With one split the
+//   split kernel writes the final O and LSE itself.
+// * The merge (`combine_rows`): a CTA per 16-row group, the splits' weights computed once into
+//   SMEM, then threads over (valid row, 4 d's) x split lanes with the split loop unrolled, so the
+//   partial loads are independent and in flight together (a warp walking the splits one
+//   dependent load after another was a 20-40 us floor at T = 1).
 // * CTA = 4 warps on one (batch, kv head, 16-row group, split); warp w takes the split's 16-key
 //   blocks w, w+4, ...; the warps merge their (max, sum, O) through SMEM at the end.
 // * No SMEM staging: K and V go global -> registers with 16-byte loads straight into mma.sync
@@ -17,6 +24,8 @@
 //   8 consecutive d's of a key is that lane's B fragment for two MMAs (Q uses the same
 //   permutation); PV permutes the output columns (tile j, column n holds d = 8n + j) so that one
 //   16-byte load of a V row feeds 8 MMAs after a byte permute pairs two keys.
+// * 3 CTAs per SM at both head dims (__launch_bounds__(128, 3): 168 registers at hd128 without
+//   spills, was 180 = 2 CTAs; hd64 fits 4): more K/V loads in flight per SM.
 // Requirements (the host checks them): head_dim 64 or 128, contiguous head dim, every other
 // stride a multiple of 8 elements, 16-byte aligned bases; batch * heads_kv <= 65535.
 #pragma once
@@ -31,6 +40,8 @@
 #define FMHA_DECODE_KEYS 16  // keys per warp step (one mma K of PV)
 
 namespace fmha_decode {
+
+constexpr int kMaxSplits = 256;  // fmhactl.torch.decode.MAX_SPLITS: the merge's SMEM weights
 
 // mma.sync m16n8k16 with fp32 accumulators on 16-bit inputs: kBf16 picks bf16 or fp16.
 template <bool kBf16>
@@ -99,6 +110,123 @@ struct MergeSmem {
     float l[FMHA_DECODE_WARPS][FMHA_DECODE_ROWS];
     float o[FMHA_DECODE_WARPS][FMHA_DECODE_ROWS][D];
 };
+
+// Merge the n_splits partials of the 16 packed rows row0.. of (batch b, KV head h_kv) into O and
+// the natural LSE: weights exp2(lse_s - max) over the splits (a split that saw no key: -inf,
+// weight 0), O = sum_s w_s O_s / sum_s w_s. All 128 threads take part; `weight` is SMEM of at
+// least FMHA_DECODE_ROWS * kMaxSplits floats. The partials are read with ld.global.cg (L2): in the
+// fused path other CTAs of this launch wrote them.
+template <int D, class Mma>
+__device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSplit& s, int b, int h_kv, int row0,
+                                             float* weight) {
+    constexpr int kRowThreads = FMHA_DECODE_THREADS / FMHA_DECODE_ROWS;  // 8 threads per row for the weights
+    constexpr int kVec = D / 4;                                          // float4 columns per row
+    __shared__ float inv_total[FMHA_DECODE_ROWS];
+    const int group = p.heads / p.heads_kv;
+    const int rows = p.seq_q * group;
+    const int n = min(s.n_splits, kMaxSplits);
+    const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
+    auto row_id_of = [&](int r) {
+        const int t = r / group, h = h_kv * group + r % group;
+        return (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
+    };
+
+    {  // weights: 8 threads per row (consecutive lanes), loads of one row independent of each other
+        const int lr = threadIdx.x / kRowThreads, sub = threadIdx.x % kRowThreads;
+        const int r = row0 + lr;
+        const bool valid = r < rows;
+        const fmha_i64 row_id = valid ? row_id_of(r) : 0;
+        float mx = -FMHA_INF;
+        for (int i0 = sub; i0 < n; i0 += 4 * kRowThreads) {  // 4 independent loads per step
+            float lse[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                const int i = i0 + u * kRowThreads;
+                lse[u] = valid && i < n ? __ldcg(s.lse_partial + i * rows_total + row_id) : -FMHA_INF;
+            }
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                const int i = i0 + u * kRowThreads;
+                if (i < n) weight[lr * kMaxSplits + i] = lse[u];
+                mx = fmaxf(mx, lse[u]);
+            }
+        }
+#pragma unroll
+        for (int off = kRowThreads / 2; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+        float total = 0.f;
+        for (int i = sub; i < n; i += kRowThreads) {
+            const float w = mx == -FMHA_INF ? 0.f : exp2f(weight[lr * kMaxSplits + i] - mx);
+            weight[lr * kMaxSplits + i] = w;
+            total += w;
+        }
+#pragma unroll
+        for (int off = kRowThreads / 2; off > 0; off >>= 1) total += __shfl_xor_sync(0xffffffffu, total, off);
+        if (sub == 0) {
+            inv_total[lr] = total > 0.f ? 1.f / total : 0.f;
+            if (valid && p.lse != nullptr) {
+                p.lse[row_id] = total > 0.f ? (mx + log2f(total)) * 0.69314718055994531f : -FMHA_INF;
+            }
+        }
+    }
+    __syncthreads();
+
+    // O: item = (valid row, 4 consecutive d's). With fewer items than threads (T = 1: a few rows),
+    // `lanes` threads share an item, each taking every lanes-th split, and add up through SMEM;
+    // each thread keeps kUnroll 16-byte loads in flight (the split loop is latency bound).
+    constexpr int kUnroll = D == 64 ? 8 : 6;  // 8 at hd128 spills the fused split kernel (168 registers)
+    __shared__ float4 lane_sums[FMHA_DECODE_THREADS];
+    const float4* part = reinterpret_cast<const float4*>(s.o_partial);
+    const fmha_i64 split_stride = rows_total * kVec;
+    const int n_items = min(FMHA_DECODE_ROWS, rows - row0) * kVec;
+    const int width = min(n_items, FMHA_DECODE_THREADS);  // items per pass
+    const int lanes = FMHA_DECODE_THREADS / width;         // threads per item
+    const int lane = threadIdx.x / width, slot = threadIdx.x % width;
+    for (int pass = 0; pass < n_items; pass += width) {  // block-uniform trip count
+        const int item = pass + slot;
+        const int lr = item / kVec;
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (lane < lanes && item < n_items) {
+            const fmha_i64 base = row_id_of(row0 + lr) * kVec + item % kVec;
+            for (int i0 = lane; i0 < n; i0 += kUnroll * lanes) {
+                float4 x[kUnroll];
+#pragma unroll
+                for (int u = 0; u < kUnroll; ++u) {
+                    const int i = i0 + u * lanes;
+                    x[u] = i < n ? __ldcg(part + i * split_stride + base) : make_float4(0.f, 0.f, 0.f, 0.f);
+                }
+#pragma unroll
+                for (int u = 0; u < kUnroll; ++u) {
+                    const int i = i0 + u * lanes;
+                    const float w = i < n ? weight[lr * kMaxSplits + i] : 0.f;
+                    acc.x += w * x[u].x;
+                    acc.y += w * x[u].y;
+                    acc.z += w * x[u].z;
+                    acc.w += w * x[u].w;
+                }
+            }
+        }
+        lane_sums[threadIdx.x] = acc;
+        __syncthreads();
+        if (lane == 0 && item < n_items) {
+            for (int l = 1; l < lanes; ++l) {
+                const float4 y = lane_sums[slot + l * width];
+                acc.x += y.x;
+                acc.y += y.y;
+                acc.z += y.z;
+                acc.w += y.w;
+            }
+            const int d = 4 * (item % kVec), r = row0 + lr;
+            const int t = r / group, h = h_kv * group + r % group;
+            unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
+                                  h * p.o_head_stride + d;
+            const float inv = inv_total[lr];
+            const unsigned lo = Mma::from_float(acc.x * inv) | (static_cast<unsigned>(Mma::from_float(acc.y * inv)) << 16);
+            const unsigned hi = Mma::from_float(acc.z * inv) | (static_cast<unsigned>(Mma::from_float(acc.w * inv)) << 16);
+            *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
+        }
+        __syncthreads();  // lane_sums is rewritten by the next pass
+    }
+}
 
 template <int D, class Mma>
 __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSplit& s) {
@@ -308,58 +436,39 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
             if (d == 0) s.lse_partial[split * rows_total + row_id] = lse2;
         }
     }
+    if (s.n_splits == 1 || s.counters == nullptr) return;  // one split: done; no counters: the combine launch merges
+
+    // Fused merge: count this CTA in once its partial is visible; the last split to arrive merges.
+    // Release/acquire at GPU scope around the counter (fence.acq_rel: the PTX memory model's
+    // fence-fence synchronisation through the atomic; lighter than __threadfence's fence.sc).
+    __shared__ int is_last;
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned* counter = s.counters + static_cast<fmha_i64>(blockIdx.z) * gridDim.x + blockIdx.x;
+        const unsigned arrived = atomicAdd(counter, 1u);
+        is_last = arrived == static_cast<unsigned>(s.n_splits - 1);
+        if (is_last) atomicExch(counter, 0u);  // every split is in: ready for the next launch (graph replays too)
+    }
+    __syncthreads();
+    if (!is_last) return;
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    static_assert(sizeof(smem.o) >= FMHA_DECODE_ROWS * kMaxSplits * sizeof(float), "merge weights fit in smem.o");
+    combine_rows<D, Mma>(p, s, b, h_kv, row0, &smem.o[0][0][0]);
 }
 
-// One warp per output row (batch, head, token): weights exp2(lse_s - max) over the splits, then
-// O = sum_s w_s O_s / sum_s w_s. Splits that saw no key (-inf) weigh 0.
+// The separate merge launch (DecodeSplit.counters null): grid (row groups, 1, batch * heads_kv).
 template <int D, class Mma>
 __device__ __forceinline__ void combine_kernel(const FmhaParams& p, const DecodeSplit& s) {
-    constexpr int kMaxSplits = 256;
-    __shared__ float weight[FMHA_DECODE_WARPS][kMaxSplits];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
-    const fmha_i64 row_id = static_cast<fmha_i64>(blockIdx.x) * FMHA_DECODE_WARPS + warp;
-    if (row_id >= rows_total) return;  // warp-uniform; no block barrier follows
-    const int n = min(s.n_splits, kMaxSplits);
-
-    float mx = -FMHA_INF;
-    for (int i = lane; i < n; i += 32) mx = fmaxf(mx, s.lse_partial[i * rows_total + row_id]);
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
-    float total = 0.f;
-    for (int i = lane; i < n; i += 32) {
-        const float lse = s.lse_partial[i * rows_total + row_id];
-        const float w = mx == -FMHA_INF ? 0.f : exp2f(lse - mx);
-        weight[warp][i] = w;
-        total += w;
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) total += __shfl_xor_sync(0xffffffffu, total, off);
-    __syncwarp();
-    const float inv = total > 0.f ? 1.f / total : 0.f;
-
-    const int t = static_cast<int>(row_id % p.seq_q);
-    const int h = static_cast<int>((row_id / p.seq_q) % p.heads);
-    const int b = static_cast<int>(row_id / (static_cast<fmha_i64>(p.seq_q) * p.heads));
-    unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
-                          h * p.o_head_stride;
-    for (int d = lane; d < D; d += 32) {
-        float o = 0.f;
-        for (int i = 0; i < n; ++i) {
-            const float w = weight[warp][i];
-            if (w != 0.f) o += w * s.o_partial[(i * rows_total + row_id) * D + d];
-        }
-        out[d] = Mma::from_float(o * inv);
-    }
-    if (lane == 0 && p.lse != nullptr) {
-        p.lse[row_id] = total > 0.f ? (mx + log2f(total)) * 0.69314718055994531f : -FMHA_INF;
-    }
+    __shared__ float weight[FMHA_DECODE_ROWS * kMaxSplits];
+    combine_rows<D, Mma>(p, s, blockIdx.z / p.heads_kv, blockIdx.z % p.heads_kv, blockIdx.x * FMHA_DECODE_ROWS,
+                         weight);
 }
 
 }  // namespace fmha_decode
 
 #define FMHA_DECODE_ENTRIES(DT, MMA, D)                                                                   \
-    extern "C" __global__ void __launch_bounds__(FMHA_DECODE_THREADS)                                  \
+    extern "C" __global__ void __launch_bounds__(FMHA_DECODE_THREADS, 3)                               \
         fmha_decode_split_##DT##_d##D(const FmhaParams p, const DecodeSplit s) {                       \
         fmha_decode::split_kernel<D, fmha_decode::MMA>(p, s);                                            \
     }                                                                                                    \

@@ -13,4 +13,8 @@ struct DecodeSplit {
     const int* key_ranges;
     // Causal rows see keys j <= token + shift (seq_k - seq_q for a plain call: bottom-right).
     int shift;
+    // Fused merge: one zeroed counter per (batch * heads_kv, row group) (index z * row_groups + x);
+    // the last split CTA of a group merges it and resets the counter to 0. null: a separate
+    // fmha_decode_combine_* launch merges.
+    unsigned* counters;
 };

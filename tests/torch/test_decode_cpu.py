@@ -27,12 +27,24 @@ def test_splits_cover_every_key_once_and_none_is_empty(batch, heads_kv, groups, 
         assert per >= decode.MIN_SPLIT_KEYS
 
 
-def test_split_count_follows_the_sm_count_and_the_cache_length():
+def test_split_count_follows_the_sm_count_and_the_cache_length(monkeypatch):
+    monkeypatch.setattr(decode, "CTAS_PER_SM", None)
     few_heads = decode.choose_splits(1, 4, 1, 32768, 132)[0]
     many_heads = decode.choose_splits(64, 8, 1, 32768, 132)[0]
     short = decode.choose_splits(1, 4, 1, 256, 132)[0]
-    assert few_heads * 4 >= decode.CTAS_PER_SM * 132 // 2  # a 4-KV-head step still fills the GPU
-    assert many_heads == 1 and short <= 2
+    assert few_heads * 4 >= 132  # a 4-KV-head step still fills the GPU
+    assert many_heads == 1 and short <= -(-256 // decode.MIN_SPLIT_KEYS)  # no split shorter than the minimum
+
+
+@pytest.mark.parametrize("heads_kv, seq_k, splits, keys", [
+    (8, 2048, 16, 128), (8, 8192, 16, 512), (8, 32768, 32, 1024),  # one CTA per SM, then two past 512 keys
+    (4, 2048, 32, 64), (4, 8192, 32, 256), (4, 32768, 64, 512),
+])
+def test_default_splits_are_the_sweeps_best_geometry(heads_kv, seq_k, splits, keys, monkeypatch):
+    """The split counts session 7's sweep measured fastest (or within 1 us of it) on the H100 at T=1."""
+    monkeypatch.setattr(decode, "CTAS_PER_SM", None)
+    monkeypatch.setattr(decode, "MIN_SPLIT_KEYS", 64)
+    assert decode.choose_splits(1, heads_kv, 1, seq_k, 132) == (splits, keys)
 
 
 def test_row_groups_pack_query_heads_and_tokens():
@@ -93,24 +105,35 @@ def _kv_cache(batch, heads_kv, length, capacity, head_dim=128):
     return full[:, :, :length]
 
 
-def test_a_growing_cache_changes_length_strides_and_splits_per_call():
+@pytest.mark.parametrize("fused", [True, False])
+def test_a_growing_cache_changes_length_strides_and_splits_per_call(fused, monkeypatch):
+    monkeypatch.setitem(decode._state, "fused", fused)
+    monkeypatch.setattr(decode, "_counters", {})
     plan, driver = _plan(), RecordingDriver()
     q = torch.zeros(1, 8, 1, 128, dtype=torch.bfloat16)
-    for length in (100, 4096, 4097):
+    for length in (60, 4096, 4097):
         k, v = _kv_cache(1, 2, length, 8192), _kv_cache(1, 2, length, 8192)
         out, lse = plan.run(q, k, v, driver, stream=7)
         assert out.shape == (1, 8, 1, 128) and lse.shape == (1, 8, 1)
-    n_splits = [decode.choose_splits(2, 1, 1, n, 132)[0] for n in (100, 4096, 4097)]
+    n_splits = [decode.choose_splits(2, 1, 1, n, 132)[0] for n in (60, 4096, 4097)]
     assert n_splits[0] == 1 and n_splits[2] > 1
-    assert len(driver.launches) == 1 + 2 + 2  # one launch without a split, two with
+    # one launch without a split; with splits one (fused merge) or two (a merge launch)
+    assert len(driver.launches) == (1 + 1 + 1 if fused else 1 + 2 + 2)
     split_launches = [x for x in driver.launches if x[0] == 11]
-    for (function, grid, block, stream, params, split), length, n in zip(split_launches, (100, 4096, 4097), n_splits):
+    counters = decode._counters.get((None, 7), [])
+    for (function, grid, block, stream, params, split), length, n in zip(split_launches, (60, 4096, 4097), n_splits):
         assert grid == (1, n, 2) and block == (128, 1, 1) and stream == 7
         assert params.seq_k == length and split.n_splits == n
         assert (params.k_batch_stride, params.k_seq_stride, params.k_head_stride) == (2 * 8192 * 128, 128, 8192 * 128)
         assert (split.o_partial is None) == (n == 1)
+        if fused and n > 1:  # zeroed counters of this stream, at least one per (z, row group)
+            assert split.counters == counters[-1].data_ptr() and counters[-1].numel() >= 2
+            assert not counters[-1].any()
+        else:
+            assert split.counters is None
     combine = [x for x in driver.launches if x[0] == 22]
-    assert all(c[1] == (2, 1, 1) for c in combine)  # 8 output rows, 4 per CTA
+    assert all(c[1] == (1, 1, 2) for c in combine)  # one CTA per (row group, batch x KV head)
+    assert len(combine) == (0 if fused else 2)
 
 
 def test_unreadable_strides_and_addresses_take_the_general_path():
@@ -365,3 +388,101 @@ def test_kernel_control_flow_matches_masked_softmax(b, h, hkv, sq, sk, causal, r
     assert torch.equal(got_lse.isinf(), want_lse.isinf())
     finite = want_lse.isfinite()
     assert torch.allclose(got_lse[finite], want_lse[finite], atol=1e-9)
+
+
+@pytest.mark.parametrize("text, expected", [
+    (None, (decode.CTAS_PER_SM, decode.MIN_SPLIT_KEYS)), ("", (decode.CTAS_PER_SM, decode.MIN_SPLIT_KEYS)),
+    ("4,64", (4, 64)), ("1,512", (1, 512)),
+])
+def test_split_knobs_come_from_the_environment(text, expected):
+    assert decode._tuned_splits(text) == expected
+
+
+@pytest.mark.parametrize("text", ["4", "0,128", "2,100", "2,x", "17,128", "2,0"])
+def test_bad_split_knobs_are_ignored_with_a_warning_naming_the_rule(text):
+    with pytest.warns(UserWarning, match="FMHACTL_DECODE_SPLITS=.*ignored: expected 'CTAS_PER_SM,MIN_SPLIT_KEYS'"):
+        assert decode._tuned_splits(text) == (decode.CTAS_PER_SM, decode.MIN_SPLIT_KEYS)
+
+
+@pytest.mark.parametrize("kwargs", [{"name": "no-such-model"}, {"name": "llama-small", "tokens": 0},
+                                    {"name": "llama-small", "prompt": 4096}, {"name": "llama-small", "rounds": 0}])
+def test_greedy_probe_refuses_bad_input_before_any_gpu_work(kwargs):
+    from fmhactl.bench.greedy_probe import run_greedy_probe
+    from fmhactl.errors import BadInput
+
+    with pytest.raises(BadInput):
+        run_greedy_probe(**kwargs)
+
+
+def test_a_stream_first_seen_in_a_graph_capture_gets_a_spare_or_the_merge_launch(monkeypatch):
+    cpu = torch.device("cpu")
+    monkeypatch.setattr(decode, "_counters", {})
+    monkeypatch.setattr(decode, "_spares", {})
+    monkeypatch.setattr(decode, "_capturing", lambda device: True)  # nothing may be allocated and zeroed now
+    decode._make_spares(cpu)
+    assert decode._spares[None] == []  # none made while capturing
+    monkeypatch.setattr(decode, "_capturing", lambda device: False)
+    decode._make_spares(cpu)
+    spares = list(decode._spares[None])
+    assert len(spares) == decode.SPARES and not any(t.any() for t in spares)
+    monkeypatch.setattr(decode, "_capturing", lambda device: True)
+    first = decode.counters_for(cpu, stream=5, needed=8)
+    assert first == spares[-1].data_ptr() and decode.counters_for(cpu, stream=5, needed=8) == first
+    assert decode.counters_for(cpu, stream=6, needed=8) == spares[0].data_ptr()
+    assert decode.counters_for(cpu, stream=7, needed=8) is None  # no spare left: the merge launch
+    assert decode.counters_for(cpu, stream=5, needed=decode.MIN_COUNTERS + 1) is None  # cannot grow now
+    monkeypatch.setattr(decode, "_capturing", lambda device: False)
+    grown = decode.counters_for(cpu, stream=5, needed=decode.MIN_COUNTERS + 1)
+    assert grown != first and len(decode._counters[(None, 5)]) == 2  # the old buffer is kept (graphs)
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("valid_rows, n_splits", [(1, 1), (4, 16), (4, 64), (3, 7), (8, 33), (16, 256), (5, 2)])
+def test_merge_thread_mapping_covers_every_item_and_split_once(head_dim, valid_rows, n_splits):
+    """combine_rows' O loop as written (passes of `width` items, `lanes` threads per item, each
+    taking splits lane, lane + lanes, ... in chunks of kUnroll, lane 0 adding the others): every
+    (valid row, 4-d column) item sums every split exactly once, no thread writes twice."""
+    threads, vec = 4 * 32, head_dim // 4
+    unroll = 8 if head_dim == 64 else 6
+    n_items = valid_rows * vec
+    width = min(n_items, threads)
+    lanes = threads // width
+    seen: dict[int, list[int]] = {}
+    writes: list[int] = []
+    for pass_ in range(0, n_items, width):
+        partial: dict[int, list[int]] = {}
+        for tid in range(threads):
+            lane, slot = tid // width, tid % width
+            item = pass_ + slot
+            got = []
+            if lane < lanes and item < n_items:
+                for i0 in range(lane, n_splits, unroll * lanes):
+                    got += [i0 + u * lanes for u in range(unroll) if i0 + u * lanes < n_splits]
+            partial[tid] = got
+        for tid in range(threads):
+            lane, slot = tid // width, tid % width
+            item = pass_ + slot
+            if lane == 0 and item < n_items:
+                total = list(partial[tid])
+                for other in range(1, lanes):
+                    total += partial[slot + other * width]
+                seen[item] = total
+                writes.append(item)
+    assert sorted(writes) == list(range(n_items))
+    assert all(sorted(splits) == list(range(n_splits)) for splits in seen.values())
+
+
+def test_the_switches_the_benches_flip_exist_and_restore_the_defaults():
+    """The decode bench's and the greedy probe's switches (session 7's device call lost its decode
+    bench to a missing decode.set_enabled: this runs them without a GPU)."""
+    from fmhactl.bench.decode import _combine_launch, _decode_off
+
+    assert decode._state["enabled"] and decode._state["fused"]
+    with _decode_off():
+        assert not decode._state["enabled"]
+    with _combine_launch():
+        assert not decode._state["fused"]
+    assert decode._state["enabled"] and decode._state["fused"]
+    decode.set_enabled(False)
+    decode.set_enabled(True)
+    assert decode._state["enabled"]

@@ -1,6 +1,7 @@
 """The split-KV decode path on a GPU: out and LSE through the op against explicit math under
-FlashAttention's rule, fresh inputs per case, outputs allocated over NaN-poisoned memory; CUDA graph
-capture, torch.compile(fullgraph=True), a growing cache on one plan, and greedy decoding of a model
+FlashAttention's rule, fresh inputs per case, outputs allocated over NaN-poisoned memory, with the
+splits merged in the split launch (fused, counters back at 0 after every launch) and by a second
+launch; CUDA graph capture, torch.compile(fullgraph=True), a growing cache on one plan, and greedy decoding of a model
 with transformers' KV cache (teacher-forced logits under the rule)."""
 
 from __future__ import annotations
@@ -67,8 +68,28 @@ def _check(case, out, lse, q, k, v) -> dict:
     return lse_rule(_rule(out, ref32, low), lse, lse32, lse64)
 
 
+@pytest.fixture(params=["fused", "launch"])
+def combine(request):
+    """The splits merged inside the split launch (the default) or by a second launch."""
+    from fmhactl.torch import decode
+
+    decode.set_fused_combine(request.param == "fused")
+    yield request.param
+    decode.set_fused_combine(True)
+
+
+def _counters_all_zero() -> bool:
+    """Every fused-merge counter is back at 0 (each launch's last CTAs reset theirs)."""
+    import torch
+
+    from fmhactl.torch import decode
+
+    torch.cuda.synchronize()
+    return all(not bool(t.any()) for kept in decode._counters.values() for t in kept)
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c)))
-def test_decode_path_matches_explicit_math(case):
+def test_decode_path_matches_explicit_math(case, combine):
     import torch
 
     import fmhactl.torch as ft
@@ -83,6 +104,7 @@ def test_decode_path_matches_explicit_math(case):
         assert decode.launches() == before + 1, "the decode kernels did not serve the call"
         rule = _check(case, out, lse, q, k, v)
         assert rule["passed"], json.dumps(rule)
+    assert _counters_all_zero()
 
 
 def test_dispatcher_path_and_opcheck_take_the_decode_kernels():
@@ -119,9 +141,10 @@ def test_a_growing_cache_reuses_one_plan():
     assert _check(full, out, lse, q, k, v)["passed"]
 
 
-def test_cuda_graph_capture_of_a_decode_step_replays_with_new_inputs():
+def test_cuda_graph_capture_of_a_decode_step_replays_with_new_inputs(combine):
     import torch
 
+    from fmhactl.torch import decode
     from fmhactl.torch.checks import _reference, _rule
 
     case = (1, 32, 8, 1, 6000, 128, False, "bhsd", "bf16", 0)
@@ -132,8 +155,10 @@ def test_cuda_graph_capture_of_a_decode_step_replays_with_new_inputs():
         torch.ops.fmhactl.attention(q, k, v)
     torch.cuda.current_stream().wait_stream(stream)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    capture = torch.cuda.Stream()  # first seen inside the capture: the fused merge takes a spare buffer
+    with torch.cuda.graph(graph, stream=capture):
         out, _ = torch.ops.fmhactl.attention(q, k, v)
+    assert ((q.device.index, capture.cuda_stream) in decode._counters) == (combine == "fused")
     for seed in (8, 9):
         q2, k2, v2 = _inputs(case, seed)
         q.copy_(q2), k.copy_(k2), v.copy_(v2)
@@ -142,6 +167,7 @@ def test_cuda_graph_capture_of_a_decode_step_replays_with_new_inputs():
         rule = _rule(out, _reference(q, k, v, False, "bhsd", torch.float32)[0],
                      _reference(q, k, v, False, "bhsd", torch.bfloat16)[0])
         assert rule["passed"], json.dumps(rule)
+    assert _counters_all_zero()  # replays reset what they count
 
 
 def test_compile_fullgraph_runs_the_decode_kernels():
