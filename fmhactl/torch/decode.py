@@ -40,13 +40,9 @@ ROWS_PER_CTA = 16  # FMHA_DECODE_ROWS
 WARPS = 4  # FMHA_DECODE_WARPS
 KEYS_PER_WARP_STEP = 16  # FMHA_DECODE_KEYS
 SPLIT_KEY_MULTIPLE = WARPS * KEYS_PER_WARP_STEP  # 64: every warp of a split gets whole key blocks
-# The split heuristic, from the session-7 sweep on the H100 (notes/op-session7.md): about one CTA
-# per SM while that leaves splits of at most LONG_SPLIT_KEYS keys, else about two; splits of at
-# least MIN_SPLIT_KEYS keys. CTAS_PER_SM set (FMHACTL_DECODE_SPLITS) pins the CTAs per SM instead.
-MIN_SPLIT_KEYS = 64
-LONG_SPLIT_KEYS = 512
+MIN_SPLIT_KEYS = 128  # below this a split's CTA is mostly launch and merge
 MAX_SPLITS = 256  # the merge's SMEM weight buffer (kMaxSplits)
-CTAS_PER_SM: int | None = None  # None: 1 or 2 by LONG_SPLIT_KEYS
+CTAS_PER_SM = 2  # split until about this many CTAs per SM
 SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # "CTAS_PER_SM,MIN_SPLIT_KEYS": the split heuristic's two knobs (tuning runs)
 MAX_GRID_Z = 65535  # grid.z = batch * heads_kv
 SOURCE = "sm90/fmha_decode.cu"
@@ -61,7 +57,7 @@ class DecodeSplit(ctypes.Structure):
                 ("key_ranges", ctypes.c_void_p), ("shift", ctypes.c_int), ("counters", ctypes.c_void_p)]
 
 
-def _tuned_splits(text: str | None) -> tuple[int | None, int]:
+def _tuned_splits(text: str | None) -> tuple[int, int]:
     """(CTAS_PER_SM, MIN_SPLIT_KEYS) from FMHACTL_DECODE_SPLITS, or the defaults (with a warning
     naming the rule when the value breaks it)."""
     if not text:
@@ -89,15 +85,10 @@ def row_groups(seq_q: int, heads: int, heads_kv: int) -> int:
 
 
 def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int) -> tuple[int, int]:
-    """(n_splits, split_keys): enough splits for about one CTA per SM (two when one would leave
-    splits longer than LONG_SPLIT_KEYS; CTAS_PER_SM when set), none shorter than MIN_SPLIT_KEYS keys
-    (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS; every split non-empty."""
+    """(n_splits, split_keys): enough splits for about CTAS_PER_SM CTAs per SM, none shorter than
+    MIN_SPLIT_KEYS keys (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS; every split non-empty."""
     base = max(1, batch * heads_kv * groups)
-    sms = max(1, sm_count)
-    per_sm = CTAS_PER_SM
-    if per_sm is None:
-        per_sm = 1 if seq_k <= LONG_SPLIT_KEYS * -(-sms // base) else 2
-    wanted = -(-per_sm * sms // base)
+    wanted = -(-CTAS_PER_SM * max(1, sm_count) // base)
     by_length = max(1, -(-seq_k // MIN_SPLIT_KEYS))
     n = max(1, min(wanted, by_length, MAX_SPLITS))
     split_keys = -(-seq_k // n)

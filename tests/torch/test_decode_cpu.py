@@ -27,24 +27,12 @@ def test_splits_cover_every_key_once_and_none_is_empty(batch, heads_kv, groups, 
         assert per >= decode.MIN_SPLIT_KEYS
 
 
-def test_split_count_follows_the_sm_count_and_the_cache_length(monkeypatch):
-    monkeypatch.setattr(decode, "CTAS_PER_SM", None)
+def test_split_count_follows_the_sm_count_and_the_cache_length():
     few_heads = decode.choose_splits(1, 4, 1, 32768, 132)[0]
     many_heads = decode.choose_splits(64, 8, 1, 32768, 132)[0]
     short = decode.choose_splits(1, 4, 1, 256, 132)[0]
-    assert few_heads * 4 >= 132  # a 4-KV-head step still fills the GPU
+    assert few_heads * 4 >= decode.CTAS_PER_SM * 132 // 2  # a 4-KV-head step still fills the GPU
     assert many_heads == 1 and short <= -(-256 // decode.MIN_SPLIT_KEYS)  # no split shorter than the minimum
-
-
-@pytest.mark.parametrize("heads_kv, seq_k, splits, keys", [
-    (8, 2048, 16, 128), (8, 8192, 16, 512), (8, 32768, 32, 1024),  # one CTA per SM, then two past 512 keys
-    (4, 2048, 32, 64), (4, 8192, 32, 256), (4, 32768, 64, 512),
-])
-def test_default_splits_are_the_sweeps_best_geometry(heads_kv, seq_k, splits, keys, monkeypatch):
-    """The split counts session 7's sweep measured fastest (or within 1 us of it) on the H100 at T=1."""
-    monkeypatch.setattr(decode, "CTAS_PER_SM", None)
-    monkeypatch.setattr(decode, "MIN_SPLIT_KEYS", 64)
-    assert decode.choose_splits(1, heads_kv, 1, seq_k, 132) == (splits, keys)
 
 
 def test_row_groups_pack_query_heads_and_tokens():
