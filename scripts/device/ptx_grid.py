@@ -83,7 +83,7 @@ def _done(skip_files: list[str]) -> set[tuple]:
     for name in skip_files:
         for row in _rows(Path(name)):
             key = (row["variant"], row["grid"], row["emulate"], row["emulation"], row["index"])
-            if row["status"] in RERUN:
+            if row.get("status") in RERUN:
                 done.discard(key)
             else:
                 done.add(key)

@@ -37,3 +37,16 @@ def test_done_configs_are_skipped_and_pairs_interleave(tmp_path):
     shards = grid.plan(["strict:native:seeds72+strict:tc5:seeds72"], 16, grid._done([str(rows)]))
     first = [s for s in shards if s[0] == name and s[4] < 16]
     assert first == [(name, "seeds72", "native", "strict", 6, 16), (name, "seeds72", "tc5", "strict", 0, 16)]
+
+
+def test_crash_and_hang_rows_are_run_again_and_replaced(tmp_path):
+    """Under MPS a killed client ends its neighbours: their CRASH/HANG rows are not results."""
+    grid = _module()
+    name = grid.variants()[0]
+    first, later = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    base = {"variant": name, "grid": "seeds72", "emulate": "native", "emulation": "strict"}
+    first.write_text("".join(json.dumps({**base, "index": i, "status": s}) + "\n"
+                             for i, s in enumerate(["PASS", "CRASH", "HANG", "FAIL"])))
+    assert grid._done([str(first)]) == {(name, "seeds72", "native", "strict", i) for i in (0, 3)}
+    later.write_text(json.dumps({**base, "index": 1, "status": "PASS", "max_abs_err": 1e-3}) + "\n")
+    assert grid._done([str(first), str(later)]) == {(name, "seeds72", "native", "strict", i) for i in (0, 1, 3)}
