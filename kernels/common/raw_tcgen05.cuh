@@ -5,6 +5,8 @@
 // `fmhactl init` copies into a project) and the PTX path's test tile (tests/ptx/kernels/raw_attn.cu).
 #pragma once
 
+#include "desc_fields.gen.h"
+
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
@@ -13,8 +15,13 @@ __device__ __forceinline__ u32 kmajor_offset(u32 row, u32 k) {
     return (row % 8) * 16 + (k % 8) * 2 + (k / 8) * 128 + (row / 8) * 1024;
 }
 
+// The canonical K-major no-swizzle descriptor: LBO 128 B along K, SBO 1024 B along rows. Field
+// positions from the generated table (desc_fields.gen.h, declared in fmhactl/plans/tcgen05_abi.py).
 __device__ __forceinline__ u64 smem_desc(u32 start) {
-    return (u64)((start & 0x3FFFF) >> 4) | ((u64)(128 >> 4) << 16) | ((u64)(1024 >> 4) << 32) | (1ull << 46);
+    return ((u64)((start & 0x3FFFF) >> FMH_SMEM_DESC_START_UNIT_SHIFT) << FMH_SMEM_DESC_START_LO) |
+           ((u64)(128 >> FMH_SMEM_DESC_LBO_UNIT_SHIFT) << FMH_SMEM_DESC_LBO_LO) |
+           ((u64)(1024 >> FMH_SMEM_DESC_SBO_UNIT_SHIFT) << FMH_SMEM_DESC_SBO_LO) |
+           ((u64)FMH_SMEM_DESC_FIXED_46_48_FIXED << FMH_SMEM_DESC_FIXED_46_48_LO);
 }
 
 __device__ __forceinline__ u32 smem_u32(const void* p) { return (u32)__cvta_generic_to_shared(p); }
