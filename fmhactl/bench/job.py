@@ -36,7 +36,7 @@ def bench_job(executor, job: KernelJob) -> dict:
     baselines = {}
     for name in opts.get("baselines", ["cudnn", "flash"]):
         if name in FEATURE_BASELINES:
-            baselines[name] = _time_feature_baseline(name, cfg, sets, warmup, iters, int(job.get("seed") or 0))
+            baselines[name] = _time_feature_baseline(name, cfg, sets, warmup, iters, job.seed)
         else:
             baselines[name] = _time_baseline(name, cfg, sets, warmup, iters)
         if baselines[name].get("available") and result["kernel"]["tflops"]:
