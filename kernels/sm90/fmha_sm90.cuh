@@ -25,6 +25,15 @@
 //                  through an SMEM slot published with q_full. Where SMEM allows (D <= 128) O gets
 //                  its own buffer and Q is released after the last QK^T; at D = 256 O reuses the
 //                  Q tile and Q is released once the O store has read it.
+// Attention features (docs/features.md), one switch each; at 0 their code is compiled out, and at
+// 1 the runtime fields' defaults (window -1/-1, sinks null, kv_shared 0) leave a launch as it was:
+//   FMHA_WINDOW    window_left/right: KV tiles wholly outside the sliding window of the CTA's rows
+//                  are neither loaded nor multiplied (both ends); a tile that crosses a row's window
+//                  edge is masked per key in the softmax
+//   FMHA_SINK      sinks: a per-head fp32 logit joins the final normaliser and the LSE only
+//   FMHA_KV_SHARED kv_shared: V is K's buffer, so the producer issues no V loads and PV reads its B
+//                  operand from the K stage (a K-major SW128 K tile holds the bytes of the MN-major
+//                  V tile of the same keys); the stage goes back once both QK^T and PV are done
 #pragma once
 
 #include "common/dtypes.cuh"
@@ -47,6 +56,15 @@
 #endif
 #ifndef FMHA_PERSISTENT
 #define FMHA_PERSISTENT 0
+#endif
+#ifndef FMHA_WINDOW
+#define FMHA_WINDOW 0
+#endif
+#ifndef FMHA_SINK
+#define FMHA_SINK 0
+#endif
+#ifndef FMHA_KV_SHARED
+#define FMHA_KV_SHARED 0
 #endif
 #if FMHA_PINGPONG && !FMHA_OVERLAP
 #error "FMHA_PINGPONG needs FMHA_OVERLAP"
@@ -140,9 +158,33 @@ struct RowState {
 
 // Which query rows / keys a CTA covers and which KV tiles need masking.
 struct Tiles {
-    int n_blocks;      // KV tiles this CTA visits (tiles n_blocks-1 down to 0)
+    int n_blocks;      // KV tiles this CTA visits (tiles first + n_blocks-1 down to first)
     int offset;        // seq_k - seq_q: bottom-right causal alignment
+    int first;         // first KV tile visited (> 0 only where a sliding window skips the ones left of it)
 };
+
+// The keys [lo, hi] one query row sees under the sliding window (bottom-right aligned like causal),
+// clamped to [-1, seq_k]; an unbounded side gives -1 or seq_k. 32-bit without overflow for windows
+// up to 2^31-1: each side compares before it adds.
+struct KeyRange {
+    int lo, hi;
+};
+
+// The host folds causal into window_right = 0; that alone is plain causal, which the causal code
+// below already handles, so a causal launch without a left bound stays on exactly that code.
+__device__ __forceinline__ bool windowed(const FmhaParams& p) {
+    return FMHA_WINDOW && (p.window_left >= 0 || (p.window_right >= 0 && !(p.causal && p.window_right == 0)));
+}
+
+__device__ __forceinline__ bool kv_shared(const FmhaParams& p) { return FMHA_KV_SHARED && p.kv_shared != 0; }
+
+__device__ __forceinline__ KeyRange window_of_row(const FmhaParams& p, int row) {
+    const int diagonal = row + p.seq_k - p.seq_q;
+    KeyRange r;
+    r.lo = (p.window_left < 0 || p.window_left > diagonal) ? -1 : min(p.seq_k, diagonal - p.window_left);
+    r.hi = (p.window_right < 0 || p.window_right >= p.seq_k - diagonal) ? p.seq_k : max(-1, diagonal + p.window_right);
+    return r;
+}
 
 struct TileCoord {
     int m_block, head, batch;
@@ -231,7 +273,17 @@ __device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int m_block) {
         const int last_row_sees = (m_block + 1) * kBlockM - 1 + t.offset;  // keys <= this
         limit = min(limit, last_row_sees + 1);
     }
-    t.n_blocks = limit <= 0 ? 0 : (limit + BN - 1) / BN;
+    t.first = 0;
+#if FMHA_WINDOW
+    if (windowed(p)) {
+        // The last row's right bound ends the tiles, the first row's left bound starts them.
+        limit = min(limit, window_of_row(p, (m_block + 1) * kBlockM - 1).hi + 1);
+        const int begin = max(0, window_of_row(p, m_block * kBlockM).lo);
+        if (begin >= limit) limit = 0;  // no row of the tile sees a key
+        t.first = begin / BN;
+    }
+#endif
+    t.n_blocks = limit <= 0 ? 0 : (limit + BN - 1) / BN - t.first;
     return t;
 }
 
@@ -247,14 +299,23 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Plan<D>::kSRegs], RowSta
         // column: then each element is one compare against a compile-time column offset.
         const int key_base = n * BN + 2 * (lane % 4);
         int last[2];
+        int first[2] = {-1, -1};  // the sliding window's left edge, likewise (FMHA_WINDOW)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row_last = p.causal ? row0 + 8 * h + offset : p.seq_k - 1;
             last[h] = min(p.seq_k - 1, row_last) - key_base;
+#if FMHA_WINDOW
+            if (windowed(p)) {
+                const KeyRange w = window_of_row(p, row0 + 8 * h);
+                last[h] = min(last[h], w.hi - key_base);
+                first[h] = w.lo - key_base;
+            }
+#endif
         }
 #pragma unroll
         for (int i = 0; i < R; ++i) {
-            if (8 * (i / 4) + (i % 2) > last[(i / 2) % 2]) s[i] = -FMHA_INF;
+            const int col = 8 * (i / 4) + (i % 2);
+            if (col > last[(i / 2) % 2] || (FMHA_WINDOW && col < first[(i / 2) % 2])) s[i] = -FMHA_INF;
         }
     }
     float mx[2] = {-FMHA_INF, -FMHA_INF};
@@ -325,7 +386,14 @@ template <int D>
 __device__ __forceinline__ bool tile_needs_mask(const FmhaParams& p, int n, int wg_first_row, int offset) {
     constexpr int BN = Plan<D>::kBlockN;
     const int last_key = n * BN + BN - 1;
-    return last_key >= p.seq_k || (p.causal && last_key > wg_first_row + offset);
+    bool mask = last_key >= p.seq_k || (p.causal && last_key > wg_first_row + offset);
+#if FMHA_WINDOW
+    // A key right of the WG's first row's window, or left of its last row's.
+    if (windowed(p))
+        mask = mask || last_key > window_of_row(p, wg_first_row).hi ||
+               n * BN < window_of_row(p, wg_first_row + kBlockM / 2 - 1).lo;
+#endif
+    return mask;
 }
 
 // Position `it` of a ring of N buffers: its stage and the parity of that stage's current phase.
@@ -363,15 +431,26 @@ __device__ __forceinline__ void softmax_step(float (&s)[Plan<D>::kSRegs], RowSta
         softmax_tile<D, false>(s, st, alpha, p, n, row0, tiles.offset, lane);
 }
 
+// The V tile PV reads at ring position `v`: its own stage, once loaded; with kv_shared the K stage
+// of the same position, which this thread's QK^T already waited for (k_full) and which the
+// producer refills only after v_empty.
+template <int D>
+__device__ __forceinline__ const unsigned char* v_tile_at(const FmhaParams& p, const unsigned char* smem,
+                                                          const Barriers& bars, const RingSlot<D>& v) {
+    if (kv_shared(p)) return smem + Plan<D>::kKOff + v.stage * Plan<D>::kKVBytes;
+    mbar::wait_parity(&bars.v_full[v.stage], v.phase);
+    return smem + Plan<D>::kVOff + v.stage * Plan<D>::kKVBytes;
+}
+
 // O += P V for ring position `it`, waited to completion; then V's stage goes back to the producer.
 template <int D, bool F16>
-__device__ __forceinline__ void pv_step(float (&o)[Plan<D>::kORegs], const unsigned (&pf)[Plan<D>::kPRegs][4],
-                                        const unsigned char* smem, const Barriers& bars, int it, int lane) {
-    using P = Plan<D>;
+__device__ __forceinline__ void pv_step(const FmhaParams& p, float (&o)[Plan<D>::kORegs],
+                                        const unsigned (&pf)[Plan<D>::kPRegs][4], const unsigned char* smem,
+                                        const Barriers& bars, int it, int lane) {
     const RingSlot<D> v(it);
-    mbar::wait_parity(&bars.v_full[v.stage], v.phase);
+    const unsigned char* v_tile = v_tile_at<D>(p, smem, bars, v);
     wg::fence();
-    issue_pv<D, F16>(o, pf, smem + P::kVOff + v.stage * P::kKVBytes);
+    issue_pv<D, F16>(o, pf, v_tile);
     wg::commit();
     wg::wait<0>();
     wg::fence_regs(o);
@@ -395,20 +474,25 @@ __device__ __forceinline__ void publish_tile(unsigned char* smem, const Barriers
 }
 
 // One tile's loads: K first (its stage may already be free), then Q once the consumers have
-// released that Q buffer, then V; then the rest of the ring.
+// released that Q buffer, then V; then the rest of the ring. KV tiles first + n_blocks - 1 down to
+// first. kv_shared: no V loads; K's stage is refilled only once the consumers' PV (v_empty) has
+// read it too.
 template <int D>
 __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned char* smem, const Barriers& bars,
-                                              int tile, const TileCoord& c, int kv_head, int n_blocks, PipeState& ps) {
+                                              int tile, const TileCoord& c, int kv_head, const Tiles& tiles,
+                                              bool shared_kv, PipeState& ps) {
     using P = Plan<D>;
     constexpr int BN = P::kBlockN;
+    const int n_blocks = tiles.n_blocks;
     for (int i = 0; i < n_blocks; ++i) {
-        const int n = n_blocks - 1 - i;
+        const int n = tiles.first + n_blocks - 1 - i;
         const RingSlot<D> slot(ps.kv + i);
         const int stage = slot.stage;
         const unsigned phase = slot.phase;
         unsigned char* k_tile = smem + P::kKOff + stage * P::kKVBytes;
         unsigned char* v_tile = smem + P::kVOff + stage * P::kKVBytes;
         mbar::wait_parity(&bars.k_empty[stage], phase ^ 1);
+        if (FMHA_KV_SHARED && shared_kv) mbar::wait_parity(&bars.v_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.k_full[stage], P::kKVBytes);
 #pragma unroll
         for (int a = 0; a < D / 64; ++a)
@@ -421,6 +505,7 @@ __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned 
                 tma::load_4d(q.tile(smem) + a * kBlockM * 128, &maps.q, &bars.q_full[q.stage], a * 64,
                              c.m_block * kBlockM, c.head, c.batch);
         }
+        if (FMHA_KV_SHARED && shared_kv) continue;
         mbar::wait_parity(&bars.v_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.v_full[stage], P::kKVBytes);
 #pragma unroll
@@ -438,9 +523,9 @@ __device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps&
     int tile = TileScheduler::first();
     for (; TileScheduler::valid(p, tile); tile = TileScheduler::claim_next(p, tile)) {
         const TileCoord c = TileScheduler::coord<D>(p, tile);
-        const int n_blocks = tiles_for<D>(p, c.m_block).n_blocks;
-        if (n_blocks > 0) {
-            producer_tile<D>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), n_blocks, ps);
+        const Tiles tiles = tiles_for<D>(p, c.m_block);
+        if (tiles.n_blocks > 0) {
+            producer_tile<D>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), tiles, kv_shared(p), ps);
         } else if (FMHA_PERSISTENT) {  // rows that see no key: the consumers only store zeros
             publish_tile<D>(smem, bars, tile, ps, 0);
             ps.q += 1;
@@ -510,7 +595,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::fence_regs(s);
             if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
             if (n_blocks == 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, n_blocks - 1, wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1, wg_first_row, row0, tiles, lane);
             convert_p<D, F16>(s, pf);
         }
         for (int i = 1; i < n_blocks; ++i) {
@@ -521,15 +606,14 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::fence();
             issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
             wg::commit();
-            mbar::wait_parity(&bars.v_full[v.stage], v.phase);
-            issue_pv<D, F16>(o, pf, smem + P::kVOff + v.stage * P::kKVBytes);
+            issue_pv<D, F16>(o, pf, v_tile_at<D>(p, smem, bars, v));
             wg::commit();
             if (FMHA_PINGPONG) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<1>();
             wg::fence_regs(s);
             if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             wg::wait<0>();
             wg::fence_regs(o);
             wg::fence_regs(pf[0]);
@@ -537,7 +621,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
         }
-        pv_step<D, F16>(o, pf, smem, bars, kv0 + n_blocks - 1, lane);
+        pv_step<D, F16>(p, o, pf, smem, bars, kv0 + n_blocks - 1, lane);
 #else
         for (int i = 0; i < n_blocks; ++i) {
             const RingSlot<D> k(kv0 + i);
@@ -549,10 +633,10 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::fence_regs(s);
             if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
-            pv_step<D, F16>(o, pf, smem, bars, kv0 + i, lane);
+            pv_step<D, F16>(p, o, pf, smem, bars, kv0 + i, lane);
         }
 #endif
         ps.kv += n_blocks;
@@ -567,11 +651,31 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
         l += __shfl_xor_sync(0xffffffffu, l, 2);
         inv[h] = l > 0.0f ? 1.0f / l : 0.0f;
         const int row = row0 + 8 * h;
+#if FMHA_SINK
+        float lse2 = l > 0.0f ? st.m[h] + __log2f(l) : -FMHA_INF;  // log2 units
+        if (p.sinks != nullptr) {
+            // The sink joins the normaliser only: O = acc / (l + 2^(sink - m_ref)), both terms
+            // scaled by 2^-M, M = max(m_ref, sink), so neither overflows. A row with no key gets
+            // O = 0 and LSE = sink; a sink of -inf changes nothing.
+            const float sink2 = p.sinks[c.head] * 1.4426950408889634f;
+            const float m_ref = l > 0.0f ? st.m[h] : -FMHA_INF;
+            const float m = fmaxf(m_ref, sink2);
+            if (m != -FMHA_INF) {
+                const float key_scale = l > 0.0f ? exp2f(m_ref - m) : 0.0f;
+                const float denom = l * key_scale + exp2f(sink2 - m);
+                inv[h] = key_scale / denom;
+                lse2 = m + __log2f(denom);
+            }
+        }
+        if (p.lse != nullptr && lane % 4 == 0 && row < p.seq_q)
+            p.lse[(static_cast<fmha_i64>(c.batch) * p.heads + c.head) * p.seq_q + row] = lse2 * 0.6931471805599453f;
+#else
         if (p.lse != nullptr && lane % 4 == 0 && row < p.seq_q) {
             constexpr float kLn2 = 0.6931471805599453f;
             const float lse = l > 0.0f ? (st.m[h] + __log2f(l)) * kLn2 : -FMHA_INF;
             p.lse[(static_cast<fmha_i64>(c.batch) * p.heads + c.head) * p.seq_q + row] = lse;
         }
+#endif
     }
     if (n_blocks == 0) {
         store_zero_rows<D>(p, c, wg_first_row, t);
