@@ -33,7 +33,8 @@
 //   FMHA_SINK      sinks: a per-head fp32 logit joins the final normaliser and the LSE only
 //   FMHA_KV_SHARED kv_shared: V is K's buffer, so the producer issues no V loads and PV reads its B
 //                  operand from the K stage (a K-major SW128 K tile holds the bytes of the MN-major
-//                  V tile of the same keys); the stage goes back once both QK^T and PV are done
+//                  V tile of the same keys); the idle V buffers become K stages: a ring of twice the
+//                  stages (KvSlot), each going back once PV, its last reader, is done
 #pragma once
 
 #include "common/dtypes.cuh"
@@ -404,9 +405,41 @@ struct PipeSlot {
     __device__ explicit PipeSlot(int it) : stage(it % N), phase((it / N) & 1) {}
 };
 
-// The K/V ring.
+// Position `it` of the K/V ring: its stage, phase, buffers and barriers. K and V apart: kStages
+// stages, K and V each in its own buffer with its own full/empty barriers (k_empty once QK^T has
+// read K, v_empty once PV has read V). kv_shared: V is K, so the V buffers serve as more K stages:
+// a ring of 2 x kStages K-only stages over the K and V buffers (contiguous in the plan), stage s
+// with full barrier k_full[s] (v_full's past kStages) and empty barrier k_empty[s] (v_empty's
+// likewise), which the consumers arrive on once PV, the stage's last reader, is done. (Reusing
+// K's kStages stages alone made each K load wait for the PV one ring turn back: no lead left.)
 template <int D>
-using RingSlot = PipeSlot<Plan<D>::kStages>;
+struct KvSlot {
+    static_assert(Plan<D>::kVOff == Plan<D>::kKOff + Plan<D>::kStages * Plan<D>::kKVBytes,
+                  "kv_shared's ring spans the K and V buffers: V must follow K");
+    int stage;
+    unsigned phase;
+    bool shared;
+    __device__ KvSlot(int it, bool shared_kv) : shared(FMHA_KV_SHARED && shared_kv) {
+        constexpr int S = Plan<D>::kStages;
+        if (shared) {
+            stage = it % (2 * S);
+            phase = (it / (2 * S)) & 1;
+        } else {
+            stage = it % S;
+            phase = (it / S) & 1;
+        }
+    }
+    template <class Byte>
+    __device__ Byte* k_tile(Byte* smem) const { return smem + Plan<D>::kKOff + stage * Plan<D>::kKVBytes; }
+    template <class Byte>
+    __device__ Byte* v_tile(Byte* smem) const {
+        return shared ? k_tile(smem) : smem + Plan<D>::kVOff + stage * Plan<D>::kKVBytes;
+    }
+    __device__ unsigned long long* k_full(const Barriers& b) const { return b.k_full + stage; }
+    __device__ unsigned long long* v_full(const Barriers& b) const { return b.v_full + stage; }  // K and V apart only
+    __device__ unsigned long long* k_empty(const Barriers& b) const { return b.k_empty + stage; }
+    __device__ unsigned long long* v_empty(const Barriers& b) const { return (shared ? b.k_empty : b.v_empty) + stage; }
+};
 
 // The Q buffers, with where a stage's Q tile and tile-index slot live.
 template <int D>
@@ -431,30 +464,35 @@ __device__ __forceinline__ void softmax_step(float (&s)[Plan<D>::kSRegs], RowSta
         softmax_tile<D, false>(s, st, alpha, p, n, row0, tiles.offset, lane);
 }
 
-// The V tile PV reads at ring position `v`: its own stage, once loaded; with kv_shared the K stage
+// The V tile PV reads at ring position `v`: its own stage, once loaded; with kv_shared the K tile
 // of the same position, which this thread's QK^T already waited for (k_full) and which the
-// producer refills only after v_empty.
+// producer refills only after PV's arrive on the stage's empty barrier.
 template <int D>
-__device__ __forceinline__ const unsigned char* v_tile_at(const FmhaParams& p, const unsigned char* smem,
-                                                          const Barriers& bars, const RingSlot<D>& v) {
-    if (kv_shared(p)) return smem + Plan<D>::kKOff + v.stage * Plan<D>::kKVBytes;
-    mbar::wait_parity(&bars.v_full[v.stage], v.phase);
-    return smem + Plan<D>::kVOff + v.stage * Plan<D>::kKVBytes;
+__device__ __forceinline__ const unsigned char* v_tile_at(const unsigned char* smem, const Barriers& bars,
+                                                          const KvSlot<D>& v) {
+    if (!v.shared) mbar::wait_parity(v.v_full(bars), v.phase);
+    return v.v_tile(smem);
+}
+
+// QK^T has read K at ring position `k`: its stage goes back, unless PV still reads it (kv_shared).
+template <int D>
+__device__ __forceinline__ void release_k(const Barriers& bars, const KvSlot<D>& k, int lane) {
+    if (!k.shared && lane == 0) mbar::arrive(k.k_empty(bars));
 }
 
 // O += P V for ring position `it`, waited to completion; then V's stage goes back to the producer.
 template <int D, bool F16>
-__device__ __forceinline__ void pv_step(const FmhaParams& p, float (&o)[Plan<D>::kORegs],
-                                        const unsigned (&pf)[Plan<D>::kPRegs][4], const unsigned char* smem,
-                                        const Barriers& bars, int it, int lane) {
-    const RingSlot<D> v(it);
-    const unsigned char* v_tile = v_tile_at<D>(p, smem, bars, v);
+__device__ __forceinline__ void pv_step(float (&o)[Plan<D>::kORegs], const unsigned (&pf)[Plan<D>::kPRegs][4],
+                                        const unsigned char* smem, const Barriers& bars, int it, bool shared,
+                                        int lane) {
+    const KvSlot<D> v(it, shared);
+    const unsigned char* v_tile = v_tile_at<D>(smem, bars, v);
     wg::fence();
     issue_pv<D, F16>(o, pf, v_tile);
     wg::commit();
     wg::wait<0>();
     wg::fence_regs(o);
-    if (lane == 0) mbar::arrive(&bars.v_empty[v.stage]);
+    if (lane == 0) mbar::arrive(v.v_empty(bars));
 }
 
 // The producer hands the next tile to the consumers: once they have released the previous Q (and
@@ -475,8 +513,7 @@ __device__ __forceinline__ void publish_tile(unsigned char* smem, const Barriers
 
 // One tile's loads: K first (its stage may already be free), then Q once the consumers have
 // released that Q buffer, then V; then the rest of the ring. KV tiles first + n_blocks - 1 down to
-// first. kv_shared: no V loads; K's stage is refilled only once the consumers' PV (v_empty) has
-// read it too.
+// first. kv_shared: no V loads, over the ring of K-only stages (KvSlot).
 template <int D>
 __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned char* smem, const Barriers& bars,
                                               int tile, const TileCoord& c, int kv_head, const Tiles& tiles,
@@ -486,13 +523,12 @@ __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned 
     const int n_blocks = tiles.n_blocks;
     for (int i = 0; i < n_blocks; ++i) {
         const int n = tiles.first + n_blocks - 1 - i;
-        const RingSlot<D> slot(ps.kv + i);
+        const KvSlot<D> slot(ps.kv + i, shared_kv);
         const int stage = slot.stage;
         const unsigned phase = slot.phase;
         unsigned char* k_tile = smem + P::kKOff + stage * P::kKVBytes;
-        unsigned char* v_tile = smem + P::kVOff + stage * P::kKVBytes;
+        unsigned char* v_tile = smem + P::kVOff + stage * P::kKVBytes;  // unused with kv_shared
         mbar::wait_parity(&bars.k_empty[stage], phase ^ 1);
-        if (FMHA_KV_SHARED && shared_kv) mbar::wait_parity(&bars.v_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.k_full[stage], P::kKVBytes);
 #pragma unroll
         for (int a = 0; a < D / 64; ++a)
@@ -505,7 +541,7 @@ __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned 
                 tma::load_4d(q.tile(smem) + a * kBlockM * 128, &maps.q, &bars.q_full[q.stage], a * 64,
                              c.m_block * kBlockM, c.head, c.batch);
         }
-        if (FMHA_KV_SHARED && shared_kv) continue;
+        if (slot.shared) continue;  // V is K: no second load
         mbar::wait_parity(&bars.v_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.v_full[stage], P::kKVBytes);
 #pragma unroll
@@ -575,6 +611,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
     RowState st = {{-FMHA_INF, -FMHA_INF}, {0.0f, 0.0f}};
     const int n_blocks = tiles.n_blocks;
     const int kv0 = ps.kv;
+    const bool shared = kv_shared(p);  // V read from K's stage (KvSlot)
 
     if (n_blocks > 0) {
         if (!FMHA_PERSISTENT) mbar::wait_parity(&bars.q_full[qs.stage], qs.phase);  // persistent: consumer() waited
@@ -584,59 +621,59 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
 #if FMHA_OVERLAP
         // First KV tile: S, softmax, P; its PV is issued together with the next KV tile's QK^T.
         {
-            const RingSlot<D> k(kv0);
-            mbar::wait_parity(&bars.k_full[k.stage], k.phase);
+            const KvSlot<D> k(kv0, shared);
+            mbar::wait_parity(k.k_full(bars), k.phase);
             if (FMHA_PINGPONG) wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::fence();
-            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
+            issue_qk<D, F16>(s, q_tile, wg_row0, k.k_tile(smem));
             wg::commit();
             if (FMHA_PINGPONG) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<0>();
             wg::fence_regs(s);
-            if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
+            release_k<D>(bars, k, lane);
             if (n_blocks == 1) release_q_after_last_qk<D>(bars, qs, lane);
             softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1, wg_first_row, row0, tiles, lane);
             convert_p<D, F16>(s, pf);
         }
         for (int i = 1; i < n_blocks; ++i) {
-            const RingSlot<D> k(kv0 + i);
-            const RingSlot<D> v(kv0 + i - 1);  // PV of the previous tile runs under this softmax
-            mbar::wait_parity(&bars.k_full[k.stage], k.phase);
+            const KvSlot<D> k(kv0 + i, shared);
+            const KvSlot<D> v(kv0 + i - 1, shared);  // PV of the previous tile runs under this softmax
+            mbar::wait_parity(k.k_full(bars), k.phase);
             if (FMHA_PINGPONG) wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::fence();
-            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
+            issue_qk<D, F16>(s, q_tile, wg_row0, k.k_tile(smem));
             wg::commit();
-            issue_pv<D, F16>(o, pf, v_tile_at<D>(p, smem, bars, v));
+            issue_pv<D, F16>(o, pf, v_tile_at<D>(smem, bars, v));
             wg::commit();
             if (FMHA_PINGPONG) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<1>();
             wg::fence_regs(s);
-            if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
+            release_k<D>(bars, k, lane);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
             softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             wg::wait<0>();
             wg::fence_regs(o);
             wg::fence_regs(pf[0]);
-            if (lane == 0) mbar::arrive(&bars.v_empty[v.stage]);
+            if (lane == 0) mbar::arrive(v.v_empty(bars));
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
         }
-        pv_step<D, F16>(p, o, pf, smem, bars, kv0 + n_blocks - 1, lane);
+        pv_step<D, F16>(o, pf, smem, bars, kv0 + n_blocks - 1, shared, lane);
 #else
         for (int i = 0; i < n_blocks; ++i) {
-            const RingSlot<D> k(kv0 + i);
-            mbar::wait_parity(&bars.k_full[k.stage], k.phase);
+            const KvSlot<D> k(kv0 + i, shared);
+            mbar::wait_parity(k.k_full(bars), k.phase);
             wg::fence();
-            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
+            issue_qk<D, F16>(s, q_tile, wg_row0, k.k_tile(smem));
             wg::commit();
             wg::wait<0>();
             wg::fence_regs(s);
-            if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
+            release_k<D>(bars, k, lane);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
             softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
-            pv_step<D, F16>(p, o, pf, smem, bars, kv0 + i, lane);
+            pv_step<D, F16>(o, pf, smem, bars, kv0 + i, shared, lane);
         }
 #endif
         ps.kv += n_blocks;
