@@ -25,6 +25,16 @@
 //                  through an SMEM slot published with q_full. Where SMEM allows (D <= 128) O gets
 //                  its own buffer and Q is released after the last QK^T; at D = 256 O reuses the
 //                  Q tile and Q is released once the O store has read it.
+// Attention features (docs/features.md), one switch each; at 0 their code is compiled out, and at
+// 1 the runtime fields' defaults (window -1/-1, sinks null, kv_shared 0) leave a launch as it was:
+//   FMHA_WINDOW    window_left/right: KV tiles wholly outside the sliding window of the CTA's rows
+//                  are neither loaded nor multiplied (both ends); a tile that crosses a row's window
+//                  edge is masked per key in the softmax
+//   FMHA_SINK      sinks: a per-head fp32 logit joins the final normaliser and the LSE only
+//   FMHA_KV_SHARED kv_shared: V is K's buffer, so the producer issues no V loads and PV reads its B
+//                  operand from the K stage (a K-major SW128 K tile holds the bytes of the MN-major
+//                  V tile of the same keys); the idle V buffers become K stages: a ring of twice the
+//                  stages (KvSlot), each going back once PV, its last reader, is done
 #pragma once
 
 #include "common/dtypes.cuh"
@@ -47,6 +57,15 @@
 #endif
 #ifndef FMHA_PERSISTENT
 #define FMHA_PERSISTENT 0
+#endif
+#ifndef FMHA_WINDOW
+#define FMHA_WINDOW 0
+#endif
+#ifndef FMHA_SINK
+#define FMHA_SINK 0
+#endif
+#ifndef FMHA_KV_SHARED
+#define FMHA_KV_SHARED 0
 #endif
 #if FMHA_PINGPONG && !FMHA_OVERLAP
 #error "FMHA_PINGPONG needs FMHA_OVERLAP"
@@ -140,9 +159,33 @@ struct RowState {
 
 // Which query rows / keys a CTA covers and which KV tiles need masking.
 struct Tiles {
-    int n_blocks;      // KV tiles this CTA visits (tiles n_blocks-1 down to 0)
+    int n_blocks;      // KV tiles this CTA visits (tiles first + n_blocks-1 down to first)
     int offset;        // seq_k - seq_q: bottom-right causal alignment
+    int first;         // first KV tile visited (> 0 only where a sliding window skips the ones left of it)
 };
+
+// The keys [lo, hi] one query row sees under the sliding window (bottom-right aligned like causal),
+// clamped to [-1, seq_k]; an unbounded side gives -1 or seq_k. 32-bit without overflow for windows
+// up to 2^31-1: each side compares before it adds.
+struct KeyRange {
+    int lo, hi;
+};
+
+// The host folds causal into window_right = 0; that alone is plain causal, which the causal code
+// below already handles, so a causal launch without a left bound stays on exactly that code.
+__device__ __forceinline__ bool windowed(const FmhaParams& p) {
+    return FMHA_WINDOW && (p.window_left >= 0 || (p.window_right >= 0 && !(p.causal && p.window_right == 0)));
+}
+
+__device__ __forceinline__ bool kv_shared(const FmhaParams& p) { return FMHA_KV_SHARED && p.kv_shared != 0; }
+
+__device__ __forceinline__ KeyRange window_of_row(const FmhaParams& p, int row) {
+    const int diagonal = row + p.seq_k - p.seq_q;
+    KeyRange r;
+    r.lo = (p.window_left < 0 || p.window_left > diagonal) ? -1 : min(p.seq_k, diagonal - p.window_left);
+    r.hi = (p.window_right < 0 || p.window_right >= p.seq_k - diagonal) ? p.seq_k : max(-1, diagonal + p.window_right);
+    return r;
+}
 
 struct TileCoord {
     int m_block, head, batch;
@@ -231,7 +274,17 @@ __device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int m_block) {
         const int last_row_sees = (m_block + 1) * kBlockM - 1 + t.offset;  // keys <= this
         limit = min(limit, last_row_sees + 1);
     }
-    t.n_blocks = limit <= 0 ? 0 : (limit + BN - 1) / BN;
+    t.first = 0;
+#if FMHA_WINDOW
+    if (windowed(p)) {
+        // The last row's right bound ends the tiles, the first row's left bound starts them.
+        limit = min(limit, window_of_row(p, (m_block + 1) * kBlockM - 1).hi + 1);
+        const int begin = max(0, window_of_row(p, m_block * kBlockM).lo);
+        if (begin >= limit) limit = 0;  // no row of the tile sees a key
+        t.first = begin / BN;
+    }
+#endif
+    t.n_blocks = limit <= 0 ? 0 : (limit + BN - 1) / BN - t.first;
     return t;
 }
 
@@ -247,14 +300,23 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Plan<D>::kSRegs], RowSta
         // column: then each element is one compare against a compile-time column offset.
         const int key_base = n * BN + 2 * (lane % 4);
         int last[2];
+        int first[2] = {-1, -1};  // the sliding window's left edge, likewise (FMHA_WINDOW)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row_last = p.causal ? row0 + 8 * h + offset : p.seq_k - 1;
             last[h] = min(p.seq_k - 1, row_last) - key_base;
+#if FMHA_WINDOW
+            if (windowed(p)) {
+                const KeyRange w = window_of_row(p, row0 + 8 * h);
+                last[h] = min(last[h], w.hi - key_base);
+                first[h] = w.lo - key_base;
+            }
+#endif
         }
 #pragma unroll
         for (int i = 0; i < R; ++i) {
-            if (8 * (i / 4) + (i % 2) > last[(i / 2) % 2]) s[i] = -FMHA_INF;
+            const int col = 8 * (i / 4) + (i % 2);
+            if (col > last[(i / 2) % 2] || (FMHA_WINDOW && col < first[(i / 2) % 2])) s[i] = -FMHA_INF;
         }
     }
     float mx[2] = {-FMHA_INF, -FMHA_INF};
@@ -325,7 +387,14 @@ template <int D>
 __device__ __forceinline__ bool tile_needs_mask(const FmhaParams& p, int n, int wg_first_row, int offset) {
     constexpr int BN = Plan<D>::kBlockN;
     const int last_key = n * BN + BN - 1;
-    return last_key >= p.seq_k || (p.causal && last_key > wg_first_row + offset);
+    bool mask = last_key >= p.seq_k || (p.causal && last_key > wg_first_row + offset);
+#if FMHA_WINDOW
+    // A key right of the WG's first row's window, or left of its last row's.
+    if (windowed(p))
+        mask = mask || last_key > window_of_row(p, wg_first_row).hi ||
+               n * BN < window_of_row(p, wg_first_row + kBlockM / 2 - 1).lo;
+#endif
+    return mask;
 }
 
 // Position `it` of a ring of N buffers: its stage and the parity of that stage's current phase.
@@ -336,9 +405,41 @@ struct PipeSlot {
     __device__ explicit PipeSlot(int it) : stage(it % N), phase((it / N) & 1) {}
 };
 
-// The K/V ring.
+// Position `it` of the K/V ring: its stage, phase, buffers and barriers. K and V apart: kStages
+// stages, K and V each in its own buffer with its own full/empty barriers (k_empty once QK^T has
+// read K, v_empty once PV has read V). kv_shared: V is K, so the V buffers serve as more K stages:
+// a ring of 2 x kStages K-only stages over the K and V buffers (contiguous in the plan), stage s
+// with full barrier k_full[s] (v_full's past kStages) and empty barrier k_empty[s] (v_empty's
+// likewise), which the consumers arrive on once PV, the stage's last reader, is done. (Reusing
+// K's kStages stages alone made each K load wait for the PV one ring turn back: no lead left.)
 template <int D>
-using RingSlot = PipeSlot<Plan<D>::kStages>;
+struct KvSlot {
+    static_assert(Plan<D>::kVOff == Plan<D>::kKOff + Plan<D>::kStages * Plan<D>::kKVBytes,
+                  "kv_shared's ring spans the K and V buffers: V must follow K");
+    int stage;
+    unsigned phase;
+    bool shared;
+    __device__ KvSlot(int it, bool shared_kv) : shared(FMHA_KV_SHARED && shared_kv) {
+        constexpr int S = Plan<D>::kStages;
+        if (shared) {
+            stage = it % (2 * S);
+            phase = (it / (2 * S)) & 1;
+        } else {
+            stage = it % S;
+            phase = (it / S) & 1;
+        }
+    }
+    template <class Byte>
+    __device__ Byte* k_tile(Byte* smem) const { return smem + Plan<D>::kKOff + stage * Plan<D>::kKVBytes; }
+    template <class Byte>
+    __device__ Byte* v_tile(Byte* smem) const {
+        return shared ? k_tile(smem) : smem + Plan<D>::kVOff + stage * Plan<D>::kKVBytes;
+    }
+    __device__ unsigned long long* k_full(const Barriers& b) const { return b.k_full + stage; }
+    __device__ unsigned long long* v_full(const Barriers& b) const { return b.v_full + stage; }  // K and V apart only
+    __device__ unsigned long long* k_empty(const Barriers& b) const { return b.k_empty + stage; }
+    __device__ unsigned long long* v_empty(const Barriers& b) const { return (shared ? b.k_empty : b.v_empty) + stage; }
+};
 
 // The Q buffers, with where a stage's Q tile and tile-index slot live.
 template <int D>
@@ -363,19 +464,35 @@ __device__ __forceinline__ void softmax_step(float (&s)[Plan<D>::kSRegs], RowSta
         softmax_tile<D, false>(s, st, alpha, p, n, row0, tiles.offset, lane);
 }
 
+// The V tile PV reads at ring position `v`: its own stage, once loaded; with kv_shared the K tile
+// of the same position, which this thread's QK^T already waited for (k_full) and which the
+// producer refills only after PV's arrive on the stage's empty barrier.
+template <int D>
+__device__ __forceinline__ const unsigned char* v_tile_at(const unsigned char* smem, const Barriers& bars,
+                                                          const KvSlot<D>& v) {
+    if (!v.shared) mbar::wait_parity(v.v_full(bars), v.phase);
+    return v.v_tile(smem);
+}
+
+// QK^T has read K at ring position `k`: its stage goes back, unless PV still reads it (kv_shared).
+template <int D>
+__device__ __forceinline__ void release_k(const Barriers& bars, const KvSlot<D>& k, int lane) {
+    if (!k.shared && lane == 0) mbar::arrive(k.k_empty(bars));
+}
+
 // O += P V for ring position `it`, waited to completion; then V's stage goes back to the producer.
 template <int D, bool F16>
 __device__ __forceinline__ void pv_step(float (&o)[Plan<D>::kORegs], const unsigned (&pf)[Plan<D>::kPRegs][4],
-                                        const unsigned char* smem, const Barriers& bars, int it, int lane) {
-    using P = Plan<D>;
-    const RingSlot<D> v(it);
-    mbar::wait_parity(&bars.v_full[v.stage], v.phase);
+                                        const unsigned char* smem, const Barriers& bars, int it, bool shared,
+                                        int lane) {
+    const KvSlot<D> v(it, shared);
+    const unsigned char* v_tile = v_tile_at<D>(smem, bars, v);
     wg::fence();
-    issue_pv<D, F16>(o, pf, smem + P::kVOff + v.stage * P::kKVBytes);
+    issue_pv<D, F16>(o, pf, v_tile);
     wg::commit();
     wg::wait<0>();
     wg::fence_regs(o);
-    if (lane == 0) mbar::arrive(&bars.v_empty[v.stage]);
+    if (lane == 0) mbar::arrive(v.v_empty(bars));
 }
 
 // The producer hands the next tile to the consumers: once they have released the previous Q (and
@@ -395,19 +512,22 @@ __device__ __forceinline__ void publish_tile(unsigned char* smem, const Barriers
 }
 
 // One tile's loads: K first (its stage may already be free), then Q once the consumers have
-// released that Q buffer, then V; then the rest of the ring.
+// released that Q buffer, then V; then the rest of the ring. KV tiles first + n_blocks - 1 down to
+// first. kv_shared: no V loads, over the ring of K-only stages (KvSlot).
 template <int D>
 __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned char* smem, const Barriers& bars,
-                                              int tile, const TileCoord& c, int kv_head, int n_blocks, PipeState& ps) {
+                                              int tile, const TileCoord& c, int kv_head, const Tiles& tiles,
+                                              bool shared_kv, PipeState& ps) {
     using P = Plan<D>;
     constexpr int BN = P::kBlockN;
+    const int n_blocks = tiles.n_blocks;
     for (int i = 0; i < n_blocks; ++i) {
-        const int n = n_blocks - 1 - i;
-        const RingSlot<D> slot(ps.kv + i);
+        const int n = tiles.first + n_blocks - 1 - i;
+        const KvSlot<D> slot(ps.kv + i, shared_kv);
         const int stage = slot.stage;
         const unsigned phase = slot.phase;
         unsigned char* k_tile = smem + P::kKOff + stage * P::kKVBytes;
-        unsigned char* v_tile = smem + P::kVOff + stage * P::kKVBytes;
+        unsigned char* v_tile = smem + P::kVOff + stage * P::kKVBytes;  // unused with kv_shared
         mbar::wait_parity(&bars.k_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.k_full[stage], P::kKVBytes);
 #pragma unroll
@@ -421,6 +541,7 @@ __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned 
                 tma::load_4d(q.tile(smem) + a * kBlockM * 128, &maps.q, &bars.q_full[q.stage], a * 64,
                              c.m_block * kBlockM, c.head, c.batch);
         }
+        if (slot.shared) continue;  // V is K: no second load
         mbar::wait_parity(&bars.v_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.v_full[stage], P::kKVBytes);
 #pragma unroll
@@ -438,9 +559,9 @@ __device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps&
     int tile = TileScheduler::first();
     for (; TileScheduler::valid(p, tile); tile = TileScheduler::claim_next(p, tile)) {
         const TileCoord c = TileScheduler::coord<D>(p, tile);
-        const int n_blocks = tiles_for<D>(p, c.m_block).n_blocks;
-        if (n_blocks > 0) {
-            producer_tile<D>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), n_blocks, ps);
+        const Tiles tiles = tiles_for<D>(p, c.m_block);
+        if (tiles.n_blocks > 0) {
+            producer_tile<D>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), tiles, kv_shared(p), ps);
         } else if (FMHA_PERSISTENT) {  // rows that see no key: the consumers only store zeros
             publish_tile<D>(smem, bars, tile, ps, 0);
             ps.q += 1;
@@ -490,6 +611,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
     RowState st = {{-FMHA_INF, -FMHA_INF}, {0.0f, 0.0f}};
     const int n_blocks = tiles.n_blocks;
     const int kv0 = ps.kv;
+    const bool shared = kv_shared(p);  // V read from K's stage (KvSlot)
 
     if (n_blocks > 0) {
         if (!FMHA_PERSISTENT) mbar::wait_parity(&bars.q_full[qs.stage], qs.phase);  // persistent: consumer() waited
@@ -499,60 +621,59 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
 #if FMHA_OVERLAP
         // First KV tile: S, softmax, P; its PV is issued together with the next KV tile's QK^T.
         {
-            const RingSlot<D> k(kv0);
-            mbar::wait_parity(&bars.k_full[k.stage], k.phase);
+            const KvSlot<D> k(kv0, shared);
+            mbar::wait_parity(k.k_full(bars), k.phase);
             if (FMHA_PINGPONG) wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::fence();
-            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
+            issue_qk<D, F16>(s, q_tile, wg_row0, k.k_tile(smem));
             wg::commit();
             if (FMHA_PINGPONG) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<0>();
             wg::fence_regs(s);
-            if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
+            release_k<D>(bars, k, lane);
             if (n_blocks == 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, n_blocks - 1, wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1, wg_first_row, row0, tiles, lane);
             convert_p<D, F16>(s, pf);
         }
         for (int i = 1; i < n_blocks; ++i) {
-            const RingSlot<D> k(kv0 + i);
-            const RingSlot<D> v(kv0 + i - 1);  // PV of the previous tile runs under this softmax
-            mbar::wait_parity(&bars.k_full[k.stage], k.phase);
+            const KvSlot<D> k(kv0 + i, shared);
+            const KvSlot<D> v(kv0 + i - 1, shared);  // PV of the previous tile runs under this softmax
+            mbar::wait_parity(k.k_full(bars), k.phase);
             if (FMHA_PINGPONG) wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::fence();
-            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
+            issue_qk<D, F16>(s, q_tile, wg_row0, k.k_tile(smem));
             wg::commit();
-            mbar::wait_parity(&bars.v_full[v.stage], v.phase);
-            issue_pv<D, F16>(o, pf, smem + P::kVOff + v.stage * P::kKVBytes);
+            issue_pv<D, F16>(o, pf, v_tile_at<D>(smem, bars, v));
             wg::commit();
             if (FMHA_PINGPONG) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<1>();
             wg::fence_regs(s);
-            if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
+            release_k<D>(bars, k, lane);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             wg::wait<0>();
             wg::fence_regs(o);
             wg::fence_regs(pf[0]);
-            if (lane == 0) mbar::arrive(&bars.v_empty[v.stage]);
+            if (lane == 0) mbar::arrive(v.v_empty(bars));
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
         }
-        pv_step<D, F16>(o, pf, smem, bars, kv0 + n_blocks - 1, lane);
+        pv_step<D, F16>(o, pf, smem, bars, kv0 + n_blocks - 1, shared, lane);
 #else
         for (int i = 0; i < n_blocks; ++i) {
-            const RingSlot<D> k(kv0 + i);
-            mbar::wait_parity(&bars.k_full[k.stage], k.phase);
+            const KvSlot<D> k(kv0 + i, shared);
+            mbar::wait_parity(k.k_full(bars), k.phase);
             wg::fence();
-            issue_qk<D, F16>(s, q_tile, wg_row0, smem + P::kKOff + k.stage * P::kKVBytes);
+            issue_qk<D, F16>(s, q_tile, wg_row0, k.k_tile(smem));
             wg::commit();
             wg::wait<0>();
             wg::fence_regs(s);
-            if (lane == 0) mbar::arrive(&bars.k_empty[k.stage]);
+            release_k<D>(bars, k, lane);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
-            pv_step<D, F16>(o, pf, smem, bars, kv0 + i, lane);
+            pv_step<D, F16>(o, pf, smem, bars, kv0 + i, shared, lane);
         }
 #endif
         ps.kv += n_blocks;
@@ -567,11 +688,31 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
         l += __shfl_xor_sync(0xffffffffu, l, 2);
         inv[h] = l > 0.0f ? 1.0f / l : 0.0f;
         const int row = row0 + 8 * h;
+#if FMHA_SINK
+        float lse2 = l > 0.0f ? st.m[h] + __log2f(l) : -FMHA_INF;  // log2 units
+        if (p.sinks != nullptr) {
+            // The sink joins the normaliser only: O = acc / (l + 2^(sink - m_ref)), both terms
+            // scaled by 2^-M, M = max(m_ref, sink), so neither overflows. A row with no key gets
+            // O = 0 and LSE = sink; a sink of -inf changes nothing.
+            const float sink2 = p.sinks[c.head] * 1.4426950408889634f;
+            const float m_ref = l > 0.0f ? st.m[h] : -FMHA_INF;
+            const float m = fmaxf(m_ref, sink2);
+            if (m != -FMHA_INF) {
+                const float key_scale = l > 0.0f ? exp2f(m_ref - m) : 0.0f;
+                const float denom = l * key_scale + exp2f(sink2 - m);
+                inv[h] = key_scale / denom;
+                lse2 = m + __log2f(denom);
+            }
+        }
+        if (p.lse != nullptr && lane % 4 == 0 && row < p.seq_q)
+            p.lse[(static_cast<fmha_i64>(c.batch) * p.heads + c.head) * p.seq_q + row] = lse2 * 0.6931471805599453f;
+#else
         if (p.lse != nullptr && lane % 4 == 0 && row < p.seq_q) {
             constexpr float kLn2 = 0.6931471805599453f;
             const float lse = l > 0.0f ? (st.m[h] + __log2f(l)) * kLn2 : -FMHA_INF;
             p.lse[(static_cast<fmha_i64>(c.batch) * p.heads + c.head) * p.seq_q + row] = lse;
         }
+#endif
     }
     if (n_blocks == 0) {
         store_zero_rows<D>(p, c, wg_first_row, t);
