@@ -1,4 +1,4 @@
-"""On a Hopper GPU: the SM90 variants that build the features (sm90_persistent, sm90_pingpong)
+"""On a Hopper GPU: the SM90 variants that build the features (sm90_persistent_feat, sm90_pingpong_feat)
 pass window, sink and K = V shapes natively against the reference, O and LSE, including the
 corners docs/features.md defines (diagonal-only window, rows with no key, a window wider than the
 keys, tiles left of the window skipped over several ring wraps); top-k and hd512 are UNSUPPORTED."""
@@ -33,7 +33,7 @@ def _hopper_only():
         pytest.skip("the SM90 family runs natively only on compute capability 9.x")
 
 
-@pytest.mark.parametrize("name", ["sm90_persistent", "sm90_pingpong"])
+@pytest.mark.parametrize("name", ["sm90_persistent_feat", "sm90_pingpong_feat"])
 def test_sm90_feature_variant_passes_window_sink_and_kv_shared(name):
     variant = get_variant(name)
     configs = [parse_shape(s) for s in SHAPES + UNSUPPORTED]

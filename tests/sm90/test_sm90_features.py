@@ -17,19 +17,31 @@ def test_sm90_features_are_exactly_the_feature_switches():
 
 
 def test_the_fastest_variants_carry_every_dense_feature():
-    """sm90_persistent (the op's first choice at hd 64/128) and sm90_pingpong (hd256) run the
-    model's layer: a causal 128-key window, sinks and K = V at once."""
-    for name, dims in (("sm90_persistent", (64, 128)), ("sm90_pingpong", (64, 128, 256))):
+    """sm90_persistent_feat (sm90_persistent, the op's first choice at hd 64/128, with the switches
+    on) and sm90_pingpong_feat (hd256) run the model's layer: a causal 128-key window, sinks and
+    K = V at once."""
+    for name, dims in (("sm90_persistent_feat", (64, 128)), ("sm90_pingpong_feat", (64, 128, 256))):
         for d in dims:
             assert REGISTRY[name].unsupported_reason(parse_shape(MODEL_LAYER.format(d=d))) is None, (name, d)
 
 
 def test_what_stays_unsupported_says_why():
     layer = parse_shape(MODEL_LAYER.format(d=128))
-    assert "feature window, sink, kv_shared not supported" in REGISTRY["sm90_pipelined"].unsupported_reason(layer)
-    assert "head_dim 256" in REGISTRY["sm90_persistent"].unsupported_reason(parse_shape(MODEL_LAYER.format(d=256)))
+    for plain in ("sm90_pipelined", "sm90_persistent", "sm90_pingpong"):
+        assert "feature window, sink, kv_shared not supported" in REGISTRY[plain].unsupported_reason(layer)
+    assert "head_dim 256" in REGISTRY["sm90_persistent_feat"].unsupported_reason(parse_shape(MODEL_LAYER.format(d=256)))
     hd512 = parse_shape(MODEL_LAYER.format(d=512))
-    assert "head_dim 512 not supported" in REGISTRY["sm90_pingpong"].unsupported_reason(hd512)
+    assert "head_dim 512 not supported" in REGISTRY["sm90_pingpong_feat"].unsupported_reason(hd512)
     topk = parse_shape("b=1,h=8,hkv=1,t=16,s=300,d=128,topk=32,sink")
-    for name in ("sm90_persistent", "sm90_pingpong"):
+    for name in ("sm90_persistent_feat", "sm90_pingpong_feat"):
         assert "feature topk not supported" in REGISTRY[name].unsupported_reason(topk)
+
+
+def test_the_plain_variants_build_without_the_feature_switches():
+    """The feature code stays out of the plain kernels (their speed is the milestones'): each
+    *_feat variant is its plain namesake plus exactly the three feature switches."""
+    for name in ("sm90_pingpong", "sm90_persistent"):
+        plain, feat = REGISTRY[name], REGISTRY[name + "_feat"]
+        assert not any(plain.switches.get(s, 0) for s in SWITCH_OF.values())
+        assert feat.switches == {**plain.switches, **{s: 1 for s in SWITCH_OF.values()}}
+        assert feat.head_dims == plain.head_dims and feat.source_path == plain.source_path

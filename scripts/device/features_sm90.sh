@@ -1,60 +1,67 @@
 #!/usr/bin/env bash
-# Issue 27, session 7: the SM90 native family's features (sliding window, sinks, K=V) on the H100,
-# one call of <= 480 s. Builds the 5 SM90 variants, verifies sm90_persistent + sm90_pingpong on
+# Issue 27: the SM90 native family's features (sliding window, sinks, K=V) on the H100, one call of
+# <= 480 s. Builds the 7 SM90 variants, verifies sm90_persistent_feat + sm90_pingpong_feat on
 # grids dsv4 and dsv4-long (LSE included; hd512 and top-k are UNSUPPORTED on SM90), re-runs the SM90
-# milestone grids (scenario proof-sm90: all 5 variants on seeds72 + awkward + fa, 1258 configs, the
-# feature switches built into pingpong and persistent), the feature GPU test, then benches prefill
+# milestone grids (scenario proof-sm90: the 5 plain variants on seeds72 + awkward + fa, 1258 configs),
+# the feature GPU test, then benches prefill
 # T=S=8k with the 128-key causal window (MQA 64:1, hd128 and hd64, with and without sinks) beside
 # sdpa-mask and flex, the plain causal shapes beside cuDNN and flash, and the milestone bench shapes
-# (regressions from the switches). $OUT gets: summary.txt (printed last), bench.json (every bench row),
+# on each plain variant and its _feat twin, alternating (what carrying the switches costs). $OUT gets: summary.txt (printed last), bench.json (every bench row),
 # verify-rows.json (every stored verify row), device.log, raw.tgz (each step's stdout and stderr).
 set -u -o pipefail
-OUT=${OUT:-/tmp/features7-out}; mkdir -p "$OUT"
-RAW=$(mktemp -d /tmp/features7-raw.XXXX)
-export PYTHONPATH=${PYTHONPATH:-$PWD} PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-features7}
+OUT=${OUT:-/tmp/features-sm90-out}; mkdir -p "$OUT"
+RAW=$(mktemp -d /tmp/features-sm90-raw.XXXX)
+export PYTHONPATH=${PYTHONPATH:-$PWD} PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-features-sm90}
 BUDGET=${BUDGET:-460}   # seconds this script may use in all
 start=$(date +%s)
 left() { echo $(( BUDGET - ($(date +%s) - start) )); }
 log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$OUT/device.log"; }
 fm() { python3 -m fmhactl "$@"; }
 # run NAME MAX_SECONDS CMD...: bounded by the time left; stdout to $RAW/NAME.out, stderr to .err
+# SKIP="name ..." leaves those steps out (e.g. proof-sm90 when scripts/device/evidence.sh ran it already)
 run() {
   local name=$1 cap=$2 t; shift 2
+  case " ${SKIP:-} " in *" $name "*) log "$name: skipped (SKIP)"; return;; esac
   t=$(( $(left) - 10 )); (( t > cap )) && t=$cap
   if (( t < 15 )); then log "$name: skipped (no time left)"; return; fi
   timeout --kill-after=10 "$t" "$@" > "$RAW/$name.out" 2> "$RAW/$name.err"
   log "$name rc=$? $(tail -n 1 "$RAW/$name.err" | cut -c1-200)"
 }
-FEAT="sm90_persistent sm90_pingpong"
+FEAT="sm90_persistent_feat sm90_pingpong_feat"
 L="b=1,h=64,hkv=1,t=8192,s=8192"
 
 log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
-run build 120 python3 -m fmhactl build sm90_pipelined sm90_overlap sm90_pingpong sm90_pingpong_rescale0 sm90_persistent --arch sm_90a --jobs 5
+run build 120 python3 -m fmhactl build sm90_pipelined sm90_overlap sm90_pingpong sm90_pingpong_rescale0 sm90_persistent $FEAT --arch sm_90a --jobs 7
 tail -n 12 "$RAW/build.out" >> "$OUT/device.log"
 run verify-dsv4 90 python3 -m fmhactl verify $FEAT --grid dsv4 --seed 27 --timeout 60 --json
 run verify-dsv4-long 60 python3 -m fmhactl verify $FEAT --grid dsv4-long --seed 27 --timeout 60 --json
 run proof-sm90 150 python3 -m fmhactl scenario run proof-sm90
 tail -n 6 "$RAW/proof-sm90.out" >> "$OUT/device.log"
-run bench-features 200 python3 -m fmhactl bench sm90_persistent --timeout 150 --json \
+run bench-features 200 python3 -m fmhactl bench sm90_persistent_feat --timeout 150 --json \
   --shape $L,d=128,causal,wl=127 --shape $L,d=128,causal,wl=127,sink --shape $L,d=128,causal,wl=127,sink,kvshared \
   --shape $L,d=64,causal,wl=127 --shape $L,d=64,causal,wl=127,sink --baseline sdpa-mask --baseline flex
 run bench-plain 60 python3 -m fmhactl bench sm90_persistent --timeout 60 --json \
   --shape $L,d=128,causal --shape $L,d=64,causal --baseline cudnn --baseline flash
 run gpu-tests 120 python3 -m pytest -q -p no:cacheprovider tests/sm90/test_gpu_sm90_features.py
 tail -n 3 "$RAW/gpu-tests.out" >> "$OUT/device.log"
-# The milestone bench shapes with the switches built in (before: pingpong 1.037x / 1.035x cuDNN at hd128
-# non-causal / causal, persistent 1.000x / 1.072x; milestones/SM90.md).
+# The milestone bench shapes on each plain variant and its _feat twin, alternating, each beside cuDNN
+# in its own process (milestones/SM90.md: pingpong 1.037x / 1.035x cuDNN at hd128 non-causal / causal,
+# persistent 1.000x / 1.072x).
 M="b=8,h=16,t=4096,s=4096,d=128"
-run bench-regress 60 python3 -m fmhactl bench sm90_persistent --timeout 40 --json --shape $M --shape $M,causal --baseline cudnn
-run bench-regress-pp 60 python3 -m fmhactl bench sm90_pingpong --timeout 40 --json --shape $M --shape $M,causal --baseline cudnn
-run bench-pingpong 60 python3 -m fmhactl bench sm90_pingpong --timeout 60 --json \
+for round in $(seq 1 "${ROUNDS:-2}"); do
+  for v in sm90_persistent sm90_persistent_feat sm90_pingpong sm90_pingpong_feat; do
+    run bench-regress-$v-$round 60 python3 -m fmhactl bench $v --timeout 40 --json --shape $M --shape $M,causal --baseline cudnn
+  done
+done
+run bench-pingpong 60 python3 -m fmhactl bench sm90_pingpong_feat --timeout 60 --json \
   --shape $L,d=128,causal,wl=127,sink --shape $L,d=64,causal,wl=127,sink --baseline flex
 python3 - "$RAW" > "$OUT/bench.json" <<'PY'
 import json, sys
 rows = []
-for name in ("bench-features", "bench-plain", "bench-regress", "bench-regress-pp", "bench-pingpong"):
+import glob
+for path in sorted(glob.glob(f"{sys.argv[1]}/bench-*.out")):
     try:
-        rows += json.load(open(f"{sys.argv[1]}/{name}.out"))
+        rows += json.load(open(path))
     except (OSError, ValueError):
         pass
 print(json.dumps(rows, indent=1))
