@@ -729,7 +729,13 @@ __device__ void tc5_strict_mbar_observed(unsigned bar, bool done, unsigned site)
     Tc5StrictCta* s = strict::state();
     Tc5StrictWarp& w = strict::my_warp(s);
     const unsigned mask = __activemask();
-    const bool lead = lane_id() == leader_of(mask);
+    // try_wait suspends each thread on its own, so lanes that arrive here together can disagree on
+    // `done`. The lanes that saw the phase complete go on as one group and the others loop as
+    // another; a sync over all of `mask` would wait for lanes that already left (session 9: the
+    // load warp's lane 0 in __shfl_sync(mask) while lanes 1-31 waited for it at elect.sync).
+    const unsigned seen = __ballot_sync(mask, done);
+    const unsigned group = done ? seen : mask & ~seen;
+    const bool lead = lane_id() == leader_of(group);
     if (!done) {
         if (lead && vload(&w.wait_bar) != bar) {
             w.wait_bar = bar;
@@ -750,9 +756,9 @@ __device__ void tc5_strict_mbar_observed(unsigned bar, bool done, unsigned site)
         w.wait_bar = 0;
         strict::trace(TC5_EV_WAIT_END, site, bar, 0);
     }
-    tma_landed = __shfl_sync(mask, tma_landed, leader_of(mask));
+    tma_landed = __shfl_sync(group, tma_landed, leader_of(group));
     // TMA data is async-proxy data: it needs no proxy fence, so it joins the snapshot.
-    if (tma_landed) strict::snapshot_all(s, mask, site, false);
+    if (tma_landed) strict::snapshot_all(s, group, site, false);
 }
 
 __device__ void tc5_strict_tma_load(unsigned dst, unsigned bar, unsigned site) {

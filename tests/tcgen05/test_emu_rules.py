@@ -1,7 +1,8 @@
 """Strict emulation (--emulation strict): one deliberately broken micro-kernel per rule
 (tests/kernels/emu_rules/rules.cu, p.which = the rule's TC5_ERR code) must be reported by that
 rule's name, with the block, warp, source line and the second operation; the correct kernel
-(which = 0) must report nothing. Also: co-resident CTAs share one SM's 512 TMEM columns.
+(which = 0) must report nothing. Also: co-resident CTAs share one SM's 512 TMEM columns, and lanes
+of one warp that see an mbarrier phase at different times do not wait for each other in the hook.
 
 The build test runs on the CPU (NVRTC); the rest needs a CUDA GPU (sm_90 runs the emulator).
 """
@@ -66,7 +67,7 @@ def test_every_strict_rule_has_a_broken_kernel():
 def test_rules_kernel_builds_strict():
     result = build_rules()
     meta = result.cubin_path.with_suffix(".json").read_text()
-    assert {k.kernel for k in result.kernels} >= {"rule", "hog"}, (
+    assert {k.kernel for k in result.kernels} >= {"rule", "hog", "split_observe"}, (
         f"entries parsed from the ptxas log: {result.kernels} (cache hit {result.cache_hit}, "
         f"{result.compile_seconds:.1f} s); meta: {meta[:600]}")
 
@@ -151,3 +152,12 @@ def test_coresident_ctas_share_one_sms_tmem(rules_module):
     # so the others wait in tcgen05.alloc and never two hold columns of one SM at once.
     assert stats["max_ctas_holding_tmem_per_sm"] == 1, stats
     assert stats["allocs_blocked"] > 0, stats
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not tc5_harness.cuda_available(), reason="needs a CUDA GPU (torch.cuda)")
+def test_lanes_that_see_a_phase_at_different_times_do_not_wait_for_each_other(rules_module):
+    """Lane 0 observes the phase complete, lanes 1-31 do not and go on to __syncwarp: before the
+    fix the strict hook held lane 0 in a full-warp __shfl_sync and the launch never ended."""
+    violations = _launch(rules_module, "split_observe", 0)
+    assert violations == [], "\n".join(map(str, violations))

@@ -216,3 +216,22 @@ extern "C" __global__ void __launch_bounds__(128) hog(const RuleParams p, const 
     cta_sync();
     if (warp == 0) tc5::dealloc(slot, 512);
 }
+
+// try_wait suspends each thread on its own, so the lanes of one warp can see an mbarrier phase
+// complete at different times. Here lane 0 sees it (done) while lanes 1-31 do not and go on to
+// meet it at __syncwarp, as a native kernel's lanes meet at elect.sync after their wait loops. The
+// strict hook must not hold lane 0 in a warp sync with lanes that already left (session 9: that
+// was a HANG of sm100_tma_s2_tmem_ex2 on the PTX path, the load warp's lane 0 in the hook's
+// __shfl_sync while lanes 1-31 waited for it at elect.sync).
+extern "C" __global__ void __launch_bounds__(128) split_observe(const RuleParams p, const __grid_constant__ TmaMap) {
+    __shared__ __align__(8) unsigned long long bar;
+    if (threadIdx.x == 0) mbar::init(&bar, 1);
+    cta_sync();
+    if (threadIdx.x < 32) {
+#if TC5_STRICT
+        tc5_strict_mbar_observed(tc5::smem_addr(&bar), threadIdx.x == 0, __LINE__);
+#endif
+        __syncwarp();
+        if (threadIdx.x == 0) reinterpret_cast<u32*>(p.scratch)[0] = 1;
+    }
+}
