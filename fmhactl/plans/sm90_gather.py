@@ -16,14 +16,16 @@ counter), then `stages` x (K block, V block unless kv_shared: V is K's block).
 
 The launcher picks the tiles per CTA: all the group's heads up to 64 (one gather of the keys per
 token), or 16 when that leaves the GPU mostly idle (decode: few tokens), where more CTAs each
-re-gathering the keys from L2 beat one CTA streaming them alone.
+re-gathering the keys from L2 beat one CTA streaming them alone. The ring takes as many stages
+(2..4) as fit; when the grid is more than one wave, only as many as leave room for about 4 M
+tiles per SM (a 1-tile CTA of a small GQA group is not alone on its SM).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, ceil_div
+from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, SMEM_PER_SM, SMEM_RESERVED_PER_BLOCK, ceil_div
 
 HEADER_PATH = "kernels/sm90/fmha_mqa_gather_plan.h"
 
@@ -60,6 +62,9 @@ class GatherPlan:
     group: int  # query heads per KV head
     tiles: int  # M tiles of 16 heads per CTA
     kv_shared: bool
+    # CTAs that should share an SM (1: the grid is one wave, every CTA takes all the SMEM it can
+    # use for stages; else about MAX_TILES M tiles per SM, so small CTAs are not alone on an SM)
+    co_resident: int = 1
 
     @property
     def block_n(self) -> int:
@@ -92,7 +97,9 @@ class GatherPlan:
 
     @property
     def stages(self) -> int:
-        return min(MAX_STAGES, (MAX_DYNAMIC_SMEM - self.fixed_bytes) // self.stage_bytes)
+        fit = (MAX_DYNAMIC_SMEM - self.fixed_bytes) // self.stage_bytes
+        budget = SMEM_PER_SM // max(1, self.co_resident) - SMEM_RESERVED_PER_BLOCK
+        return min(MAX_STAGES, fit, max(MIN_STAGES, (budget - self.fixed_bytes) // self.stage_bytes))
 
     @property
     def smem_bytes(self) -> int:
@@ -129,7 +136,10 @@ def tiles_for(group: int, seq_q: int, heads_kv: int, batch: int, sm_count: int |
 def plan_for(head_dim: int, heads: int, heads_kv: int, seq_q: int, batch: int, kv_shared: bool,
              sm_count: int | None = None) -> GatherPlan:
     group = heads // heads_kv
-    return GatherPlan(head_dim, group, tiles_for(group, seq_q, heads_kv, batch, sm_count), kv_shared)
+    tiles = tiles_for(group, seq_q, heads_kv, batch, sm_count)
+    plan = GatherPlan(head_dim, group, tiles, kv_shared)
+    one_wave = seq_q * heads_kv * batch * plan.head_chunks <= (sm_count or DEFAULT_SM_COUNT)
+    return plan if one_wave else GatherPlan(head_dim, group, tiles, kv_shared, MAX_TILES // tiles)
 
 
 def render_plan_header() -> list[str]:

@@ -120,6 +120,16 @@ def test_prefill_geometry_takes_all_64_heads_per_cta():
     assert gqa.grid == (70, 2, 2) and gqa.block == (32, 1, 1)
 
 
+def test_small_ctas_of_a_multi_wave_grid_share_their_sm():
+    """GQA 8:1 at hd128 over 130 tokens x 2 batches: 1-warp CTAs, more than one wave: 2 stages of
+    K + V (77840 B: 2 CTAs per SM) instead of the 4 a lone CTA would take."""
+    many = _shape("b=2,h=8,hkv=1,t=130,s=300,d=128,causal,wl=127,sink")
+    assert many.block == (32, 1, 1)
+    assert many.dynamic_smem == 16 * 128 * 2 + sm90_gather.LIST_BYTES + 2 * 2 * 64 * 128 * 2
+    lone = _shape("b=1,h=8,hkv=1,t=100,s=300,d=128,causal,wl=127,sink")  # 100 CTAs: one wave
+    assert lone.dynamic_smem == 16 * 128 * 2 + sm90_gather.LIST_BYTES + 4 * 2 * 64 * 128 * 2
+
+
 def test_the_sm_count_decides_the_tiles():
     text = "b=1,h=64,hkv=1,t=100,s=300,d=256,causal"
     assert _shape(text, sm_count=132).block == (32 * 1 * 2, 1, 1)  # 100 CTAs of 64 heads < 132 SMs
@@ -130,8 +140,9 @@ def test_the_sm_count_decides_the_tiles():
 @pytest.mark.parametrize("d", sm90_gather.HEAD_DIMS)
 @pytest.mark.parametrize("tiles", range(1, sm90_gather.MAX_TILES + 1))
 @pytest.mark.parametrize("kv_shared", [False, True])
-def test_every_plan_fits_and_keeps_two_stages(d, tiles, kv_shared):
-    plan = sm90_gather.GatherPlan(d, 16 * tiles, tiles, kv_shared)
+@pytest.mark.parametrize("co_resident", [1, 4])
+def test_every_plan_fits_and_keeps_two_stages(d, tiles, kv_shared, co_resident):
+    plan = sm90_gather.GatherPlan(d, 16 * tiles, tiles, kv_shared, max(1, co_resident // tiles))
     assert sm90_gather.MIN_STAGES <= plan.stages <= sm90_gather.MAX_STAGES
     assert plan.smem_bytes <= MAX_DYNAMIC_SMEM
     assert plan.threads <= sm90_gather.max_threads(d) <= 1024
