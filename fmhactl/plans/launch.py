@@ -69,7 +69,8 @@ def sm90_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) ->
 
 
 def sm90_gather_plan(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> sm90_gather.GatherPlan:
-    return sm90_gather.plan_for(cfg.head_dim, cfg.heads, cfg.heads_kv, cfg.seq_q, cfg.batch, cfg.kv_shared, sm_count)
+    return sm90_gather.plan_for(cfg.head_dim, cfg.heads, cfg.heads_kv, cfg.seq_q, cfg.batch, cfg.kv_shared,
+                                cfg.topk > 0, sm_count)
 
 
 def sm90_gather_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:

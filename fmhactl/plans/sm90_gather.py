@@ -7,12 +7,15 @@ row by row with cp.async into a ring of SMEM stages.
 
 CTA: `tiles` M tiles of 16 heads x `slices` D slices, one warp each. A warp owns 16 rows x
 `cols` output columns (at most 128: 64 fp32 accumulators per thread, so hd512 fits beside S in
-the 128 registers a 512-thread CTA allows); every warp computes the whole S of its 16 rows (the
-QK^T of the slices of one tile is repeated: no cross-warp softmax, no P through SMEM).
+the 128 registers a 512-thread CTA allows). With several slices (hd256: 2, hd512: 4) each warp
+multiplies QK^T over its own D slice only and the tile's warps add their partial S through SMEM
+(the exchange buffer: one float4 per lane and 8 keys), in one order, so every slice warp holds
+the same S and runs the same softmax (no softmax state crosses warps).
 
 SMEM (dynamic; the kernel derives the stage count from %dynamic_smem_size with the same terms):
-Q (tiles*16 rows x D, 128B-chunk XOR swizzle), the compacted top-k list (LIST_CAP keys + a
-counter), then `stages` x (K block, V block unless kv_shared: V is K's block).
+Q (tiles*16 rows x D, 128B-chunk XOR swizzle), the partial-S exchange (slices > 1), the
+compacted top-k list (LIST_CAP keys + a counter; top-k launches only), then `stages` x (K block,
+V block unless kv_shared: V is K's block).
 
 The launcher picks the tiles per CTA: all the group's heads up to 64 (one gather of the keys per
 token), or 16 when that leaves the GPU mostly idle (decode: few tokens), where more CTAs each
@@ -62,6 +65,7 @@ class GatherPlan:
     group: int  # query heads per KV head
     tiles: int  # M tiles of 16 heads per CTA
     kv_shared: bool
+    topk: bool = False  # the launch has top-k lists: SMEM for the compacted list
     # CTAs that should share an SM (1: the grid is one wave, every CTA takes all the SMEM it can
     # use for stages; else about MAX_TILES M tiles per SM, so small CTAs are not alone on an SM)
     co_resident: int = 1
@@ -92,8 +96,17 @@ class GatherPlan:
         return self.block_n * self.head_dim * ELEM * (1 if self.kv_shared else 2)
 
     @property
+    def exchange_bytes(self) -> int:
+        """Partial S of each warp of a multi-slice tile: BN/2 fp32 per lane (BN * 64 B a warp)."""
+        return self.tiles * slices(self.head_dim) * self.block_n * 64 if slices(self.head_dim) > 1 else 0
+
+    @property
+    def list_bytes(self) -> int:
+        return LIST_BYTES if self.topk else 0
+
+    @property
     def fixed_bytes(self) -> int:
-        return self.q_bytes + LIST_BYTES
+        return self.q_bytes + self.exchange_bytes + self.list_bytes
 
     @property
     def stages(self) -> int:
@@ -112,7 +125,7 @@ class GatherPlan:
         if self.head_dim not in HEAD_DIMS:
             return f"head_dim {self.head_dim} not supported (supports {', '.join(map(str, HEAD_DIMS))})"
         if self.stages < MIN_STAGES:
-            return (f"SMEM: {self.fixed_bytes} B of Q and list + {MIN_STAGES} stages of {self.stage_bytes} B "
+            return (f"SMEM: {self.fixed_bytes} B of Q, exchange and list + {MIN_STAGES} stages of {self.stage_bytes} B "
                     f"> {MAX_DYNAMIC_SMEM} B")
         if seq_q * self.head_chunks > MAX_GRID_X:
             return f"seq_q {seq_q} x {self.head_chunks} head chunks exceeds the grid's x limit {MAX_GRID_X}"
@@ -123,23 +136,26 @@ class GatherPlan:
         return None
 
 
-def tiles_for(group: int, seq_q: int, heads_kv: int, batch: int, sm_count: int | None) -> int:
+def tiles_for(head_dim: int, group: int, seq_q: int, heads_kv: int, batch: int, kv_shared: bool, topk: bool,
+              sm_count: int | None) -> int:
     """All of the group's heads (up to 64) per CTA, unless that leaves fewer CTAs than SMs: then
-    16 heads per CTA (more CTAs gathering the same keys, the repeats served by L2)."""
+    16 heads per CTA (more CTAs gathering the same keys, the repeats served by L2). Halved while
+    two stages do not fit (hd512 with K and V apart and a top-k list: 32 heads)."""
     full = min(MAX_TILES, ceil_div(group, ROWS))
     ctas = seq_q * heads_kv * batch * ceil_div(group, ROWS * full)
-    if full > 1 and ctas < (sm_count or DEFAULT_SM_COUNT):
-        return 1
-    return full
+    tiles = 1 if full > 1 and ctas < (sm_count or DEFAULT_SM_COUNT) else full
+    while tiles > 1 and GatherPlan(head_dim, group, tiles, kv_shared, topk).stages < MIN_STAGES:
+        tiles //= 2
+    return tiles
 
 
-def plan_for(head_dim: int, heads: int, heads_kv: int, seq_q: int, batch: int, kv_shared: bool,
+def plan_for(head_dim: int, heads: int, heads_kv: int, seq_q: int, batch: int, kv_shared: bool, topk: bool = False,
              sm_count: int | None = None) -> GatherPlan:
     group = heads // heads_kv
-    tiles = tiles_for(group, seq_q, heads_kv, batch, sm_count)
-    plan = GatherPlan(head_dim, group, tiles, kv_shared)
+    tiles = tiles_for(head_dim, group, seq_q, heads_kv, batch, kv_shared, topk, sm_count)
+    plan = GatherPlan(head_dim, group, tiles, kv_shared, topk)
     one_wave = seq_q * heads_kv * batch * plan.head_chunks <= (sm_count or DEFAULT_SM_COUNT)
-    return plan if one_wave else GatherPlan(head_dim, group, tiles, kv_shared, MAX_TILES // tiles)
+    return plan if one_wave else GatherPlan(head_dim, group, tiles, kv_shared, topk, MAX_TILES // tiles)
 
 
 def render_plan_header() -> list[str]:

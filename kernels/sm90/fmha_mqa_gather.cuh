@@ -11,8 +11,11 @@
 //   filtered (-1, out of range, causal, window) and compacted into an SMEM list, so masked
 //   entries cost neither a load nor an MMA; a duplicate is gathered twice and so counts twice.
 // * hd512 with mma.sync: O of 16 rows x 512 columns is 256 fp32 per thread, too many. A warp
-//   owns 16 rows x at most 128 columns (64 accumulators) and computes the whole S of its rows
-//   itself: the QK^T of a tile's D slices is repeated, but no softmax state crosses warps.
+//   owns 16 rows x at most 128 columns (64 accumulators). The tile's slice warps each multiply
+//   QK^T over their own D slice and add the partial S through SMEM, all in one order: every
+//   slice warp then holds the bit-identical S, so each runs the same softmax on its own and no
+//   max or sum crosses warps (a warp computing the whole S itself would repeat QK^T per slice:
+//   4x the QK^T MMAs and ldmatrix traffic at hd512).
 // * SMEM tiles are rows of D 16-bit values with the 16-byte chunks XOR-swizzled by row % 8, so
 //   the 8 row addresses of an ldmatrix phase hit 8 different bank groups.
 // * Online softmax in base 2; sinks join the denominator and the LSE in the epilogue only.
@@ -116,6 +119,11 @@ __device__ __forceinline__ unsigned swizzled(int row, int chunk) {
     return static_cast<unsigned>(row * Shape<D>::kRowBytes + ((chunk ^ (row & 7)) << 4));
 }
 
+// The slice warps of one M tile meet here (barrier 0 is __syncthreads).
+__device__ __forceinline__ void tile_barrier(int tile, int threads) {
+    asm volatile("bar.sync %0, %1;" ::"r"(1 + tile), "r"(threads) : "memory");
+}
+
 __device__ __forceinline__ float quad_max(float x) {
     x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
     return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
@@ -150,17 +158,24 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
     const int head0 = kvh * group + chunk * rows_cta;
     const int rows_valid = min(rows_cta, group - chunk * rows_cta);
 
-    // SMEM: Q | list + counter | stages x (K, V). Same terms as GatherPlan.smem_bytes.
+    const bool sparse = p.topk_idx != nullptr && p.topk > 0;
+
+    // SMEM: Q | partial-S exchange (slices > 1) | list + counter (top-k) | stages x (K, V).
+    // Same terms as GatherPlan.smem_bytes, which sized the launch.
+    const int q_bytes = rows_cta * S::kRowBytes;
+    const int x_bytes = S::kSlices > 1 ? tiles * S::kSlices * kBlockN * 64 : 0;
+    const int list_bytes = sparse ? kListBytes : 0;
     unsigned char* q_smem = smem;
-    int* list = reinterpret_cast<int*>(smem + rows_cta * S::kRowBytes);
+    float4* exchange = reinterpret_cast<float4*>(smem + q_bytes) + tile * S::kSlices * (kBlockN / 8) * 32;
+    int* list = reinterpret_cast<int*>(smem + q_bytes + x_bytes);
     int* list_count = list + kListCap;
-    unsigned char* ring = smem + rows_cta * S::kRowBytes + kListBytes;
+    unsigned char* ring = smem + q_bytes + x_bytes + list_bytes;
     const bool kv_shared = p.kv_shared != 0;
     const int kv_bytes = kBlockN * S::kRowBytes;
     const int stage_bytes = kv_shared ? kv_bytes : 2 * kv_bytes;
     unsigned dyn_smem;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn_smem));
-    const int stages = min(kMaxStages, static_cast<int>((dyn_smem - rows_cta * S::kRowBytes - kListBytes) / stage_bytes));
+    const int stages = min(kMaxStages, static_cast<int>((dyn_smem - q_bytes - x_bytes - list_bytes) / stage_bytes));
 
     // The token's visible key range [lo, hi] (64-bit: i + off + window may pass 2^31).
     const long long diag = static_cast<long long>(t) + p.seq_k - p.seq_q;
@@ -169,7 +184,6 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
     const int right = p.causal ? 0 : p.window_right;  // the host folds causal into 0 already
     if (right >= 0) hi = min(hi, diag + right);
     const int range_count = hi >= lo ? static_cast<int>(hi - lo + 1) : 0;
-    const bool sparse = p.topk_idx != nullptr && p.topk > 0;
 
     const unsigned short* kbase =
         static_cast<const unsigned short*>(p.k) + b * p.k_batch_stride + kvh * p.k_head_stride;
@@ -254,14 +268,18 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
             const unsigned v_s = kv_shared ? k_s : k_s + kv_bytes;  // K = V: one stage serves both
             const int n_valid = min(kBlockN, count - blk * kBlockN);
 
-            // S = Q K^T over all of D: sc[j] holds keys 8j + 2*q4 + {0,1} of rows g (0,1) and g+8 (2,3).
+            // S = Q K^T: sc[j] holds keys 8j + 2*q4 + {0,1} of rows g (0,1) and g+8 (2,3). One
+            // slice: over all of D; several: over this warp's D slice, then summed across the tile.
+            constexpr int kSteps = S::kSlices > 1 ? S::kCols / 16 : D / 16;
+            const int kk0 = S::kSlices > 1 ? slice * kSteps : 0;
             float sc[kBlockN / 8][4];
 #pragma unroll
             for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
                 for (int x = 0; x < 4; ++x) sc[j][x] = 0.f;
 #pragma unroll 2
-            for (int kk = 0; kk < D / 16; ++kk) {
+            for (int i = 0; i < kSteps; ++i) {
+                const int kk = kk0 + i;
                 unsigned a[4];
                 ldmatrix_x4(a, q_tile + swizzled<D>(lane % 16, 2 * kk + lane / 16));
 #pragma unroll
@@ -271,6 +289,31 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
                     ldmatrix_x4(kb, k_s + swizzled<D>(key_row, 2 * kk + (lane / 8) % 2));
                     Mma::mma(sc[2 * np], a, kb[0], kb[1]);
                     Mma::mma(sc[2 * np + 1], a, kb[2], kb[3]);
+                }
+            }
+            if constexpr (S::kSlices > 1) {
+                // Every lane's fragment positions are the same in each slice warp: the partials
+                // add element by element. The previous block's reads of `exchange` ended before
+                // this iteration's __syncthreads.
+#pragma unroll
+                for (int j = 0; j < kBlockN / 8; ++j)
+                    exchange[(slice * (kBlockN / 8) + j) * 32 + lane] = make_float4(sc[j][0], sc[j][1], sc[j][2], sc[j][3]);
+                tile_barrier(tile, 32 * S::kSlices);
+#pragma unroll
+                for (int j = 0; j < kBlockN / 8; ++j) {
+                    float4 sum = exchange[j * 32 + lane];
+#pragma unroll
+                    for (int s = 1; s < S::kSlices; ++s) {
+                        const float4 part = exchange[(s * (kBlockN / 8) + j) * 32 + lane];
+                        sum.x += part.x;
+                        sum.y += part.y;
+                        sum.z += part.z;
+                        sum.w += part.w;
+                    }
+                    sc[j][0] = sum.x;
+                    sc[j][1] = sum.y;
+                    sc[j][2] = sum.z;
+                    sc[j][3] = sum.w;
                 }
             }
 

@@ -2,7 +2,8 @@
 launch, bshd/bhsd layouts alternating), at hd 64..512: top-k lists (padding, duplicates,
 out-of-range entries, an empty row 0, lists longer than one SMEM round), the causal 128-key window,
 sinks (head 0 -inf, head 1 dominant), K = V, the window corners, and every way the launcher cuts a
-head group (1 or 4 M tiles per CTA, a group split over CTAs, a last chunk with idle tiles)."""
+head group (1, 2 or 4 M tiles per CTA, a group split over CTAs, a last chunk with idle tiles) and
+the partial-S exchange of the D-slice warps (hd256, hd512)."""
 
 import pytest
 
@@ -30,6 +31,7 @@ SHAPES = [
     "b=1,h=128,hkv=1,t=140,s=300,d=256,causal,wl=127,kvshared",
     "b=1,h=80,hkv=1,t=150,s=200,d=128,causal,sink",
     "b=1,h=64,hkv=1,t=160,s=160,d=64,causal,wl=127,sink,topk=96",
+    "b=1,h=64,hkv=1,t=160,s=400,d=512,causal,sink,topk=200",                # K, V apart + list: 32 heads a CTA
     # window corners: diagonal only (MHA), both sides bounded (GQA), T > S (rows with no key), wider than S
     "b=1,h=4,t=200,s=150,d=64,wl=0,wr=0,sink",
     "b=2,h=4,hkv=2,t=513,s=700,d=128,wl=40,wr=30",

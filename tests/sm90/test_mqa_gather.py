@@ -98,10 +98,11 @@ def _shape(text, sm_count=132):
 
 
 def test_decode_geometry_spreads_the_heads_over_ctas():
-    """Decode at b=1 (one token): 64 heads in 4 CTAs of 16 heads x 4 D slices, 4 K-only stages."""
+    """Decode at b=1 (one token): 64 heads in 4 CTAs of 16 heads x 4 D slices; SMEM Q 16 KiB,
+    the partial-S exchange (4 warps x 2 KiB), the top-k list, 4 K-only stages (K = V)."""
     s = _shape("b=1,h=64,hkv=1,t=1,s=32768,d=512,topk=512,causal,wl=127,sink,kvshared")
     assert s.grid == (4, 1, 1) and s.block == (128, 1, 1)
-    assert s.dynamic_smem == 16 * 512 * 2 + sm90_gather.LIST_BYTES + 4 * 32 * 512 * 2
+    assert s.dynamic_smem == 16 * 512 * 2 + 4 * 32 * 64 + sm90_gather.LIST_BYTES + 4 * 32 * 512 * 2
     s16 = _shape("b=16,h=64,hkv=1,t=1,s=32768,d=512,topk=512,kvshared")
     assert s16.grid == (4, 1, 16) and s16.block == (128, 1, 1)
 
@@ -109,10 +110,16 @@ def test_decode_geometry_spreads_the_heads_over_ctas():
 def test_prefill_geometry_takes_all_64_heads_per_cta():
     s = _shape("b=1,h=64,hkv=1,t=8192,s=8192,d=512,causal,wl=127,sink,kvshared")
     assert s.grid == (8192, 1, 1) and s.block == (512, 1, 1)
-    assert s.dynamic_smem == 64 * 512 * 2 + sm90_gather.LIST_BYTES + 4 * 32 * 512 * 2
-    # K and V apart: two stages of K + V fit beside 64 KiB of Q.
+    # no top-k: no list; Q 64 KiB, exchange 16 warps x 2 KiB, 4 stages of K
+    assert s.dynamic_smem == 64 * 512 * 2 + 16 * 32 * 64 + 4 * 32 * 512 * 2
+    # K and V apart: two stages of K + V fit beside them
     apart = _shape("b=1,h=64,hkv=1,t=8192,s=8192,d=512,causal,wl=127")
-    assert apart.dynamic_smem == 64 * 512 * 2 + sm90_gather.LIST_BYTES + 2 * 2 * 32 * 512 * 2
+    assert apart.block == (512, 1, 1)
+    assert apart.dynamic_smem == 64 * 512 * 2 + 16 * 32 * 64 + 2 * 2 * 32 * 512 * 2
+    # ... but not beside a top-k list as well: 32 heads per CTA, two CTAs per token
+    listed = _shape("b=1,h=64,hkv=1,t=1024,s=8192,d=512,topk=512")
+    assert listed.block == (256, 1, 1) and listed.grid == (2048, 1, 1)
+    assert listed.dynamic_smem <= MAX_DYNAMIC_SMEM
     # 128 heads: two CTAs per token, neighbours in the grid.
     assert _shape("b=1,h=128,hkv=1,t=8192,s=8192,d=512,causal,wl=127,kvshared").grid == (16384, 1, 1)
     # GQA 4:2 (group 2): one M tile per CTA, rows 2..15 idle.
@@ -122,12 +129,12 @@ def test_prefill_geometry_takes_all_64_heads_per_cta():
 
 def test_small_ctas_of_a_multi_wave_grid_share_their_sm():
     """GQA 8:1 at hd128 over 130 tokens x 2 batches: 1-warp CTAs, more than one wave: 2 stages of
-    K + V (77840 B: 2 CTAs per SM) instead of the 4 a lone CTA would take."""
+    K + V (69632 B: 3 CTAs per SM) instead of the 4 a lone CTA would take."""
     many = _shape("b=2,h=8,hkv=1,t=130,s=300,d=128,causal,wl=127,sink")
     assert many.block == (32, 1, 1)
-    assert many.dynamic_smem == 16 * 128 * 2 + sm90_gather.LIST_BYTES + 2 * 2 * 64 * 128 * 2
+    assert many.dynamic_smem == 16 * 128 * 2 + 2 * 2 * 64 * 128 * 2
     lone = _shape("b=1,h=8,hkv=1,t=100,s=300,d=128,causal,wl=127,sink")  # 100 CTAs: one wave
-    assert lone.dynamic_smem == 16 * 128 * 2 + sm90_gather.LIST_BYTES + 4 * 2 * 64 * 128 * 2
+    assert lone.dynamic_smem == 16 * 128 * 2 + 4 * 2 * 64 * 128 * 2
 
 
 def test_the_sm_count_decides_the_tiles():
@@ -138,25 +145,37 @@ def test_the_sm_count_decides_the_tiles():
 
 
 @pytest.mark.parametrize("d", sm90_gather.HEAD_DIMS)
-@pytest.mark.parametrize("tiles", range(1, sm90_gather.MAX_TILES + 1))
+@pytest.mark.parametrize("group", [16, 32, 64, 128])
 @pytest.mark.parametrize("kv_shared", [False, True])
-@pytest.mark.parametrize("co_resident", [1, 4])
-def test_every_plan_fits_and_keeps_two_stages(d, tiles, kv_shared, co_resident):
-    plan = sm90_gather.GatherPlan(d, 16 * tiles, tiles, kv_shared, max(1, co_resident // tiles))
+@pytest.mark.parametrize("topk", [0, 512])
+@pytest.mark.parametrize("seq_q", [1, 4096])
+def test_every_launch_fits_and_keeps_two_stages(d, group, kv_shared, topk, seq_q):
+    features = (",kvshared" if kv_shared else "") + (f",topk={topk}" if topk else "")
+    cfg = parse_shape(f"b=1,h={group},hkv=1,t={seq_q},s=8192,d={d}" + features)
+    plan = sm90_gather.plan_for(d, group, 1, seq_q, 1, kv_shared, bool(topk), 132)
     assert sm90_gather.MIN_STAGES <= plan.stages <= sm90_gather.MAX_STAGES
     assert plan.smem_bytes <= MAX_DYNAMIC_SMEM
     assert plan.threads <= sm90_gather.max_threads(d) <= 1024
     assert plan.fixed_bytes % 16 == 0 and plan.stage_bytes % 16 == 0  # cp.async 16-byte destinations
-    assert limit_reason("sm90_gather", parse_shape(f"b=1,h={16 * tiles},hkv=1,t=1,s=64,d={d}"), {}) is None
+    assert limit_reason("sm90_gather", cfg, {}) is None
+    shape = launch_shape("sm90_gather", cfg, {}, 132)
+    assert shape.dynamic_smem == plan.smem_bytes and shape.block == (plan.threads, 1, 1)
 
 
 def test_kernel_derives_the_same_stage_count_from_its_smem():
-    """The kernel computes stages = min(kMaxStages, (dynamic SMEM - Q - list) / stage bytes): the
-    terms must be the plan's (rows_cta * D * 2, kListBytes, BN * D * 2 per operand)."""
+    """The kernel computes stages = min(kMaxStages, (dynamic SMEM - Q - exchange - list) / stage
+    bytes): the terms must be the plan's (rows_cta * D * 2; tiles * slices * BN * 64 with several
+    slices; kListBytes with top-k; BN * D * 2 per operand)."""
     source = (VARIANT.source_path.parent / "fmha_mqa_gather.cuh").read_text()
-    assert re.search(r"min\(kMaxStages, static_cast<int>\(\(dyn_smem - rows_cta \* S::kRowBytes - kListBytes\) "
-                     r"/ stage_bytes\)\)", source)
+    assert "const int q_bytes = rows_cta * S::kRowBytes;" in source
+    assert "const int x_bytes = S::kSlices > 1 ? tiles * S::kSlices * kBlockN * 64 : 0;" in source
+    assert "const int list_bytes = sparse ? kListBytes : 0;" in source
+    assert "min(kMaxStages, static_cast<int>((dyn_smem - q_bytes - x_bytes - list_bytes) / stage_bytes))" in source
     assert "kv_shared ? kv_bytes : 2 * kv_bytes" in source
     for d in sm90_gather.HEAD_DIMS:
-        plan = sm90_gather.GatherPlan(d, 64, 4, False)
-        assert (plan.smem_bytes - plan.q_bytes - sm90_gather.LIST_BYTES) // plan.stage_bytes == plan.stages
+        for topk in (False, True):
+            plan = sm90_gather.GatherPlan(d, 64, 2, False, topk)
+            assert (plan.smem_bytes - plan.fixed_bytes) // plan.stage_bytes == plan.stages
+            assert plan.fixed_bytes == plan.q_bytes + (2 * sm90_gather.slices(d) * plan.block_n * 64
+                                                       if sm90_gather.slices(d) > 1 else 0) + (
+                sm90_gather.LIST_BYTES if topk else 0)
