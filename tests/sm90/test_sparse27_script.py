@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT / "scripts" / "device"))
 
 import sparse27_summary  # noqa: E402
 
-STEPS = ["build", "gpu-test", "verify-dsv4", "verify-dsv4-long", "bench-baselines", "bench-sweep"]
+STEPS = ["build", "gpu-test", "verify-dsv4", "verify-dsv4-long", "bench-decode", "bench-prefill", "bench-sweep"]
 
 
 def _dry(tmp_path):
@@ -35,6 +35,8 @@ def test_script_parses_and_dry_run_lists_every_step(tmp_path):
     assert not any((tmp_path / "out").iterdir()), "a dry run writes nothing to $OUT"
     text = SCRIPT.read_text()
     assert "timeout --kill-after" in text and "--seed 27" in text
+    caps = [int(li.split(" (cap ", 1)[1].split("s)", 1)[0]) for li in out.splitlines() if " (cap " in li]
+    assert len(caps) == len(STEPS) and sum(caps) <= 240  # what the steps may take, at most
     import re
 
     # 4 files in $OUT: summary.txt, raw.tgz, and bench.json + verify.json written by the inline Python
@@ -42,7 +44,7 @@ def test_script_parses_and_dry_run_lists_every_step(tmp_path):
     assert 'f"{out}/{kind}.json"' in text and '(("bench", "bench-*.out"), ("verify", "verify-*.out"))' in text
 
 
-@pytest.mark.parametrize("step", ["verify-dsv4", "verify-dsv4-long", "bench-baselines", "bench-sweep"])
+@pytest.mark.parametrize("step", ["verify-dsv4", "verify-dsv4-long", "bench-decode", "bench-prefill", "bench-sweep"])
 def test_each_fmhactl_step_is_accepted(tmp_path, step):
     """Every fmhactl command of the script gets past argument checking: exit 3 (no GPU), not 2."""
     line = next(li for li in _dry(tmp_path).splitlines() if f"] {step} (cap " in li)
