@@ -20,7 +20,7 @@ V block unless kv_shared: V is K's block).
 The launcher picks the tiles per CTA: all the group's heads up to 64 (one gather of the keys per
 token), or 16 when that leaves the GPU mostly idle (decode: few tokens), where more CTAs each
 re-gathering the keys from L2 beat one CTA streaming them alone. The ring takes as many stages
-(2..4) as fit; when the grid is more than one wave, only as many as leave room for about 4 M
+(2..6: a decode CTA keeps up to 6 x 32 KiB of rows in flight) as fit; when the grid is more than one wave, only as many as leave room for about 4 M
 tiles per SM (a 1-tile CTA of a small GQA group is not alone on its SM).
 """
 
@@ -40,7 +40,7 @@ BLOCK_N = {64: 64, 128: 64, 256: 32, 512: 32}  # keys per gathered block (one ri
 LIST_CAP = 2048  # top-k entries compacted per round (a longer list takes several rounds)
 LIST_BYTES = (LIST_CAP + 4) * 4  # the list and its counter (16 B, keeps the stages 16-B aligned)
 MIN_STAGES = 2
-MAX_STAGES = 4  # cp.async.wait_group takes an immediate: the kernel handles 0..MAX_STAGES-2 pending
+MAX_STAGES = 6  # cp.async.wait_group takes an immediate: the kernel handles 0..MAX_STAGES-2 pending
 ELEM = 2
 DEFAULT_SM_COUNT = 132  # H100 SXM; the executor passes the real count
 MAX_GRID_YZ = 65535

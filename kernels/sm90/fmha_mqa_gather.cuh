@@ -89,13 +89,13 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 
 // wait_group takes an immediate; the stage count is a launch-time value.
 __device__ __forceinline__ void cp_async_wait(int pending) {
-    static_assert(kMaxStages - 2 <= 2, "cp_async_wait covers 0..2 pending groups");
-    if (pending <= 0) {
-        asm volatile("cp.async.wait_group 0;" ::: "memory");
-    } else if (pending == 1) {
-        asm volatile("cp.async.wait_group 1;" ::: "memory");
-    } else {
-        asm volatile("cp.async.wait_group 2;" ::: "memory");
+    static_assert(kMaxStages - 2 <= 4, "cp_async_wait covers 0..4 pending groups");
+    switch (pending) {
+        case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
+        case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
+        case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+        case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
+        default: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
     }
 }
 

@@ -11,7 +11,7 @@ constexpr int kMaxCols = 128;
 constexpr int kListCap = 2048;
 constexpr int kListBytes = 8208;
 constexpr int kMinStages = 2;
-constexpr int kMaxStages = 4;
+constexpr int kMaxStages = 6;
 
 template <int D>
 struct HeadDim {

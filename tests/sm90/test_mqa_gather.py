@@ -99,10 +99,11 @@ def _shape(text, sm_count=132):
 
 def test_decode_geometry_spreads_the_heads_over_ctas():
     """Decode at b=1 (one token): 64 heads in 4 CTAs of 16 heads x 4 D slices; SMEM Q 16 KiB,
-    the partial-S exchange (4 warps x 2 KiB), the top-k list, 4 K-only stages (K = V)."""
+    the partial-S exchange (4 warps x 2 KiB), the top-k list, 6 K-only stages (K = V): 192 KiB of
+    key rows in flight."""
     s = _shape("b=1,h=64,hkv=1,t=1,s=32768,d=512,topk=512,causal,wl=127,sink,kvshared")
     assert s.grid == (4, 1, 1) and s.block == (128, 1, 1)
-    assert s.dynamic_smem == 16 * 512 * 2 + 4 * 32 * 64 + sm90_gather.LIST_BYTES + 4 * 32 * 512 * 2
+    assert s.dynamic_smem == 16 * 512 * 2 + 4 * 32 * 64 + sm90_gather.LIST_BYTES + 6 * 32 * 512 * 2
     s16 = _shape("b=16,h=64,hkv=1,t=1,s=32768,d=512,topk=512,kvshared")
     assert s16.grid == (4, 1, 16) and s16.block == (128, 1, 1)
 
@@ -129,12 +130,12 @@ def test_prefill_geometry_takes_all_64_heads_per_cta():
 
 def test_small_ctas_of_a_multi_wave_grid_share_their_sm():
     """GQA 8:1 at hd128 over 130 tokens x 2 batches: 1-warp CTAs, more than one wave: 2 stages of
-    K + V (69632 B: 3 CTAs per SM) instead of the 4 a lone CTA would take."""
+    K + V (69632 B: 3 CTAs per SM) instead of the 6 a lone CTA would take."""
     many = _shape("b=2,h=8,hkv=1,t=130,s=300,d=128,causal,wl=127,sink")
     assert many.block == (32, 1, 1)
     assert many.dynamic_smem == 16 * 128 * 2 + 2 * 2 * 64 * 128 * 2
     lone = _shape("b=1,h=8,hkv=1,t=100,s=300,d=128,causal,wl=127,sink")  # 100 CTAs: one wave
-    assert lone.dynamic_smem == 16 * 128 * 2 + 4 * 2 * 64 * 128 * 2
+    assert lone.dynamic_smem == 16 * 128 * 2 + 6 * 2 * 64 * 128 * 2
 
 
 def test_the_sm_count_decides_the_tiles():
