@@ -63,7 +63,7 @@ def test_summary_reads_rows(tmp_path, capsys):
         {"status": "FAIL", "config_key": "b", "metrics": {"max_abs_err": 0.5, "tolerance": 0.02, "reasons": ["O"]}},
     ]
     decode = {"batch": 16, "heads": 64, "heads_kv": 1, "seq_q": 2, "seq_k": 32768, "head_dim": 512,
-              "kv_shared": True, "sink": True, "topk": 512}
+              "kv_shared": True, "sink": True, "topk": 512}  # t=2: row 0 empty
     bench = [{"status": "OK", "config_key": "dec", "config": decode, "seed": 27,
               "metrics": {"kernel": {"median_ms": 0.02, "p10_ms": 0.019, "p90_ms": 0.021, "tflops": 1.0},
                           "baselines": {"flex": {"available": True, "median_ms": 0.1},
