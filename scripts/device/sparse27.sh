@@ -17,6 +17,7 @@ RAW=$(mktemp -d /tmp/sparse27-raw.XXXX)
 export PYTHONPATH=${PYTHONPATH:-$PWD} PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-sparse27}
 BUDGET=${BUDGET:-232}
 start=$(date +%s)
+SINCE=$(date +%Y-%m-%dT%H:%M:%S)  # local time, as `fmhactl results --since` reads it
 left() { echo $(( BUDGET - ($(date +%s) - start) )); }
 log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
 # run NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - 12 s for the summary); stdout to
@@ -31,6 +32,15 @@ run() {
   rc=$?
   log "$name rc=$rc$( ((rc == 124 || rc == 137)) && echo " (timed out at ${t}s)") $(tail -n 1 "$RAW/$name.err" | cut -c1-160)"
 }
+# verify prints its JSON array at the end, but stores each config's row as it lands: for a step
+# its timeout cut, summarise the rows it stored instead
+rows_if_cut() {  # NAME GRID
+  [ -n "${DRY:-}" ] && return
+  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$RAW/$1.out" 2>/dev/null && return
+  log "$1: no JSON on stdout (cut?): its stored rows instead"
+  python3 -m fmhactl results --kind verify --variant $V --grid "$2" --since "$SINCE" --limit 0 --json \
+    > "$RAW/$1.out" 2>> "$RAW/$1.err"
+}
 V=sm90_mqa_gather
 DEC="h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,kvshared,sink,topk=512"
 PRE="b=1,h=64,hkv=1,t=8192,s=8192,d=512,causal,wl=127,kvshared,sink"
@@ -40,7 +50,9 @@ log "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noh
 run build 25 python3 -m fmhactl build $V --arch sm_90a
 run gpu-test 40 python3 -m pytest -q -p no:cacheprovider tests/sm90/test_gpu_mqa_gather.py
 run verify-dsv4 25 python3 -m fmhactl verify $V --grid dsv4 --seed 27 --timeout 20 --json
+rows_if_cut verify-dsv4 dsv4
 run verify-dsv4-long 35 python3 -m fmhactl verify $V --grid dsv4-long --seed 27 --timeout 30 --json
+rows_if_cut verify-dsv4-long dsv4-long
 # One bench call per baseline-timed shape group (bench prints its JSON at the end: a call cut
 # by its timeout loses its rows). flex compiles once per shape, outside the timing; sdpa-mask
 # may run out of memory at b=16 (it repeats K and V for the 64 heads: 2 x 34 GB) and then says so.
