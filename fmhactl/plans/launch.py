@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
-from fmhactl.plans import sm90
+from fmhactl.plans import sm90, sm90_gather
 from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, ceil_div
 from fmhactl.plans.ref import plan_from_switches as ref_plan_from_switches
 from fmhactl.plans.sm90 import Sm90Plan
@@ -68,7 +68,20 @@ def sm90_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) ->
     return LaunchShape(grid, (plan.threads, 1, 1), plan.smem_bytes)
 
 
-LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch, "sm90": sm90_launch}
+def sm90_gather_plan(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> sm90_gather.GatherPlan:
+    return sm90_gather.plan_for(cfg.head_dim, cfg.heads, cfg.heads_kv, cfg.seq_q, cfg.batch, cfg.kv_shared,
+                                cfg.topk > 0, sm_count)
+
+
+def sm90_gather_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
+    """sm90_mqa_gather: one CTA per (query token x head chunk, KV head, batch); the block is
+    one warp per (16-head M tile, <=128-column D slice); the SMEM holds as many ring stages as
+    fit (the kernel reads the count back from its dynamic SMEM size)."""
+    plan = sm90_gather_plan(cfg, switches, sm_count)
+    return LaunchShape(plan.grid(cfg.seq_q, cfg.heads_kv, cfg.batch), (plan.threads, 1, 1), plan.smem_bytes)
+
+
+LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch, "sm90": sm90_launch, "sm90_gather": sm90_gather_launch}
 
 
 def launch_shape(launcher: str, cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
@@ -99,5 +112,7 @@ def limit_reason(launcher: str, cfg: AttnConfig, switches: dict) -> str | None:
         return sm90_plan(cfg, switches).limit_reason()
     if launcher == "ref":
         return ref_plan_from_switches(cfg.head_dim, switches).limit_reason()
+    if launcher == "sm90_gather":
+        return sm90_gather_plan(cfg, switches).limit_reason(cfg.seq_q, cfg.heads_kv, cfg.batch)
     launch_shape(launcher, cfg, switches)  # an unknown launcher is bad input
     return None

@@ -31,7 +31,8 @@ def make_feature_inputs(cfg: AttnConfig, seed: int, device: str = "cuda") -> Fea
     (no effect) and head 1 at +20 (dominates) when there are enough heads. Top-k lists: random key
     indices with, per row, about 1/8 padding (-1), 1/8 duplicates of an earlier entry and 1/16
     out-of-range values (seq_k + r or -2 - r, which a kernel skips like -1); query row 0 of every
-    batch and KV head is all -1 (an empty row).
+    batch and KV head is all -1 (an empty row) when there are other rows: a decode step (seq_q 1)
+    keeps its list, or every top-k decode config would check an empty attention only.
     """
     import torch
 
@@ -54,7 +55,8 @@ def make_feature_inputs(cfg: AttnConfig, seed: int, device: str = "cuda") -> Fea
         idx = torch.where((kind == 0) | (kind == 1), torch.full_like(idx, -1), idx)
         out_of_range = torch.where(torch.rand(shape, generator=gen) < 0.5, cfg.seq_k + idx.abs(), -2 - idx.abs())
         idx = torch.where(kind == 4, out_of_range, idx)
-        idx[:, 0] = -1
+        if cfg.seq_q > 1:
+            idx[:, 0] = -1
         topk_idx = idx.to(device)
     return FeatureInputs(sinks=sinks, topk_idx=topk_idx)
 

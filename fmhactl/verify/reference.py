@@ -14,14 +14,6 @@ import math
 UNBOUNDED = -1
 
 
-def _heads_first(x, heads: int):
-    """(batch, seq, heads_x, dim) -> (batch, heads, seq, dim), kv heads repeated for GQA/MQA."""
-    x = x.permute(0, 2, 1, 3)
-    if x.shape[1] != heads:
-        x = x.repeat_interleave(heads // x.shape[1], dim=1)
-    return x
-
-
 def visibility_mask(seq_q: int, seq_k: int, causal: bool, device, window_left: int = UNBOUNDED,
                     window_right: int = UNBOUNDED):
     """True where query i may attend key j; causal and the window are bottom-right aligned as in
@@ -56,6 +48,11 @@ def topk_counts(topk_idx, seq_k: int, heads: int):
     return counts.repeat_interleave(heads // heads_kv, dim=1)
 
 
+# Score elements per pass over query rows: long sequences (dsv4-long's T = S = 8k prefill, 64
+# heads) are computed in row chunks, so the fp64 scores of a pass stay near 1 GiB.
+REF_SCORE_ELEMENTS = 2**27
+
+
 def attention(q, k, v, *, causal: bool, scale: float | None = None, compute_dtype=None,
               window_left: int = UNBOUNDED, window_right: int = UNBOUNDED, sinks=None, topk_idx=None,
               key_mask=None):
@@ -63,34 +60,47 @@ def attention(q, k, v, *, causal: bool, scale: float | None = None, compute_dtyp
 
     Rows that see no key give O = 0 and LSE = -inf, or LSE = the head's sink when it has one.
     key_mask: optional bool (seq_k,), the keys of one KV segment (positions stay those of the whole
-    sequence, so causal and the window keep their alignment).
+    sequence, so causal and the window keep their alignment). GQA/MQA multiply each KV head with
+    its group's query heads stacked (K and V are never repeated per query head: at MQA 128:1 over
+    32k keys that copy would not fit); rows are computed in chunks of REF_SCORE_ELEMENTS scores.
     """
     import torch
 
-    heads = q.shape[2]
+    batch, seq_q, heads, dim = q.shape
+    seq_k, heads_kv = k.shape[1], k.shape[2]
+    group = heads // heads_kv
     dtype = compute_dtype or q.dtype
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    qh = _heads_first(q, heads).to(dtype)
-    kh = _heads_first(k, heads).to(dtype)
-    vh = _heads_first(v, heads).to(dtype)
-    scores = torch.matmul(qh, kh.transpose(-1, -2)) * scale
-    mask = visibility_mask(q.shape[1], k.shape[1], causal, q.device, window_left, window_right)
+    scale = 1.0 / math.sqrt(dim) if scale is None else scale
+    kh = k.permute(0, 2, 1, 3).to(dtype)  # (batch, heads_kv, seq_k, dim)
+    vh = v.permute(0, 2, 1, 3).to(dtype)
+    mask = visibility_mask(seq_q, seq_k, causal, q.device, window_left, window_right)
     if key_mask is not None:
         mask = mask & key_mask.to(q.device).view(1, -1)
-    scores = scores.masked_fill(~mask, float("-inf"))
-    if topk_idx is not None:
-        # exp(s + log n) = n * exp(s): a key listed n times is n terms; log 0 = -inf masks it.
-        scores = scores + topk_counts(topk_idx, k.shape[1], heads).log().to(dtype)
-    if sinks is not None:
-        column = sinks.to(device=q.device, dtype=dtype).view(1, heads, 1, 1).expand(*scores.shape[:-1], 1)
-        scores = torch.cat([scores, column], dim=-1)
-    lse = torch.logsumexp(scores, dim=-1)
-    probs = torch.softmax(scores, dim=-1)
-    probs = torch.nan_to_num(probs, nan=0.0)  # fully masked rows
-    if sinks is not None:
-        probs = probs[..., :-1]  # the sink joins the denominator only
-    out = torch.matmul(probs, vh)
-    return out.permute(0, 2, 1, 3), lse
+    rows = max(1, REF_SCORE_ELEMENTS // (batch * heads * (seq_k + 1)))
+    outs, lses = [], []
+    for r0 in range(0, seq_q, rows):
+        n = min(rows, seq_q - r0)
+        # (batch, heads_kv, group * n, dim): query head h = kv * group + g reads KV head kv
+        qh = q[:, r0:r0 + n].permute(0, 2, 1, 3).to(dtype).reshape(batch, heads_kv, group * n, dim)
+        scores = torch.matmul(qh, kh.transpose(-1, -2)).view(batch, heads, n, seq_k) * scale
+        scores = scores.masked_fill(~mask[r0:r0 + n], float("-inf"))
+        if topk_idx is not None:
+            # exp(s + log n) = n * exp(s): a key listed n times is n terms; log 0 = -inf masks it.
+            scores = scores + topk_counts(topk_idx[:, r0:r0 + n], seq_k, heads).log().to(dtype)
+        if sinks is not None:
+            column = sinks.to(device=q.device, dtype=dtype).view(1, heads, 1, 1).expand(*scores.shape[:-1], 1)
+            scores = torch.cat([scores, column], dim=-1)
+        lse = torch.logsumexp(scores, dim=-1)
+        probs = torch.softmax(scores, dim=-1)
+        probs = torch.nan_to_num(probs, nan=0.0)  # fully masked rows
+        if sinks is not None:
+            probs = probs[..., :-1]  # the sink joins the denominator only
+        out = torch.matmul(probs.reshape(batch, heads_kv, group * n, seq_k), vh).view(batch, heads, n, dim)
+        outs.append(out.permute(0, 2, 1, 3))
+        lses.append(lse)
+    if len(outs) == 1:
+        return outs[0], lses[0]
+    return torch.cat(outs, dim=1), torch.cat(lses, dim=-1)
 
 
 def attention_for(cfg, q, k, v, features=None, *, compute_dtype=None, scale: float | None = None,

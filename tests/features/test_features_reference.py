@@ -140,3 +140,10 @@ def test_generated_feature_inputs_cover_every_rule():
     assert valid.unique().numel() < valid.numel()  # duplicates
     again = make_feature_inputs(cfg, seed=11, device="cpu")
     assert torch.equal(again.topk_idx, idx)
+
+
+def test_a_decode_step_keeps_its_top_k_list():
+    """seq_q 1 (dsv4-long's top-k decode): the one row is not the planted empty row."""
+    cfg = parse_shape("b=2,h=4,hkv=1,t=1,s=500,d=8,topk=64")
+    idx = make_feature_inputs(cfg, seed=27, device="cpu").topk_idx
+    assert bool(((idx >= 0) & (idx < cfg.seq_k)).sum(-1).min() > 32)

@@ -1,0 +1,176 @@
+"""The plan of `sm90_mqa_gather` (kernels/sm90/fmha_mqa_gather.cuh), declared once.
+
+MQA/GQA attention for DeepSeek-V4 shapes on SM90 with mma.sync: the M rows of a CTA are query
+heads of ONE query token that share one KV head (they see the same keys: one top-k list, one
+window), and the CTA gathers that token's keys (its top-k entries, or its window/causal range)
+row by row with cp.async into a ring of SMEM stages.
+
+CTA: `tiles` M tiles of 16 heads x `slices` D slices, one warp each. A warp owns 16 rows x
+`cols` output columns (at most 128: 64 fp32 accumulators per thread, so hd512 fits beside S in
+the 128 registers a 512-thread CTA allows). With several slices (hd256: 2, hd512: 4) each warp
+multiplies QK^T over its own D slice only and the tile's warps add their partial S through SMEM
+(the exchange buffer: one float4 per lane and 8 keys), in one order, so every slice warp holds
+the same S and runs the same softmax (no softmax state crosses warps).
+
+SMEM (dynamic; the kernel derives the stage count from %dynamic_smem_size with the same terms):
+Q (tiles*16 rows x D, 128B-chunk XOR swizzle), the partial-S exchange (slices > 1), the
+compacted top-k list (LIST_CAP keys + a counter; top-k launches only), then `stages` x (K block,
+V block unless kv_shared: V is K's block).
+
+The launcher picks the tiles per CTA: all the group's heads up to 64 (one gather of the keys per
+token), or 16 when that leaves the GPU mostly idle (decode: few tokens), where more CTAs each
+re-gathering the keys from L2 beat one CTA streaming them alone. The ring takes as many stages
+(2..6: a decode CTA keeps up to 6 x 32 KiB of rows in flight) as fit; when the grid is more than one wave, only as many as leave room for about 4 M
+tiles per SM (a 1-tile CTA of a small GQA group is not alone on its SM).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, SMEM_PER_SM, SMEM_RESERVED_PER_BLOCK, ceil_div
+
+HEADER_PATH = "kernels/sm90/fmha_mqa_gather_plan.h"
+
+HEAD_DIMS = (64, 128, 256, 512)
+ROWS = 16  # the mma.sync M: query heads per M tile
+MAX_TILES = 4  # M tiles per CTA: up to 64 heads share one gather of the keys
+MAX_COLS = 128  # output columns per warp (64 fp32 accumulators per thread)
+BLOCK_N = {64: 64, 128: 64, 256: 32, 512: 32}  # keys per gathered block (one ring stage)
+LIST_CAP = 2048  # top-k entries compacted per round (a longer list takes several rounds)
+LIST_BYTES = (LIST_CAP + 4) * 4  # the list and its counter (16 B, keeps the stages 16-B aligned)
+MIN_STAGES = 2
+MAX_STAGES = 6  # cp.async.wait_group takes an immediate: the kernel handles 0..MAX_STAGES-2 pending
+ELEM = 2
+DEFAULT_SM_COUNT = 132  # H100 SXM; the executor passes the real count
+MAX_GRID_YZ = 65535
+MAX_GRID_X = 2**31 - 1
+
+
+def cols(head_dim: int) -> int:
+    return min(head_dim, MAX_COLS)
+
+
+def slices(head_dim: int) -> int:
+    return head_dim // cols(head_dim)
+
+
+def max_threads(head_dim: int) -> int:
+    return 32 * MAX_TILES * slices(head_dim)
+
+
+@dataclass(frozen=True)
+class GatherPlan:
+    head_dim: int
+    group: int  # query heads per KV head
+    tiles: int  # M tiles of 16 heads per CTA
+    kv_shared: bool
+    topk: bool = False  # the launch has top-k lists: SMEM for the compacted list
+    # CTAs that should share an SM (1: the grid is one wave, every CTA takes all the SMEM it can
+    # use for stages; else about MAX_TILES M tiles per SM, so small CTAs are not alone on an SM)
+    co_resident: int = 1
+
+    @property
+    def block_n(self) -> int:
+        return BLOCK_N[self.head_dim]
+
+    @property
+    def rows(self) -> int:
+        return ROWS * self.tiles
+
+    @property
+    def head_chunks(self) -> int:
+        """CTAs per (token, KV head): the group's heads in chunks of `rows`."""
+        return ceil_div(self.group, self.rows)
+
+    @property
+    def threads(self) -> int:
+        return 32 * self.tiles * slices(self.head_dim)
+
+    @property
+    def q_bytes(self) -> int:
+        return self.rows * self.head_dim * ELEM
+
+    @property
+    def stage_bytes(self) -> int:
+        return self.block_n * self.head_dim * ELEM * (1 if self.kv_shared else 2)
+
+    @property
+    def exchange_bytes(self) -> int:
+        """Partial S of each warp of a multi-slice tile: BN/2 fp32 per lane (BN * 64 B a warp)."""
+        return self.tiles * slices(self.head_dim) * self.block_n * 64 if slices(self.head_dim) > 1 else 0
+
+    @property
+    def list_bytes(self) -> int:
+        return LIST_BYTES if self.topk else 0
+
+    @property
+    def fixed_bytes(self) -> int:
+        return self.q_bytes + self.exchange_bytes + self.list_bytes
+
+    @property
+    def stages(self) -> int:
+        fit = (MAX_DYNAMIC_SMEM - self.fixed_bytes) // self.stage_bytes
+        budget = SMEM_PER_SM // max(1, self.co_resident) - SMEM_RESERVED_PER_BLOCK
+        return min(MAX_STAGES, fit, max(MIN_STAGES, (budget - self.fixed_bytes) // self.stage_bytes))
+
+    @property
+    def smem_bytes(self) -> int:
+        return self.fixed_bytes + self.stages * self.stage_bytes
+
+    def grid(self, seq_q: int, heads_kv: int, batch: int) -> tuple[int, int, int]:
+        return (seq_q * self.head_chunks, heads_kv, batch)
+
+    def limit_reason(self, seq_q: int, heads_kv: int, batch: int) -> str | None:
+        if self.head_dim not in HEAD_DIMS:
+            return f"head_dim {self.head_dim} not supported (supports {', '.join(map(str, HEAD_DIMS))})"
+        if self.stages < MIN_STAGES:
+            return (f"SMEM: {self.fixed_bytes} B of Q, exchange and list + {MIN_STAGES} stages of {self.stage_bytes} B "
+                    f"> {MAX_DYNAMIC_SMEM} B")
+        if seq_q * self.head_chunks > MAX_GRID_X:
+            return f"seq_q {seq_q} x {self.head_chunks} head chunks exceeds the grid's x limit {MAX_GRID_X}"
+        if heads_kv > MAX_GRID_YZ:
+            return f"heads_kv {heads_kv} exceeds the grid's y limit {MAX_GRID_YZ}"
+        if batch > MAX_GRID_YZ:
+            return f"batch {batch} exceeds the grid's z limit {MAX_GRID_YZ}"
+        return None
+
+
+def tiles_for(head_dim: int, group: int, seq_q: int, heads_kv: int, batch: int, kv_shared: bool, topk: bool,
+              sm_count: int | None) -> int:
+    """All of the group's heads (up to 64) per CTA, unless that leaves fewer CTAs than SMs: then
+    16 heads per CTA (more CTAs gathering the same keys, the repeats served by L2). Halved while
+    two stages do not fit (hd512 with K and V apart and a top-k list: 32 heads)."""
+    full = min(MAX_TILES, ceil_div(group, ROWS))
+    ctas = seq_q * heads_kv * batch * ceil_div(group, ROWS * full)
+    tiles = 1 if full > 1 and ctas < (sm_count or DEFAULT_SM_COUNT) else full
+    while tiles > 1 and GatherPlan(head_dim, group, tiles, kv_shared, topk).stages < MIN_STAGES:
+        tiles //= 2
+    return tiles
+
+
+def plan_for(head_dim: int, heads: int, heads_kv: int, seq_q: int, batch: int, kv_shared: bool, topk: bool = False,
+             sm_count: int | None = None) -> GatherPlan:
+    group = heads // heads_kv
+    tiles = tiles_for(head_dim, group, seq_q, heads_kv, batch, kv_shared, topk, sm_count)
+    plan = GatherPlan(head_dim, group, tiles, kv_shared, topk)
+    one_wave = seq_q * heads_kv * batch * plan.head_chunks <= (sm_count or DEFAULT_SM_COUNT)
+    return plan if one_wave else GatherPlan(head_dim, group, tiles, kv_shared, topk, MAX_TILES // tiles)
+
+
+def render_plan_header() -> list[str]:
+    """The body of kernels/sm90/fmha_mqa_gather_plan.h."""
+    out = ["// The sm90_mqa_gather kernel's plan (kernels/sm90/fmha_mqa_gather.cuh): fixed sizes; the",
+           "// launcher (fmhactl/plans/sm90_gather.py) picks the M tiles per CTA and the SMEM from them.",
+           "#pragma once", "", "namespace fmha_gather_plan {", "",
+           f"constexpr int kRows = {ROWS};", f"constexpr int kMaxTiles = {MAX_TILES};",
+           f"constexpr int kMaxCols = {MAX_COLS};", f"constexpr int kListCap = {LIST_CAP};",
+           f"constexpr int kListBytes = {LIST_BYTES};", f"constexpr int kMinStages = {MIN_STAGES};",
+           f"constexpr int kMaxStages = {MAX_STAGES};", "",
+           "template <int D>", "struct HeadDim {", "    static constexpr bool kDeclared = false;", "};"]
+    for d in HEAD_DIMS:
+        out.append(f"template <> struct HeadDim<{d}> {{ static constexpr bool kDeclared = true; "
+                   f"static constexpr int kBlockN = {BLOCK_N[d]}, kCols = {cols(d)}, kSlices = {slices(d)}, "
+                   f"kMaxThreads = {max_threads(d)}; }};")
+    out += ["", "}  // namespace fmha_gather_plan"]
+    return out

@@ -1,0 +1,412 @@
+// sm90_mqa_gather: MQA/GQA attention whose keys are gathered per query token (DeepSeek-V4:
+// sparse top-k lists, the 128-key causal window, K = V, sinks, head dim up to 512), sm_90a.
+//
+// Why this shape of kernel:
+// * In MQA/GQA every query head of a group sees the same keys for one token (one top-k list
+//   per (token, KV head); window and causal depend on the token only), so the M rows of a tile
+//   are the group's heads of ONE token: each gathered key row feeds up to 64 rows, and the mask
+//   is one per key, the same for every row.
+// * The keys are not a rectangle (a list of arbitrary rows), so no TMA box fits: every thread
+//   gathers 16-byte chunks with cp.async into a ring of SMEM stages. Top-k entries are first
+//   filtered (-1, out of range, causal, window) and compacted into an SMEM list, so masked
+//   entries cost neither a load nor an MMA; a duplicate is gathered twice and so counts twice.
+// * hd512 with mma.sync: O of 16 rows x 512 columns is 256 fp32 per thread, too many. A warp
+//   owns 16 rows x at most 128 columns (64 accumulators). The tile's slice warps each multiply
+//   QK^T over their own D slice and add the partial S through SMEM, all in one order: every
+//   slice warp then holds the bit-identical S, so each runs the same softmax on its own and no
+//   max or sum crosses warps (a warp computing the whole S itself would repeat QK^T per slice:
+//   4x the QK^T MMAs and ldmatrix traffic at hd512).
+// * SMEM tiles are rows of D 16-bit values with the 16-byte chunks XOR-swizzled by row % 8, so
+//   the 8 row addresses of an ldmatrix phase hit 8 different bank groups.
+// * Online softmax in base 2; sinks join the denominator and the LSE in the epilogue only.
+// Requirements (fmhactl's launch path meets them): contiguous head dim, 16-byte aligned rows
+// (strides multiples of 8 elements), the block and SMEM of fmhactl/plans/sm90_gather.py.
+#pragma once
+
+#include "common/dtypes.cuh"
+#include "common/fmha_params.h"
+#include "sm90/fmha_mqa_gather_plan.h"
+
+namespace fmha_gather {
+
+using fmha_gather_plan::kListCap;
+using fmha_gather_plan::kListBytes;
+using fmha_gather_plan::kMaxStages;
+using fmha_gather_plan::kRows;
+
+template <int D>
+struct Shape {
+    using Declared = fmha_gather_plan::HeadDim<D>;
+    static_assert(Declared::kDeclared, "head dim not declared in fmhactl/plans/sm90_gather.py");
+    static constexpr int kBlockN = Declared::kBlockN;
+    static constexpr int kCols = Declared::kCols;
+    static constexpr int kSlices = Declared::kSlices;
+    static constexpr int kMaxThreads = Declared::kMaxThreads;
+    static constexpr int kRowBytes = D * 2;
+    static constexpr int kChunks = D / 8;  // 16-byte chunks per row
+    static_assert(kChunks >= 8 && kBlockN % 16 == 0 && kCols % 16 == 0, "swizzle and fragment sizes");
+};
+
+template <bool kBf16>
+struct Mma16 {
+    static __device__ __forceinline__ void mma(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+        if constexpr (kBf16) {
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+                         "{%8,%9}, {%0,%1,%2,%3};"
+                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+        } else {
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+                         "{%8,%9}, {%0,%1,%2,%3};"
+                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+        }
+    }
+    // lo goes to the low half: the lower k (or column) index of a fragment pair.
+    static __device__ __forceinline__ unsigned pack(float lo, float hi) {
+        unsigned r;
+        if constexpr (kBf16) {
+            asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+        } else {
+            asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+        }
+        return r;
+    }
+};
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// src_bytes 0 zero-fills the 16 bytes without reading: rows of absent keys must be zeros, not
+// stale or uninitialised SMEM (0 * NaN would poison O through P = 0).
+__device__ __forceinline__ void cp_async16(unsigned dst, const void* src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
+                 : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+// wait_group takes an immediate; the stage count is a launch-time value.
+__device__ __forceinline__ void cp_async_wait(int pending) {
+    static_assert(kMaxStages - 2 <= 4, "cp_async_wait covers 0..4 pending groups");
+    switch (pending) {
+        case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
+        case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
+        case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+        case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
+        default: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+    }
+}
+
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+
+// Byte offset of 16-byte chunk `chunk` of row `row` in a swizzled tile.
+template <int D>
+__device__ __forceinline__ unsigned swizzled(int row, int chunk) {
+    return static_cast<unsigned>(row * Shape<D>::kRowBytes + ((chunk ^ (row & 7)) << 4));
+}
+
+// The slice warps of one M tile meet here (barrier 0 is __syncthreads).
+__device__ __forceinline__ void tile_barrier(int tile, int threads) {
+    asm volatile("bar.sync %0, %1;" ::"r"(1 + tile), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ float quad_max(float x) {
+    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+    return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+
+__device__ __forceinline__ float quad_sum(float x) {
+    x += __shfl_xor_sync(0xffffffffu, x, 1);
+    return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+template <int D, bool kBf16>
+__device__ __forceinline__ void attention(const FmhaParams& p) {
+    using S = Shape<D>;
+    using Mma = Mma16<kBf16>;
+    constexpr int kBlockN = S::kBlockN;
+    constexpr float kLog2e = 1.4426950408889634f;
+    constexpr float kLn2 = 0.69314718055994531f;
+    extern __shared__ __align__(128) unsigned char smem[];
+
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int g = lane / 4, q4 = lane % 4;
+    const int nthreads = blockDim.x;
+    const int tiles = nthreads / (32 * S::kSlices);  // the launcher's choice: 1..kMaxTiles
+    const int tile = warp / S::kSlices, slice = warp % S::kSlices;
+    const int group = p.heads / p.heads_kv;
+    const int rows_cta = tiles * kRows;
+    const int chunks = (group + rows_cta - 1) / rows_cta;
+    // grid (token * head chunks, KV head, batch): the chunks of one token are neighbours, so
+    // their repeated gathers of the same key rows meet in L2.
+    const int t = blockIdx.x / chunks, chunk = blockIdx.x % chunks;
+    const int kvh = blockIdx.y, b = blockIdx.z;
+    const int head0 = kvh * group + chunk * rows_cta;
+    const int rows_valid = min(rows_cta, group - chunk * rows_cta);
+
+    const bool sparse = p.topk_idx != nullptr && p.topk > 0;
+
+    // SMEM: Q | partial-S exchange (slices > 1) | list + counter (top-k) | stages x (K, V).
+    // Same terms as GatherPlan.smem_bytes, which sized the launch.
+    const int q_bytes = rows_cta * S::kRowBytes;
+    const int x_bytes = S::kSlices > 1 ? tiles * S::kSlices * kBlockN * 64 : 0;
+    const int list_bytes = sparse ? kListBytes : 0;
+    unsigned char* q_smem = smem;
+    float4* exchange = reinterpret_cast<float4*>(smem + q_bytes) + tile * S::kSlices * (kBlockN / 8) * 32;
+    int* list = reinterpret_cast<int*>(smem + q_bytes + x_bytes);
+    int* list_count = list + kListCap;
+    unsigned char* ring = smem + q_bytes + x_bytes + list_bytes;
+    const bool kv_shared = p.kv_shared != 0;
+    const int kv_bytes = kBlockN * S::kRowBytes;
+    const int stage_bytes = kv_shared ? kv_bytes : 2 * kv_bytes;
+    unsigned dyn_smem;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn_smem));
+    const int stages = min(kMaxStages, static_cast<int>((dyn_smem - q_bytes - x_bytes - list_bytes) / stage_bytes));
+
+    // The token's visible key range [lo, hi] (64-bit: i + off + window may pass 2^31).
+    const long long diag = static_cast<long long>(t) + p.seq_k - p.seq_q;
+    long long lo = 0, hi = static_cast<long long>(p.seq_k) - 1;
+    if (p.window_left >= 0) lo = max(lo, diag - p.window_left);
+    const int right = p.causal ? 0 : p.window_right;  // the host folds causal into 0 already
+    if (right >= 0) hi = min(hi, diag + right);
+    const int range_count = hi >= lo ? static_cast<int>(hi - lo + 1) : 0;
+
+    const unsigned short* kbase =
+        static_cast<const unsigned short*>(p.k) + b * p.k_batch_stride + kvh * p.k_head_stride;
+    const unsigned short* vbase =
+        static_cast<const unsigned short*>(p.v) + b * p.v_batch_stride + kvh * p.v_head_stride;
+
+    {  // Q of the CTA's heads: its own cp.async group, complete by the first block's wait.
+        const unsigned short* qbase = static_cast<const unsigned short*>(p.q) + b * p.q_batch_stride +
+                                      static_cast<fmha_i64>(t) * p.q_seq_stride;
+        const unsigned q_s = smem_addr(q_smem);
+        for (int i = threadIdx.x; i < rows_cta * S::kChunks; i += nthreads) {
+            const int r = i / S::kChunks, c = i % S::kChunks;
+            const bool ok = r < rows_valid;
+            const unsigned short* src = ok ? qbase + (head0 + r) * p.q_head_stride + c * 8 : qbase;
+            cp_async16(q_s + swizzled<D>(r, c), src, ok);
+        }
+        cp_async_commit();
+    }
+
+    float m[2] = {-FMHA_INF, -FMHA_INF};  // running max of the scaled scores (base 2), quad-uniform
+    float l[2] = {0.f, 0.f};              // running sum, this thread's columns only
+    float acc[S::kCols / 8][4];
+#pragma unroll
+    for (int j = 0; j < S::kCols / 8; ++j)
+#pragma unroll
+        for (int x = 0; x < 4; ++x) acc[j][x] = 0.f;
+
+    const unsigned q_tile = smem_addr(q_smem) + tile * kRows * S::kRowBytes;
+    const unsigned ring_s = smem_addr(ring);
+    const int rounds = sparse ? (p.topk + kListCap - 1) / kListCap : 1;
+
+    for (int round = 0; round < rounds; ++round) {
+        int count = range_count;
+        if (sparse) {
+            // Compact this round's entries: keep those in [lo, hi] (which also drops -1, the
+            // out-of-range ones, causal and window); the order of the kept keys is irrelevant.
+            __syncthreads();  // the previous round's list and ring are no longer read
+            if (threadIdx.x == 0) *list_count = 0;
+            __syncthreads();
+            const int* idx = p.topk_idx + ((static_cast<fmha_i64>(b) * p.seq_q + t) * p.heads_kv + kvh) * p.topk;
+            const int begin = round * kListCap, end = min(p.topk, begin + kListCap);
+            for (int base = begin + warp * 32; base < end; base += nthreads) {
+                const int e = base + lane;
+                const int key = e < end ? __ldg(idx + e) : -1;
+                const bool keep = e < end && key >= lo && key <= hi;
+                const unsigned ballot = __ballot_sync(0xffffffffu, keep);
+                int at = 0;
+                if (lane == 0 && ballot != 0u) at = atomicAdd(list_count, __popc(ballot));
+                at = __shfl_sync(0xffffffffu, at, 0);
+                if (keep) list[at + __popc(ballot & ((1u << lane) - 1u))] = key;
+            }
+            __syncthreads();
+            count = *list_count;
+        }
+        const int nblocks = (count + kBlockN - 1) / kBlockN;
+
+        // One cp.async group per block (empty past the last, so the wait count stays uniform).
+        auto load_block = [&](int blk) {
+            if (blk < nblocks) {
+                const unsigned k_s = ring_s + (blk % stages) * stage_bytes;
+                const unsigned v_s = k_s + kv_bytes;
+                for (int i = threadIdx.x; i < kBlockN * S::kChunks; i += nthreads) {
+                    const int r = i / S::kChunks, c = i % S::kChunks;
+                    const int n = blk * kBlockN + r;
+                    const int key = n < count ? (sparse ? list[n] : static_cast<int>(lo) + n) : -1;
+                    const bool ok = key >= 0;
+                    const fmha_i64 row = ok ? key : 0;
+                    cp_async16(k_s + swizzled<D>(r, c), kbase + row * p.k_seq_stride + c * 8, ok);
+                    if (!kv_shared) cp_async16(v_s + swizzled<D>(r, c), vbase + row * p.v_seq_stride + c * 8, ok);
+                }
+            }
+            cp_async_commit();
+        };
+
+        for (int s = 0; s < stages - 1; ++s) load_block(s);
+        for (int blk = 0; blk < nblocks; ++blk) {
+            cp_async_wait(stages - 2);  // block blk (and Q) landed for this thread's copies
+            __syncthreads();            // ... for every thread's; and block blk-1's stage is free
+            load_block(blk + stages - 1);
+
+            const unsigned k_s = ring_s + (blk % stages) * stage_bytes;
+            const unsigned v_s = kv_shared ? k_s : k_s + kv_bytes;  // K = V: one stage serves both
+            const int n_valid = min(kBlockN, count - blk * kBlockN);
+
+            // S = Q K^T: sc[j] holds keys 8j + 2*q4 + {0,1} of rows g (0,1) and g+8 (2,3). One
+            // slice: over all of D; several: over this warp's D slice, then summed across the tile.
+            constexpr int kSteps = S::kSlices > 1 ? S::kCols / 16 : D / 16;
+            const int kk0 = S::kSlices > 1 ? slice * kSteps : 0;
+            float sc[kBlockN / 8][4];
+#pragma unroll
+            for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+                for (int x = 0; x < 4; ++x) sc[j][x] = 0.f;
+#pragma unroll 2
+            for (int i = 0; i < kSteps; ++i) {
+                const int kk = kk0 + i;
+                unsigned a[4];
+                ldmatrix_x4(a, q_tile + swizzled<D>(lane % 16, 2 * kk + lane / 16));
+#pragma unroll
+                for (int np = 0; np < kBlockN / 16; ++np) {
+                    const int key_row = np * 16 + (lane / 16) * 8 + lane % 8;
+                    unsigned kb[4];
+                    ldmatrix_x4(kb, k_s + swizzled<D>(key_row, 2 * kk + (lane / 8) % 2));
+                    Mma::mma(sc[2 * np], a, kb[0], kb[1]);
+                    Mma::mma(sc[2 * np + 1], a, kb[2], kb[3]);
+                }
+            }
+            if constexpr (S::kSlices > 1) {
+                // Every lane's fragment positions are the same in each slice warp: the partials
+                // add element by element. The previous block's reads of `exchange` ended before
+                // this iteration's __syncthreads.
+#pragma unroll
+                for (int j = 0; j < kBlockN / 8; ++j)
+                    exchange[(slice * (kBlockN / 8) + j) * 32 + lane] = make_float4(sc[j][0], sc[j][1], sc[j][2], sc[j][3]);
+                tile_barrier(tile, 32 * S::kSlices);
+#pragma unroll
+                for (int j = 0; j < kBlockN / 8; ++j) {
+                    float4 sum = exchange[j * 32 + lane];
+#pragma unroll
+                    for (int s = 1; s < S::kSlices; ++s) {
+                        const float4 part = exchange[(s * (kBlockN / 8) + j) * 32 + lane];
+                        sum.x += part.x;
+                        sum.y += part.y;
+                        sum.z += part.z;
+                        sum.w += part.w;
+                    }
+                    sc[j][0] = sum.x;
+                    sc[j][1] = sum.y;
+                    sc[j][2] = sum.z;
+                    sc[j][3] = sum.w;
+                }
+            }
+
+            // Online softmax (base 2). Every row of the CTA shares the mask: key n_valid.. are
+            // the zero-filled tail of the last block.
+            float pr[kBlockN / 8][4];
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                float block_max = -FMHA_INF;
+#pragma unroll
+                for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+                    for (int x = 0; x < 2; ++x) {
+                        const int col = 8 * j + 2 * q4 + x;
+                        const float v = col < n_valid ? sc[j][2 * r + x] * p.scale_log2 : -FMHA_INF;
+                        sc[j][2 * r + x] = v;
+                        block_max = fmaxf(block_max, v);
+                    }
+                const float new_max = fmaxf(m[r], quad_max(block_max));
+                const float ref = new_max == -FMHA_INF ? 0.f : new_max;  // no key yet: keep exp2 finite
+                const float rescale = exp2f(m[r] - ref);                  // m = -inf -> 0
+                m[r] = new_max;
+                float sum = 0.f;
+#pragma unroll
+                for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+                    for (int x = 0; x < 2; ++x) {
+                        const float e = exp2f(sc[j][2 * r + x] - ref);
+                        pr[j][2 * r + x] = e;
+                        sum += e;
+                    }
+                l[r] = l[r] * rescale + sum;
+#pragma unroll
+                for (int j = 0; j < S::kCols / 8; ++j) {
+                    acc[j][2 * r] *= rescale;
+                    acc[j][2 * r + 1] *= rescale;
+                }
+            }
+
+            // O += P V over this warp's columns; P is the A fragment straight from S's layout.
+            const int col0 = slice * S::kCols;
+#pragma unroll
+            for (int kk = 0; kk < kBlockN / 16; ++kk) {
+                const unsigned a[4] = {Mma::pack(pr[2 * kk][0], pr[2 * kk][1]), Mma::pack(pr[2 * kk][2], pr[2 * kk][3]),
+                                       Mma::pack(pr[2 * kk + 1][0], pr[2 * kk + 1][1]),
+                                       Mma::pack(pr[2 * kk + 1][2], pr[2 * kk + 1][3])};
+                const int key_row = kk * 16 + lane % 8 + ((lane / 8) % 2) * 8;
+#pragma unroll
+                for (int dp = 0; dp < S::kCols / 16; ++dp) {
+                    unsigned vb[4];
+                    ldmatrix_x4_trans(vb, v_s + swizzled<D>(key_row, col0 / 8 + 2 * dp + lane / 16));
+                    Mma::mma(acc[2 * dp], a, vb[0], vb[1]);
+                    Mma::mma(acc[2 * dp + 1], a, vb[2], vb[3]);
+                }
+            }
+        }
+    }
+    cp_async_wait(0);  // nothing may be in flight into SMEM at exit (empty groups, or Q of a keyless row)
+
+    // Epilogue: denominator l * 2^(m - M) + 2^(sink - M), M = max(m, sink), so neither term
+    // overflows; a row with no key gets O = 0 and LSE = sink (or -inf without one).
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const float total = quad_sum(l[r]);
+        const int row = tile * kRows + g + 8 * r;
+        if (row >= rows_valid) continue;
+        const int h = head0 + row;
+        const float sink = p.sinks != nullptr ? p.sinks[h] * kLog2e : -FMHA_INF;
+        const float top = fmaxf(m[r], sink);
+        float o_scale = 0.f, lse = -FMHA_INF;
+        if (top != -FMHA_INF) {
+            const float f = m[r] == -FMHA_INF ? 0.f : exp2f(m[r] - top);
+            const float den = total * f + (sink == -FMHA_INF ? 0.f : exp2f(sink - top));
+            o_scale = f / den;
+            lse = (top + log2f(den)) * kLn2;
+        }
+        unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride +
+                              static_cast<fmha_i64>(t) * p.o_seq_stride + h * p.o_head_stride + slice * S::kCols;
+#pragma unroll
+        for (int j = 0; j < S::kCols / 8; ++j) {
+            *reinterpret_cast<unsigned*>(out + 8 * j + 2 * q4) =
+                Mma::pack(acc[j][2 * r] * o_scale, acc[j][2 * r + 1] * o_scale);
+        }
+        if (slice == 0 && q4 == 0 && p.lse != nullptr) {
+            p.lse[(static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t] = lse;
+        }
+    }
+}
+
+}  // namespace fmha_gather
+
+#define FMHA_MQA_GATHER_ENTRY(DT, BF16, D)                                                            \
+    extern "C" __global__ void __launch_bounds__(fmha_gather::Shape<D>::kMaxThreads, 1)             \
+        fmha_mqa_gather_##DT##_d##D(const FmhaParams p) {                                           \
+        fmha_gather::attention<D, BF16>(p);                                                           \
+    }
