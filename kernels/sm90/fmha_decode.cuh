@@ -32,6 +32,7 @@
 
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
+#include "common/mma_sync.cuh"
 #include "sm90/fmha_decode_split.h"
 
 #define FMHA_DECODE_THREADS 128
@@ -43,33 +44,10 @@ namespace fmha_decode {
 
 constexpr int kMaxSplits = 256;  // fmhactl.torch.decode.MAX_SPLITS: the merge's SMEM weights
 
-// mma.sync m16n8k16 with fp32 accumulators on 16-bit inputs: kBf16 picks bf16 or fp16.
+// The shared mma.sync primitives (kernels/common/mma_sync.cuh) plus the 16-bit store this file's
+// epilogue needs.
 template <bool kBf16>
-struct Mma16 {
-    static __device__ __forceinline__ void mma(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
-                                               unsigned b0, unsigned b1) {
-        if constexpr (kBf16) {
-            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-                         "{%8,%9}, {%0,%1,%2,%3};"
-                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-        } else {
-            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-                         "{%8,%9}, {%0,%1,%2,%3};"
-                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-        }
-    }
-    // (lo, hi) -> one register, lo in the low half (the lower k index of an A fragment pair).
-    static __device__ __forceinline__ unsigned pack(float lo, float hi) {
-        unsigned r;
-        if constexpr (kBf16) {
-            asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-        } else {
-            asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-        }
-        return r;
-    }
+struct Mma16 : mma_sync::Mma16<kBf16> {
     static __device__ __forceinline__ unsigned short from_float(float x) {
         return kBf16 ? fmha_float_to_bf16(x) : fmha_float_to_f16(x);
     }
@@ -93,15 +71,8 @@ __device__ __forceinline__ unsigned word(const U4& u, int i) {
     return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w;
 }
 
-__device__ __forceinline__ float quad_max(float x) {
-    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-    return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-}
-
-__device__ __forceinline__ float quad_sum(float x) {
-    x += __shfl_xor_sync(0xffffffffu, x, 1);
-    return x + __shfl_xor_sync(0xffffffffu, x, 2);
-}
+using mma_sync::quad_max;
+using mma_sync::quad_sum;
 
 // SMEM for the cross-warp merge: per warp, per row, max and sum, then O (rows x D).
 template <int D>

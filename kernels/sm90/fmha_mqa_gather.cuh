@@ -25,6 +25,7 @@
 
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
+#include "common/mma_sync.cuh"
 #include "sm90/fmha_mqa_gather_plan.h"
 
 namespace fmha_gather {
@@ -47,32 +48,7 @@ struct Shape {
     static_assert(kChunks >= 8 && kBlockN % 16 == 0 && kCols % 16 == 0, "swizzle and fragment sizes");
 };
 
-template <bool kBf16>
-struct Mma16 {
-    static __device__ __forceinline__ void mma(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-        if constexpr (kBf16) {
-            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-                         "{%8,%9}, {%0,%1,%2,%3};"
-                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-        } else {
-            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-                         "{%8,%9}, {%0,%1,%2,%3};"
-                         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-        }
-    }
-    // lo goes to the low half: the lower k (or column) index of a fragment pair.
-    static __device__ __forceinline__ unsigned pack(float lo, float hi) {
-        unsigned r;
-        if constexpr (kBf16) {
-            asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-        } else {
-            asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-        }
-        return r;
-    }
-};
+using mma_sync::Mma16;
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -124,15 +100,8 @@ __device__ __forceinline__ void tile_barrier(int tile, int threads) {
     asm volatile("bar.sync %0, %1;" ::"r"(1 + tile), "r"(threads) : "memory");
 }
 
-__device__ __forceinline__ float quad_max(float x) {
-    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-    return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-}
-
-__device__ __forceinline__ float quad_sum(float x) {
-    x += __shfl_xor_sync(0xffffffffu, x, 1);
-    return x + __shfl_xor_sync(0xffffffffu, x, 2);
-}
+using mma_sync::quad_max;
+using mma_sync::quad_sum;
 
 template <int D, bool kBf16>
 __device__ __forceinline__ void attention(const FmhaParams& p) {
