@@ -4,6 +4,8 @@
 // gather per-token key sets or pack a few query rows, so a warp-sized 16-row tile fits them better.
 #pragma once
 
+#include "common/dtypes.cuh"
+
 namespace mma_sync {
 
 template <bool kBf16>
@@ -46,6 +48,30 @@ __device__ __forceinline__ float quad_max(float x) {
 __device__ __forceinline__ float quad_sum(float x) {
     x += __shfl_xor_sync(0xffffffffu, x, 1);
     return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// One row half (r: row g or g + 8) of an online-softmax step in base 2, over S fragments already
+// scaled and masked (-inf) whose largest value on this lane is block_max: updates the running max
+// m and sum l, writes P = 2^(s - max) (the next PV's A fragment), returns the factor the O
+// accumulators of this row must be multiplied by.
+template <int kFrags>
+__device__ __forceinline__ float softmax_row_step(const float (&sc)[kFrags][4], float (&pr)[kFrags][4], int r,
+                                                  float block_max, float& m, float& l) {
+    const float new_max = fmaxf(m, quad_max(block_max));
+    const float ref = new_max == -FMHA_INF ? 0.f : new_max;  // no key yet: keep exp2 finite
+    const float rescale = exp2f(m - ref);                     // m = -inf -> 0
+    m = new_max;
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < kFrags; ++i)
+#pragma unroll
+        for (int x = 0; x < 2; ++x) {
+            const float e = exp2f(sc[i][2 * r + x] - ref);
+            pr[i][2 * r + x] = e;
+            sum += e;
+        }
+    l = l * rescale + sum;
+    return rescale;
 }
 
 }  // namespace mma_sync

@@ -323,20 +323,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
                     sc[i][2 * r + x] = v;
                     block_max = fmaxf(block_max, v);
                 }
-            const float new_max = fmaxf(m[r], quad_max(block_max));
-            const float ref = new_max == -FMHA_INF ? 0.f : new_max;  // no key yet: keep exp2 finite
-            const float rescale = exp2f(m[r] - ref);                  // m = -inf -> 0
-            m[r] = new_max;
-            float sum = 0.f;
-#pragma unroll
-            for (int i = 0; i < 2; ++i)
-#pragma unroll
-                for (int x = 0; x < 2; ++x) {
-                    const float e = exp2f(sc[i][2 * r + x] - ref);
-                    pr[i][2 * r + x] = e;
-                    sum += e;
-                }
-            l[r] = l[r] * rescale + sum;
+            const float rescale = mma_sync::softmax_row_step(sc, pr, r, block_max, m[r], l[r]);
 #pragma unroll
             for (int e = 0; e < kVBlocks; ++e)
 #pragma unroll

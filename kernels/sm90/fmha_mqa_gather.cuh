@@ -301,20 +301,7 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
                         sc[j][2 * r + x] = v;
                         block_max = fmaxf(block_max, v);
                     }
-                const float new_max = fmaxf(m[r], quad_max(block_max));
-                const float ref = new_max == -FMHA_INF ? 0.f : new_max;  // no key yet: keep exp2 finite
-                const float rescale = exp2f(m[r] - ref);                  // m = -inf -> 0
-                m[r] = new_max;
-                float sum = 0.f;
-#pragma unroll
-                for (int j = 0; j < kBlockN / 8; ++j)
-#pragma unroll
-                    for (int x = 0; x < 2; ++x) {
-                        const float e = exp2f(sc[j][2 * r + x] - ref);
-                        pr[j][2 * r + x] = e;
-                        sum += e;
-                    }
-                l[r] = l[r] * rescale + sum;
+                const float rescale = mma_sync::softmax_row_step(sc, pr, r, block_max, m[r], l[r]);
 #pragma unroll
                 for (int j = 0; j < S::kCols / 8; ++j) {
                     acc[j][2 * r] *= rescale;
