@@ -69,14 +69,16 @@ def sm90_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) ->
 
 
 def sm90_gather_plan(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> sm90_gather.GatherPlan:
+    keys = sm90_gather.keys_per_token(cfg.seq_k, cfg.topk, cfg.window_left, cfg.right_bound)
     return sm90_gather.plan_for(cfg.head_dim, cfg.heads, cfg.heads_kv, cfg.seq_q, cfg.batch, cfg.kv_shared,
-                                cfg.topk > 0, sm_count)
+                                cfg.topk > 0, sm_count, keys)
 
 
 def sm90_gather_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
-    """sm90_mqa_gather: one CTA per (query token x head chunk, KV head, batch); the block is
-    one warp per (16-head M tile, <=128-column D slice); the SMEM holds as many ring stages as
-    fit (the kernel reads the count back from its dynamic SMEM size)."""
+    """sm90_mqa_gather: one CTA per (query token x head chunk x key split, KV head, batch); the
+    block is one warp per (16-head M tile, <=128-column D slice); the SMEM holds as many ring
+    stages as fit (the kernel reads the count back from its dynamic SMEM size). The split count
+    (the kernel's GatherSplit.splits) comes from the same plan: sm90_gather_plan(...).splits."""
     plan = sm90_gather_plan(cfg, switches, sm_count)
     return LaunchShape(plan.grid(cfg.seq_q, cfg.heads_kv, cfg.batch), (plan.threads, 1, 1), plan.smem_bytes)
 

@@ -22,12 +22,22 @@ token), or 16 when that leaves the GPU mostly idle (decode: few tokens), where m
 re-gathering the keys from L2 beat one CTA streaming them alone. The ring takes as many stages
 (2..6: a decode CTA keeps up to 6 x 32 KiB of rows in flight) as fit; when the grid is more than one wave, only as many as leave room for about 4 M
 tiles per SM (a 1-tile CTA of a small GQA group is not alone on its SM).
+
+Split-K (flash-decoding): when the CTAs of (tokens x head chunks x KV heads x batch) are fewer
+than the SMs (decode), each token's key list is cut into `splits` pieces (top-k: contiguous
+ranges of the raw list, filtered by each CTA; window/causal: contiguous key ranges of at least
+MIN_SPLIT_BLOCKS blocks), one CTA each, up to about two CTAs per SM. Each split CTA writes its
+normalised partial O (fp32) and base-2 LSE into the workspace of the kernel's second argument
+(GATHER_SPLIT, rendered into the plan header; the runtime's ctypes twin comes from the same
+declaration); the last split CTA of a (token, head chunk) to arrive, counted by a per-group
+counter that it resets to 0, merges the splits by LSE and adds the sink once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fmhactl.plans.cstruct import I32, CField, CStruct, pointer, render_c
 from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, SMEM_PER_SM, SMEM_RESERVED_PER_BLOCK, ceil_div
 
 HEADER_PATH = "kernels/sm90/fmha_mqa_gather_plan.h"
@@ -38,12 +48,27 @@ MAX_TILES = 4  # M tiles per CTA: up to 64 heads share one gather of the keys
 MAX_COLS = 128  # output columns per warp (64 fp32 accumulators per thread)
 BLOCK_N = {64: 64, 128: 64, 256: 32, 512: 32}  # keys per gathered block (one ring stage)
 LIST_CAP = 2048  # top-k entries compacted per round (a longer list takes several rounds)
-LIST_BYTES = (LIST_CAP + 4) * 4  # the list and its counter (16 B, keeps the stages 16-B aligned)
+LIST_BYTES = (LIST_CAP + 8) * 4  # the list, its counter and the CTA's bounds (32 B: keeps the stages 16-B aligned)
 MIN_STAGES = 2
 MAX_STAGES = 6  # cp.async.wait_group takes an immediate: the kernel handles 0..MAX_STAGES-2 pending
 ELEM = 2
 DEFAULT_SM_COUNT = 132  # H100 SXM; the executor passes the real count
 MAX_GRID_YZ = 65535
+MAX_SPLITS = 32  # the merge keeps rows x splits weights in the (drained) ring
+MIN_SPLIT_BLOCKS = 2  # keys per split >= 2 blocks: each split CTA still overlaps a load with an MMA
+SPLIT_CTAS_PER_SM = 2  # split launches aim at about this many CTAs per SM (2-stage rings co-reside)
+
+GATHER_SPLIT = CStruct("GatherSplit", (
+    CField("o_partial", pointer("float*"), "(splits, batch * seq_q * heads, head_dim) fp32: O / l of each split"),
+    CField("lse_partial", pointer("float*"), "(splits, batch * seq_q * heads) fp32: base-2 LSE of each split; -inf: no key"),
+    CField("counters", pointer("unsigned*"), note=(
+        "One per (batch, KV head, token, head chunk), zero before a launch: each split CTA counts itself\n"
+        "in once its partial is visible; the last one merges and writes 0 back, so one buffer serves\n"
+        "every launch on one stream. Unused (may be null) when splits == 1.")),
+    CField("splits", I32, "CTAs per (token, head chunk) over the key list; 1: no split, no workspace"),
+    CField("pad", I32, "0"),
+), comment=("sm90_mqa_gather's second by-value argument (after FmhaParams): the split-K workspace.\n"
+            "Declared in fmhactl/plans/sm90_gather.py; the runtime's ctypes twin is built from it."))
 MAX_GRID_X = 2**31 - 1
 
 
@@ -69,6 +94,7 @@ class GatherPlan:
     # CTAs that should share an SM (1: the grid is one wave, every CTA takes all the SMEM it can
     # use for stages; else about MAX_TILES M tiles per SM, so small CTAs are not alone on an SM)
     co_resident: int = 1
+    splits: int = 1  # CTAs per (token, head chunk) over the key list (split-K); 1: none
 
     @property
     def block_n(self) -> int:
@@ -119,7 +145,19 @@ class GatherPlan:
         return self.fixed_bytes + self.stages * self.stage_bytes
 
     def grid(self, seq_q: int, heads_kv: int, batch: int) -> tuple[int, int, int]:
-        return (seq_q * self.head_chunks, heads_kv, batch)
+        """x = (token, head chunk, split), the splits of one group neighbours (their keys differ,
+        their Q is the same)."""
+        return (seq_q * self.head_chunks * self.splits, heads_kv, batch)
+
+    def workspace_floats(self, seq_q: int, heads: int, batch: int) -> int:
+        """fp32 elements of GatherSplit's o_partial then lse_partial; 0 without a split."""
+        if self.splits == 1:
+            return 0
+        rows = batch * seq_q * heads
+        return self.splits * rows * (self.head_dim + 1)
+
+    def counters(self, seq_q: int, heads_kv: int, batch: int) -> int:
+        return batch * heads_kv * seq_q * self.head_chunks if self.splits > 1 else 0
 
     def limit_reason(self, seq_q: int, heads_kv: int, batch: int) -> str | None:
         if self.head_dim not in HEAD_DIMS:
@@ -127,8 +165,9 @@ class GatherPlan:
         if self.stages < MIN_STAGES:
             return (f"SMEM: {self.fixed_bytes} B of Q, exchange and list + {MIN_STAGES} stages of {self.stage_bytes} B "
                     f"> {MAX_DYNAMIC_SMEM} B")
-        if seq_q * self.head_chunks > MAX_GRID_X:
-            return f"seq_q {seq_q} x {self.head_chunks} head chunks exceeds the grid's x limit {MAX_GRID_X}"
+        if seq_q * self.head_chunks * self.splits > MAX_GRID_X:
+            return (f"seq_q {seq_q} x {self.head_chunks} head chunks x {self.splits} splits exceeds the grid's x "
+                    f"limit {MAX_GRID_X}")
         if heads_kv > MAX_GRID_YZ:
             return f"heads_kv {heads_kv} exceeds the grid's y limit {MAX_GRID_YZ}"
         if batch > MAX_GRID_YZ:
@@ -149,13 +188,37 @@ def tiles_for(head_dim: int, group: int, seq_q: int, heads_kv: int, batch: int, 
     return tiles
 
 
+def splits_for(keys: int, ctas: int, block_n: int, sm_count: int | None) -> int:
+    """Split-K count: 1 while the unsplit grid (`ctas`) fills the SMs; else about
+    SPLIT_CTAS_PER_SM CTAs per SM, each with at least MIN_SPLIT_BLOCKS blocks of the token's
+    (at most) `keys` keys, at most MAX_SPLITS."""
+    sms = sm_count or DEFAULT_SM_COUNT
+    if ctas >= sms:
+        return 1
+    want = (SPLIT_CTAS_PER_SM * sms) // ctas
+    most = keys // (MIN_SPLIT_BLOCKS * block_n)
+    return max(1, min(MAX_SPLITS, want, most))
+
+
+def keys_per_token(seq_k: int, topk: int, window_left: int, right_bound: int) -> int:
+    """The most keys a token can see: its top-k list, else its window/causal range."""
+    if topk > 0:
+        return topk
+    if window_left >= 0 and right_bound >= 0:
+        return min(seq_k, window_left + right_bound + 1)
+    return seq_k
+
+
 def plan_for(head_dim: int, heads: int, heads_kv: int, seq_q: int, batch: int, kv_shared: bool, topk: bool = False,
-             sm_count: int | None = None) -> GatherPlan:
+             sm_count: int | None = None, keys: int = 0) -> GatherPlan:
+    """keys: the most keys a token sees (keys_per_token); 0 = unknown: no split."""
     group = heads // heads_kv
     tiles = tiles_for(head_dim, group, seq_q, heads_kv, batch, kv_shared, topk, sm_count)
     plan = GatherPlan(head_dim, group, tiles, kv_shared, topk)
-    one_wave = seq_q * heads_kv * batch * plan.head_chunks <= (sm_count or DEFAULT_SM_COUNT)
-    return plan if one_wave else GatherPlan(head_dim, group, tiles, kv_shared, topk, MAX_TILES // tiles)
+    ctas = seq_q * heads_kv * batch * plan.head_chunks
+    splits = splits_for(keys, ctas, plan.block_n, sm_count)
+    one_wave = ctas * splits <= (sm_count or DEFAULT_SM_COUNT)
+    return GatherPlan(head_dim, group, tiles, kv_shared, topk, 1 if one_wave else MAX_TILES // tiles, splits)
 
 
 def render_plan_header() -> list[str]:
@@ -166,11 +229,11 @@ def render_plan_header() -> list[str]:
            f"constexpr int kRows = {ROWS};", f"constexpr int kMaxTiles = {MAX_TILES};",
            f"constexpr int kMaxCols = {MAX_COLS};", f"constexpr int kListCap = {LIST_CAP};",
            f"constexpr int kListBytes = {LIST_BYTES};", f"constexpr int kMinStages = {MIN_STAGES};",
-           f"constexpr int kMaxStages = {MAX_STAGES};", "",
+           f"constexpr int kMaxStages = {MAX_STAGES};", f"constexpr int kMaxSplits = {MAX_SPLITS};", "",
            "template <int D>", "struct HeadDim {", "    static constexpr bool kDeclared = false;", "};"]
     for d in HEAD_DIMS:
         out.append(f"template <> struct HeadDim<{d}> {{ static constexpr bool kDeclared = true; "
                    f"static constexpr int kBlockN = {BLOCK_N[d]}, kCols = {cols(d)}, kSlices = {slices(d)}, "
                    f"kMaxThreads = {max_threads(d)}; }};")
-    out += ["", "}  // namespace fmha_gather_plan"]
+    out += ["", "}  // namespace fmha_gather_plan", "", *render_c(GATHER_SPLIT)]
     return out

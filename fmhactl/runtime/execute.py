@@ -137,6 +137,8 @@ class Executor:
             args.append(self._tma_maps(job, cfg, q, k, v))
         elif job.launcher == "sm90":
             args.append(self._sm90_maps(job, cfg, q, k, v, o))
+        elif job.launcher == "sm90_gather":
+            args.append(self.gather_split(job, cfg, stream))
         return fn, shape, args
 
     def launch(self, job: KernelJob, cfg: AttnConfig, q, k, v, o, lse, checkpoints=None,
@@ -190,6 +192,38 @@ class Executor:
         if key not in counters:
             counters[key] = torch.zeros(2, dtype=torch.int32, device="cuda")
         return counters[key]
+
+    def gather_split(self, job: KernelJob, cfg: AttnConfig, stream: int):
+        """sm90_mqa_gather's second argument (GatherSplit, fmhactl/plans/sm90_gather.py): the split
+        count of the launch's plan and, when it splits, the partial-O/LSE workspace and the merge
+        counters, one set per (device, stream) like tile_counter (the counters start at zero and
+        every launch leaves them at zero), grown to the largest launch seen."""
+        from fmhactl.plans.launch import sm90_gather_plan
+        from fmhactl.runtime.params import GatherSplit
+
+        torch = _torch()
+        plan = sm90_gather_plan(cfg, job.switches, self._sm_count())
+        split = GatherSplit()
+        split.splits = plan.splits
+        if plan.splits == 1:
+            return split
+        floats = plan.workspace_floats(cfg.seq_q, cfg.heads, cfg.batch)
+        counters = plan.counters(cfg.seq_q, cfg.heads_kv, cfg.batch)
+        spaces = self.__dict__.setdefault("_gather_workspaces", {})
+        key = (torch.cuda.current_device(), stream)
+        space = spaces.get(key)
+        if space is None or space[0].numel() < floats or space[1].numel() < counters:
+            old = (0, 0) if space is None else (space[0].numel(), space[1].numel())
+            space = (torch.empty(max(floats, old[0]), dtype=torch.float32, device="cuda"),
+                     torch.zeros(max(counters, old[1]), dtype=torch.int32, device="cuda"))
+            if key in spaces:  # a prepared launch may still hold the old pointers: keep them alive
+                self.__dict__.setdefault("_gather_retired", []).append(spaces[key])
+            spaces[key] = space
+        rows = cfg.batch * cfg.seq_q * cfg.heads
+        split.o_partial = space[0].data_ptr()
+        split.lse_partial = space[0].data_ptr() + 4 * plan.splits * rows * cfg.head_dim
+        split.counters = space[1].data_ptr()
+        return split
 
     @staticmethod
     def _tma_maps(job: KernelJob, cfg: AttnConfig, q, k, v):

@@ -8,11 +8,13 @@ import math
 from fmhactl.config import AttnConfig
 from fmhactl.plans.cstruct import ctypes_struct
 from fmhactl.plans.params import FMHA_PARAMS
+from fmhactl.plans.sm90_gather import GATHER_SPLIT
 
 PARAMS_HEADER = "common/fmha_params.h"
 
 
 FmhaParams = ctypes_struct(FMHA_PARAMS)
+GatherSplit = ctypes_struct(GATHER_SPLIT)  # sm90_mqa_gather's second argument
 
 
 def default_scale(cfg: AttnConfig) -> float:

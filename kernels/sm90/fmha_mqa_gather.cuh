@@ -19,6 +19,10 @@
 // * SMEM tiles are rows of D 16-bit values with the 16-byte chunks XOR-swizzled by row % 8, so
 //   the 8 row addresses of an ldmatrix phase hit 8 different bank groups.
 // * Online softmax in base 2; sinks join the denominator and the LSE in the epilogue only.
+// * Split-K (decode: fewer CTAs than SMs): GatherSplit.splits CTAs share one (token, head chunk),
+//   each over a contiguous piece of the raw top-k list (or of the key range); each writes O / l
+//   (fp32) and its base-2 LSE to the workspace, and the last to arrive (a counter per group,
+//   reset by that CTA) merges them by LSE and adds the sink once.
 // Requirements (fmhactl's launch path meets them): contiguous head dim, 16-byte aligned rows
 // (strides multiples of 8 elements), the block and SMEM of fmhactl/plans/sm90_gather.py.
 #pragma once
@@ -103,8 +107,97 @@ __device__ __forceinline__ void tile_barrier(int tile, int threads) {
 using mma_sync::quad_max;
 using mma_sync::quad_sum;
 
+// Split-K epilogue: this CTA's O / l and base-2 LSE to the workspace; the last CTA of the
+// (token, head chunk) to count itself in merges every split's rows by LSE, adds the sink once
+// (M = max(lse_s, sink): no term overflows) and writes O and the LSE. A split that saw no key
+// wrote O = 0 and -inf, so it weighs 0; a row no split saw gets O = 0 and LSE = sink or -inf.
 template <int D, bool kBf16>
-__device__ __forceinline__ void attention(const FmhaParams& p) {
+__device__ __forceinline__ void merge_splits(const FmhaParams& p, const GatherSplit& sp, const float (&m)[2],
+                                          const float (&l)[2], const float (&acc)[Shape<D>::kCols / 8][4],
+                                          unsigned char* smem, unsigned char* ring, int rows_cta) {
+    using S = Shape<D>;
+    using Mma = mma_sync::Mma16<kBf16>;
+    constexpr float kLog2e = 1.4426950408889634f;
+    constexpr float kLn2 = 0.69314718055994531f;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int g = lane / 4, q4 = lane % 4;
+    const int tile = warp / S::kSlices, slice = warp % S::kSlices;
+    const int nthreads = blockDim.x;
+    // The CTA's coordinates again (as attention() derives them; recomputed, not kept live in the loop).
+    const int splits = sp.splits, split = blockIdx.x % splits, group_x = blockIdx.x / splits;
+    const int group = p.heads / p.heads_kv, chunks = (group + rows_cta - 1) / rows_cta;
+    const int t = group_x / chunks, kvh = blockIdx.y, b = blockIdx.z;
+    const int head0 = kvh * group + (group_x % chunks) * rows_cta;
+    const int rows_valid = min(rows_cta, group - (group_x % chunks) * rows_cta);
+    const fmha_i64 rows_all = static_cast<fmha_i64>(p.batch) * p.seq_q * p.heads;
+    const fmha_i64 row0 = (static_cast<fmha_i64>(b) * p.seq_q + t) * p.heads + head0;  // workspace row of head0
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const float total = quad_sum(l[r]);
+        const int row = tile * kRows + g + 8 * r;
+        if (row >= rows_valid) continue;
+        const bool any = m[r] != -FMHA_INF && total > 0.f;
+        const float inv = any ? 1.f / total : 0.f;
+        const fmha_i64 at = split * rows_all + row0 + row;
+        float* out = sp.o_partial + at * D + slice * S::kCols;
+#pragma unroll
+        for (int j = 0; j < S::kCols / 8; ++j)
+            *reinterpret_cast<float2*>(out + 8 * j + 2 * q4) = make_float2(acc[j][2 * r] * inv, acc[j][2 * r + 1] * inv);
+        if (slice == 0 && q4 == 0) sp.lse_partial[at] = any ? m[r] + log2f(total) : -FMHA_INF;
+    }
+    __threadfence();  // this CTA's partial is visible before it counts itself in
+    __syncthreads();  // ... every thread's; and Q (reused for the flag) is no longer read
+    int* last = reinterpret_cast<int*>(smem);
+    if (threadIdx.x == 0) {
+        unsigned* counter = sp.counters + (static_cast<fmha_i64>(b) * p.heads_kv + kvh) * (gridDim.x / splits) + group_x;
+        const unsigned arrived = atomicAdd(counter, 1u);
+        *last = arrived == static_cast<unsigned>(splits - 1);
+        if (*last) *counter = 0u;  // every split has arrived: nobody else touches it this launch
+    }
+    __syncthreads();
+    if (!*last) return;
+    __threadfence();  // the other splits' partials (read through L2: __ldcg) are seen after their counts
+
+    float* weights = reinterpret_cast<float*>(ring);  // rows x splits; the ring is drained (cp_async_wait(0))
+    for (int row = threadIdx.x; row < rows_valid; row += nthreads) {
+        const int h = head0 + row;
+        const float sink = p.sinks != nullptr ? p.sinks[h] * kLog2e : -FMHA_INF;
+        float top = sink;
+        for (int s = 0; s < splits; ++s) top = fmaxf(top, __ldcg(sp.lse_partial + s * rows_all + row0 + row));
+        float den = 0.f;
+        for (int s = 0; s < splits; ++s) {
+            const float w = top == -FMHA_INF ? 0.f : exp2f(__ldcg(sp.lse_partial + s * rows_all + row0 + row) - top);
+            weights[row * splits + s] = w;
+            den += w;
+        }
+        if (sink != -FMHA_INF) den += exp2f(sink - top);
+        const float inv = top == -FMHA_INF ? 0.f : 1.f / den;
+        for (int s = 0; s < splits; ++s) weights[row * splits + s] *= inv;
+        if (p.lse != nullptr)
+            p.lse[(static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t] = top == -FMHA_INF ? -FMHA_INF : (top + log2f(den)) * kLn2;
+    }
+    __syncthreads();
+    constexpr int kQuads = D / 4;  // 4 columns (one float4 of each split) per step
+    for (int i = threadIdx.x; i < rows_valid * kQuads; i += nthreads) {
+        const int row = i / kQuads, c4 = i % kQuads;
+        float4 o = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int s = 0; s < splits; ++s) {
+            const float w = weights[row * splits + s];
+            if (w == 0.f) continue;
+            const float4 x = __ldcg(reinterpret_cast<const float4*>(sp.o_partial + (s * rows_all + row0 + row) * D) + c4);
+            o.x += w * x.x;
+            o.y += w * x.y;
+            o.z += w * x.z;
+            o.w += w * x.w;
+        }
+        unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride +
+                              static_cast<fmha_i64>(t) * p.o_seq_stride + (head0 + row) * p.o_head_stride + 4 * c4;
+        *reinterpret_cast<uint2*>(out) = make_uint2(Mma::pack(o.x, o.y), Mma::pack(o.z, o.w));
+    }
+}
+
+template <int D, bool kBf16>
+__device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit& sp) {
     using S = Shape<D>;
     using Mma = Mma16<kBf16>;
     constexpr int kBlockN = S::kBlockN;
@@ -120,9 +213,12 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
     const int group = p.heads / p.heads_kv;
     const int rows_cta = tiles * kRows;
     const int chunks = (group + rows_cta - 1) / rows_cta;
-    // grid (token * head chunks, KV head, batch): the chunks of one token are neighbours, so
-    // their repeated gathers of the same key rows meet in L2.
-    const int t = blockIdx.x / chunks, chunk = blockIdx.x % chunks;
+    // grid (token * head chunks * splits, KV head, batch): the chunks of one token are
+    // neighbours, so their repeated gathers of the same key rows meet in L2; the splits of one
+    // (token, chunk) are neighbours too.
+    const int splits = sp.splits > 1 ? sp.splits : 1;
+    const int split = blockIdx.x % splits, group_x = blockIdx.x / splits;
+    const int t = group_x / chunks, chunk = group_x % chunks;
     const int kvh = blockIdx.y, b = blockIdx.z;
     const int head0 = kvh * group + chunk * rows_cta;
     const int rows_valid = min(rows_cta, group - chunk * rows_cta);
@@ -152,7 +248,18 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
     if (p.window_left >= 0) lo = max(lo, diag - p.window_left);
     const int right = p.causal ? 0 : p.window_right;  // the host folds causal into 0 already
     if (right >= 0) hi = min(hi, diag + right);
-    const int range_count = hi >= lo ? static_cast<int>(hi - lo + 1) : 0;
+    int range_count = hi >= lo ? static_cast<int>(hi - lo + 1) : 0;
+    // From here on 32-bit and out of registers where the loop does not need them (hd512 sits at
+    // the 128-register cap of a 512-thread CTA): a dense launch keeps its piece [first,
+    // first + range_count); a top-k launch its [lo, hi] filter and its entries [e_begin, e_end)
+    // of the raw list (all of it without a split) in the list's spare words.
+    int first = range_count > 0 ? static_cast<int>(lo) : 0;
+    if (splits > 1 && !sparse) {  // pieces of whole blocks; the last ones may be short or empty
+        const int per = ((range_count + splits - 1) / splits + kBlockN - 1) / kBlockN * kBlockN;
+        const int skip = min(range_count, split * per);
+        first += skip;
+        range_count = min(per, range_count - skip);
+    }
 
     const unsigned short* kbase =
         static_cast<const unsigned short*>(p.k) + b * p.k_batch_stride + kvh * p.k_head_stride;
@@ -182,7 +289,22 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
 
     const unsigned q_tile = smem_addr(q_smem) + tile * kRows * S::kRowBytes;
     const unsigned ring_s = smem_addr(ring);
-    const int rounds = sparse ? (p.topk + kListCap - 1) / kListCap : 1;
+    int rounds = 1;
+    if (sparse) {
+        int e_begin = 0, e_end = p.topk;
+        if (splits > 1) {
+            const int per = ((p.topk + splits - 1) / splits + 31) / 32 * 32;
+            e_begin = min(p.topk, split * per);
+            e_end = min(p.topk, e_begin + per);
+        }
+        if (threadIdx.x == 0) {  // read after the first round's __syncthreads
+            list[kListCap + 1] = e_begin;
+            list[kListCap + 2] = e_end;
+            list[kListCap + 3] = range_count > 0 ? static_cast<int>(lo) : 1;  // empty: lo > hi
+            list[kListCap + 4] = range_count > 0 ? static_cast<int>(hi) : 0;
+        }
+        rounds = (e_end - e_begin + kListCap - 1) / kListCap;
+    }
 
     for (int round = 0; round < rounds; ++round) {
         int count = range_count;
@@ -193,11 +315,12 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
             if (threadIdx.x == 0) *list_count = 0;
             __syncthreads();
             const int* idx = p.topk_idx + ((static_cast<fmha_i64>(b) * p.seq_q + t) * p.heads_kv + kvh) * p.topk;
-            const int begin = round * kListCap, end = min(p.topk, begin + kListCap);
+            const int begin = list[kListCap + 1] + round * kListCap, end = min(list[kListCap + 2], begin + kListCap);
+            const int key_lo = list[kListCap + 3], key_hi = list[kListCap + 4];
             for (int base = begin + warp * 32; base < end; base += nthreads) {
                 const int e = base + lane;
                 const int key = e < end ? __ldg(idx + e) : -1;
-                const bool keep = e < end && key >= lo && key <= hi;
+                const bool keep = e < end && key >= key_lo && key <= key_hi;
                 const unsigned ballot = __ballot_sync(0xffffffffu, keep);
                 int at = 0;
                 if (lane == 0 && ballot != 0u) at = atomicAdd(list_count, __popc(ballot));
@@ -217,7 +340,7 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
                 for (int i = threadIdx.x; i < kBlockN * S::kChunks; i += nthreads) {
                     const int r = i / S::kChunks, c = i % S::kChunks;
                     const int n = blk * kBlockN + r;
-                    const int key = n < count ? (sparse ? list[n] : static_cast<int>(lo) + n) : -1;
+                    const int key = n < count ? (sparse ? list[n] : first + n) : -1;
                     const bool ok = key >= 0;
                     const fmha_i64 row = ok ? key : 0;
                     cp_async16(k_s + swizzled<D>(r, c), kbase + row * p.k_seq_stride + c * 8, ok);
@@ -328,6 +451,10 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
         }
     }
     cp_async_wait(0);  // nothing may be in flight into SMEM at exit (empty groups, or Q of a keyless row)
+    if (sp.splits > 1) {
+        merge_splits<D, kBf16>(p, sp, m, l, acc, smem, ring, rows_cta);
+        return;
+    }
 
     // Epilogue: denominator l * 2^(m - M) + 2^(sink - M), M = max(m, sink), so neither term
     // overflows; a row with no key gets O = 0 and LSE = sink (or -inf without one).
@@ -363,6 +490,6 @@ __device__ __forceinline__ void attention(const FmhaParams& p) {
 
 #define FMHA_MQA_GATHER_ENTRY(DT, BF16, D)                                                            \
     extern "C" __global__ void __launch_bounds__(fmha_gather::Shape<D>::kMaxThreads, 1)             \
-        fmha_mqa_gather_##DT##_d##D(const FmhaParams p) {                                           \
-        fmha_gather::attention<D, BF16>(p);                                                           \
+        fmha_mqa_gather_##DT##_d##D(const FmhaParams p, const GatherSplit s) {                                           \
+        fmha_gather::attention<D, BF16>(p, s);                                                           \
     }

@@ -40,6 +40,14 @@ SHAPES = [
     # dense: every key (many ring wraps), K = V alone, f16
     "b=1,h=16,hkv=2,t=64,s=1000,d=128",
     "b=1,h=8,hkv=1,t=32,s=5000,d=512,kvshared",
+    # split-K decode (few CTAs: each token's keys over several CTAs, merged by the last by LSE)
+    "b=1,h=64,hkv=1,t=1,s=32768,d=512,topk=512,kvshared,sink",               # 8 splits of 64 entries
+    "b=16,h=64,hkv=1,t=1,s=4096,d=512,topk=512,kvshared,sink",               # 4 splits, 2 CTAs per SM
+    "b=4,h=128,hkv=1,t=1,s=32768,d=512,causal,wl=127,kvshared,sink",         # window: 2 splits
+    "b=2,h=16,hkv=1,t=1,s=5000,d=128,causal,wl=1000,sink",                   # dense range: 7 splits
+    "b=1,h=8,hkv=1,t=1,s=300,d=64,topk=600,sink",                            # out-of-range entries, splits
+    "b=1,h=24,hkv=2,t=1,s=2000,d=256,topk=700,dtype=f16",                    # group 12, f16, no sink
+    "b=3,h=64,hkv=1,t=2,s=4096,d=512,topk=512,causal,wl=127,sink,kvshared",  # empty/short splits
     "b=1,h=8,hkv=1,t=129,s=384,d=256,dtype=f16,causal,wl=127,sink,kvshared",
 ]
 UNSUPPORTED = ["b=1,h=8,hkv=1,t=16,s=300,d=96,topk=32"]

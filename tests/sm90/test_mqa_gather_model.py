@@ -221,7 +221,12 @@ def run_cta(cfg, threads, dyn_smem, bx, kvh, b, q, k, v, sinks, topk_idx, o, lse
 
 def run_kernel_model(shape, seed=7, sm_count=132):
     cfg = parse_shape(shape)
+    # the unsplit launch (GatherSplit.splits 1): this model transcribes the unsplit path; the
+    # split-K pieces and their merge are checked on the GPU (tests/sm90/test_gpu_mqa_gather.py)
+    plan = sm90_gather.plan_for(cfg.head_dim, cfg.heads, cfg.heads_kv, cfg.seq_q, cfg.batch, cfg.kv_shared,
+                                cfg.topk > 0, sm_count, keys=0)
     launch = launch_shape("sm90_gather", cfg, {}, sm_count)
+    launch = type(launch)(plan.grid(cfg.seq_q, cfg.heads_kv, cfg.batch), launch.block, plan.smem_bytes)
     gen = torch.Generator().manual_seed(seed)
     q = torch.randn(cfg.batch, cfg.seq_q, cfg.heads, cfg.head_dim, generator=gen, dtype=torch.float64)
     k = torch.randn(cfg.batch, cfg.seq_k, cfg.heads_kv, cfg.head_dim, generator=gen, dtype=torch.float64)
