@@ -51,7 +51,7 @@ def get_spec(name: str) -> ModelSpec:
     try:
         return MODELS[name]
     except KeyError:
-        raise BadInput(f"unknown model {name!r} (known: {', '.join(MODELS)})") from None
+        raise BadInput(f"unknown model {name!r} (known: {', '.join(MODELS)}, dsv4)") from None
 
 
 def build_models(spec: ModelSpec, implementations: Sequence[str], dtype, device: str = "cuda", seed: int = 0):

@@ -172,14 +172,15 @@ def bench_command(
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
     gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP + " Never two timed kernels on one GPU."),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small, llama-small-hd128, qwen2-small) with sdpa vs fmhactl attention, instead of a variant."),
+    model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small, llama-small-hd128, qwen2-small) with sdpa vs fmhactl attention, instead of a variant; dsv4: DeepSeek-V4 attention (MQA 64:1, hd512, K=V, window 128, top-k 512, sinks) with fmhactl vs SDPA (mask) vs flex."),
     prompt: Optional[list[int]] = typer.Option(None, "--prompt", help="With --model: prompt lengths (repeatable; default 128, 512, 2048)."),
     padded: bool = typer.Option(False, "--padded", help="With --model: also each prompt length as a left-padded batch of 4 uneven lengths."),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),
     overhead: bool = typer.Option(False, "--overhead", help="Host µs per call of the torch op vs SDPA (same run) at each --shape (default a tiny one), instead of a variant."),
     emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
     decode: bool = typer.Option(False, "--decode", help="Decode steps (t <= 16 against a KV cache) of the torch op vs cuDNN and flash SDPA (same run), HBM GB/s, at each --shape (default a grid of t 1/4/16, s 2k-32k, hd 64/128, GQA), instead of a variant."),
-    greedy: int = typer.Option(0, "--greedy", help="With --model: also greedy-decode this many tokens after a 2048-token prompt (decode tokens/s and logits vs sdpa)."),
+    greedy: int = typer.Option(0, "--greedy", help="With --model: also greedy-decode this many tokens after a 2048-token prompt (dsv4: a --context KV cache) (decode tokens/s and logits vs sdpa)."),
+    context: int = typer.Option(32768, "--context", help="With --model dsv4 --greedy: KV cache length before decoding."),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
     use_emulation(emulation)
@@ -207,6 +208,14 @@ def bench_command(
 
         if variant or shape or suite:
             raise BadInput("give either VARIANT --shape/--suite ... or --model NAME, not both")
+        if model == "dsv4":
+            from fmhactl.cli.model_bench import dsv4_bench
+
+            if padded:
+                raise BadInput("--padded is not available for --model dsv4 (its model takes no padding mask)")
+            dsv4_bench(prompt or [512, 2048, 8192], warmup=warmup, iters=iters, seed=seed, as_json=as_json,
+                       greedy=greedy, context=context)
+            return
         model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json,
                     padded=padded, greedy=greedy)
         return

@@ -43,6 +43,39 @@ def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed:
     out_console.print(table)
 
 
+def dsv4_bench(prompts: list[int], *, warmup: int, iters: int, seed: int | None, as_json: bool, greedy: int,
+               context: int) -> None:
+    """`fmhactl bench --model dsv4`: DeepSeek-V4 attention, fmhactl vs SDPA vs flex (fmhactl.bench.dsv4)."""
+    from fmhactl.cli.common import table
+    from fmhactl.services.model_bench import run_dsv4_bench
+
+    result = run_dsv4_bench(prompts, decode_tokens=greedy, context=context, warmup=min(warmup, 5),
+                            iters=min(iters, 20), seed=seed or 0)
+    if as_json:
+        print_json(result)
+        return
+    rows = []
+    for r in result["results"]:
+        for impl in result["implementations"]:
+            m = r[impl]
+            diff = r.get("max_logit_diff_vs_sdpa", {}).get(impl)
+            rows.append([f"prefill {r['prompt_length']}", impl, "-" if "skipped" in m else f"{m['median_ms']:.3f}",
+                         "-" if "skipped" in m else f"{m['tokens_per_s']:.0f}", "-" if diff is None else f"{diff:.4g}",
+                         m.get("skipped", "")])
+    d = result.get("decode")
+    if d:
+        for impl in result["implementations"]:
+            m = d[impl]
+            diff = d.get("max_logit_diff_vs_sdpa", {}).get(impl)
+            rows.append([f"decode {d['new_tokens']} after {d['context']}", impl,
+                         "-" if "skipped" in m else f"{m['median_s'] * 1e3:.1f}",
+                         "-" if "skipped" in m else f"{m['tokens_per_s']:.1f}", "-" if diff is None else f"{diff:.4g}",
+                         m.get("skipped", "")])
+    table(f"fmhactl bench --model dsv4 ({result['gpu']}; fmhactl: {result['backends']['window+sink']} | "
+          f"{result['backends']['topk']})", ["phase", "implementation", "ms", "tok/s", "max |logit diff| vs sdpa",
+                                             "note"], rows, right=["ms", "tok/s", "max |logit diff| vs sdpa"])
+
+
 def _impl_rows(result: dict, cells, width: int) -> list[list[str]]:
     """One table row per (shape, implementation): cells(row, measures) for a timed one, dashes and
     the reason for a skipped one (`width` cells between the implementation and the note)."""

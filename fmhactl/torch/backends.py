@@ -27,8 +27,14 @@ REFERENCE = "ref"
 
 PREFERENCES: dict[int, tuple[str, ...]] = {
     10: ("sm100_tma_s2_tmem", "sm100_tma_s2_smem", "sm100_tma_tmem", "sm100_direct_tmem", "sm100_direct_smem"),
-    9: ("sm90_persistent", "sm90_pingpong", "sm90_pipelined"),
+    # The `_feat` variants and sm90_mqa_gather after the plain ones: a plain call keeps its kernel,
+    # a call with window/sinks/K = V (hd <= 256) gets a `_feat` one, top-k or hd512 the gather kernel.
+    9: ("sm90_persistent", "sm90_pingpong", "sm90_pipelined", "sm90_persistent_feat", "sm90_pingpong_feat",
+        "sm90_mqa_gather"),
 }
+# A call with attention features (docs/features.md) that no kernel covers runs the torch reference
+# in fp32 (fmhactl.torch.features.fallback): slow, never silently wrong.
+FALLBACK = "torch"
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,9 @@ def choose(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant],
     if isinstance(where, str):
         raise NoBackend(where)
     why = variant.unsupported_reason(cfg)
+    if why and cfg.features:
+        reason = "; ".join(skipped) if skipped else f"no native family for sm_{cc[0]}{cc[1]}"
+        return Backend(FALLBACK, where[0], "fallback", f"no kernel has {', '.join(cfg.features)} here ({reason})")
     if why:
         raise NoBackend(f"{cfg.key}: {why}")
     family = PREFERENCES.get(int(cc[0]))

@@ -78,9 +78,15 @@ def check_inputs(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout: str,
     return Problem(b, h, hkv, sq, sk, d)
 
 
-def config_of(p: Problem, dtype: torch.dtype, causal: bool) -> AttnConfig:
+def config_of(p: Problem, dtype: torch.dtype, causal: bool, features=None) -> AttnConfig:
+    """The call as an AttnConfig; features (fmhactl.torch.features.Features) adds window, sink,
+    top-k and K = V."""
+    extra = {}
+    if features is not None and features.any:
+        extra = dict(window_left=features.window_left, window_right=features.window_right,
+                     sink=features.sinks is not None, topk=features.topk, kv_shared=features.kv_shared)
     return AttnConfig(batch=p.batch, heads=p.heads, heads_kv=p.heads_kv, seq_q=max(p.seq_q, 1), seq_k=p.seq_k,
-                      head_dim=p.head_dim, dtype=DTYPES[dtype], causal=bool(causal))
+                      head_dim=p.head_dim, dtype=DTYPES[dtype], causal=bool(causal), **extra)
 
 
 def capability(device: torch.device) -> tuple[int, int]:
@@ -90,12 +96,13 @@ def capability(device: torch.device) -> tuple[int, int]:
     return torch_device_capability(index)
 
 
-def choose_backend(q: torch.Tensor, p: Problem, causal: bool) -> backends.Backend:
-    """The kernel for a checked call on q's GPU (the override included); one line if none can run it."""
+def choose_backend(q: torch.Tensor, p: Problem, causal: bool, features=None) -> backends.Backend:
+    """The kernel for a checked call on q's GPU (the override included); one line if none can run it.
+    A call with features no kernel covers gets the torch fallback (backends.FALLBACK)."""
     if q.device.type != "cuda":
         fail(f"q is on {q.device}; the kernels need CUDA tensors")
     try:
-        return backends.choose(capability(q.device), config_of(p, q.dtype, causal), _launch.registry(),
+        return backends.choose(capability(q.device), config_of(p, q.dtype, causal, features), _launch.registry(),
                                backends.current_override())
     except backends.NoBackend as exc:
         fail(str(exc))

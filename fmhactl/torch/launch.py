@@ -62,11 +62,13 @@ def job_for(backend: Backend, cfg: AttnConfig) -> KernelJob:
                      seed=0, mode=backend.mode)
 
 
-def launch(backend: Backend, cfg: AttnConfig, q, k, v, o, lse, scale: float, device_index: int) -> None:
-    """One launch on the current stream of the tensors' device; q/k/v/o indexed (batch, seq, heads, dim)."""
+def launch(backend: Backend, cfg: AttnConfig, q, k, v, o, lse, scale: float, device_index: int,
+           features=None) -> None:
+    """One launch on the current stream of the tensors' device; q/k/v/o indexed (batch, seq, heads, dim);
+    features: the call's sinks and top-k lists (fmhactl.runtime.features.FeatureInputs) when cfg has them."""
     runner = executor(device_index)
     job = job_for(backend, cfg)
-    runner.launch(job, cfg, q, k, v, o, lse, scale=scale)
+    runner.launch(job, cfg, q, k, v, o, lse, scale=scale, features=features)
     if backend.mode == "emulated":
         # The emulation reports broken tcgen05 rules only after the kernel finished.
         runner.synchronize(job)

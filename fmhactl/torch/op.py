@@ -15,6 +15,11 @@
   unless asked for the LSE.
 * Autograd: gradients are computed by recomputing attention in fp32 PyTorch math (O(T·S)
   memory per head): correct, not fast. The forward is the fmhactl kernel either way.
+* Features (docs/features.md, docs/torch.md): window_left/window_right (-1 unbounded, bottom-right
+  aligned; causal is window_right 0), sinks fp32 (heads,), topk_idx int32 (batch, seq_q,
+  heads_kv, topk) -1 padded, kv_shared (v is k). A call with any of them runs a variant whose
+  `features` cover it (sm90: the `_feat` kernels, sm90_mqa_gather for top-k and hd512), else the
+  torch reference in fp32 (backend "torch"). No backward for them.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import math
 import torch
 
 from fmhactl.torch import backends, fastpath
+from fmhactl.torch import features as _features
 from fmhactl.torch import launch as _launch
 from fmhactl.torch.inputs import (LAYOUTS, AttentionInputError, Problem, check_inputs, choose_backend, config_of,
                                   to_bshd)
@@ -31,8 +37,10 @@ from fmhactl.torch.inputs import (LAYOUTS, AttentionInputError, Problem, check_i
 __all__ = ["LAYOUTS", "AttentionInputError", "Problem", "attention", "attention_op", "backend_for", "check_inputs",
            "to_bshd"]
 
-SCHEMA = ('attention(Tensor q, Tensor k, Tensor v, *, bool causal=False, float? scale=None, '
-          'bool return_lse=False, str layout="bhsd") -> (Tensor, Tensor)')
+# sinks and topk_idx are positional (with defaults): register_autograd refuses keyword-only tensors.
+SCHEMA = ('attention(Tensor q, Tensor k, Tensor v, Tensor? sinks=None, Tensor? topk_idx=None, *, bool causal=False, '
+          'float? scale=None, bool return_lse=False, str layout="bhsd", int window_left=-1, int window_right=-1, '
+          'bool kv_shared=False) -> (Tensor, Tensor)')
 
 
 def _outputs(q: torch.Tensor, p: Problem, layout: str, return_lse: bool) -> tuple[torch.Tensor, torch.Tensor]:
@@ -47,29 +55,59 @@ def _outputs(q: torch.Tensor, p: Problem, layout: str, return_lse: bool) -> tupl
 
 
 def backend_for(q: torch.Tensor, k: torch.Tensor | None = None, v: torch.Tensor | None = None, *,
-                causal: bool = False, layout: str = "bhsd") -> backends.Backend:
-    """The kernel a call with these tensors would run now (k/v default to q's shape)."""
+                causal: bool = False, layout: str = "bhsd", window=None, window_left: int = -1,
+                window_right: int = -1, sinks: torch.Tensor | None = None, topk_idx: torch.Tensor | None = None,
+                kv_shared: bool = False) -> backends.Backend:
+    """The kernel a call with these tensors and features would run now (k/v default to q's shape)."""
     k = q if k is None else k
     v = k if v is None else v
-    return choose_backend(q, check_inputs(q, k, v, layout, None), causal)
+    p = check_inputs(q, k, v, layout, None)
+    f = _checked_features(q, k, v, p, causal, layout, window, window_left, window_right, sinks, topk_idx, kv_shared)
+    return choose_backend(q, p, causal, f)
 
 
-def _general(q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str):
+def _checked_features(q, k, v, p, causal, layout, window, window_left, window_right, sinks, topk_idx, kv_shared):
+    left, right = _features.resolve_window(window, window_left, window_right)
+    f = _features.make(k, v, left, right, sinks, topk_idx, kv_shared)
+    if f.any:
+        _features.check_features(f, p, q, k, v, causal, layout)
+    return f
+
+
+def _general(q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str,
+             f: _features.Features = _features.NONE):
     """Every check on every call, copies where the kernel cannot read a tensor, any backend (emulated too)."""
     p = check_inputs(q, k, v, layout, scale)
+    if f.any:
+        _features.check_features(f, p, q, k, v, causal, layout)
     out, lse = _outputs(q, p, layout, return_lse)
     if p.seq_q == 0:
         return out, lse
-    backend = choose_backend(q, p, causal)
-    cfg = config_of(p, q.dtype, causal)
+    backend = choose_backend(q, p, causal, f)
+    if backend.mode == "fallback":
+        o, l = _features.fallback(q, k, v, f, causal, scale, layout)
+        to_bshd(out, layout).copy_(o)
+        if return_lse:
+            lse.copy_(l)
+        return out, lse
+    cfg = config_of(p, q.dtype, causal, f)
     launcher = _launch.registry()[backend.variant].launcher
     views = []
     for t in (q, k, v):
         view = to_bshd(t, layout)
         views.append(view.contiguous() if _launch.needs_copy(launcher, view) else view)
+    if f.kv_shared:
+        views[2] = views[1]  # one buffer, read once (a copy made for k serves v)
+    extra = None
+    if f.any:
+        from fmhactl.runtime.features import FeatureInputs
+
+        extra = FeatureInputs(sinks=None if f.sinks is None else f.sinks.contiguous(),
+                              topk_idx=None if f.topk_idx is None else f.topk_idx.contiguous())
     with torch.cuda.device(q.device):
         _launch.launch(backend, cfg, *views, to_bshd(out, layout), lse if return_lse else None,
-                       scale if scale is not None else 1.0 / math.sqrt(p.head_dim), q.device.index or 0)
+                       scale if scale is not None else 1.0 / math.sqrt(p.head_dim), q.device.index or 0,
+                       features=extra)
     return out, lse
 
 
@@ -83,11 +121,16 @@ def kernel_runs() -> int:
     return _kernel_runs[0]
 
 
-def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool = False,
-                    scale: float | None = None, return_lse: bool = False,
-                    layout: str = "bhsd") -> tuple[torch.Tensor, torch.Tensor]:
-    """The op's kernel for every backend key: the cached launch path, else the general one."""
+def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sinks: torch.Tensor | None = None,
+                    topk_idx: torch.Tensor | None = None, *, causal: bool = False,
+                    scale: float | None = None, return_lse: bool = False, layout: str = "bhsd",
+                    window_left: int = -1, window_right: int = -1, kv_shared: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    """The op's kernel for every backend key: the cached launch path, else the general one (calls
+    with features always take the general one)."""
     _kernel_runs[0] += 1
+    f = _features.make(k, v, window_left, window_right, sinks, topk_idx, kv_shared)
+    if f.any:
+        return _general(q, k, v, causal, scale, return_lse, layout, f)
     served = fastpath.attention(q, k, v, causal, scale, return_lse, layout)
     if served is None:
         return _general(q, k, v, causal, scale, return_lse, layout)
@@ -95,8 +138,12 @@ def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal
     return out, (lse if lse is not None else q.new_empty((0,), dtype=torch.float32))
 
 
-def _attention_fake(q, k, v, *, causal=False, scale=None, return_lse=False, layout="bhsd"):
+def _attention_fake(q, k, v, sinks=None, topk_idx=None, *, causal=False, scale=None, return_lse=False, layout="bhsd",
+                    window_left=-1, window_right=-1, kv_shared=False):
     p = check_inputs(q, k, v, layout, scale)
+    f = _features.make(k, v, window_left, window_right, sinks, topk_idx, kv_shared)
+    if f.any:
+        _features.check_features(f, p, q, k, v, causal, layout)
     return _outputs(q, p, layout, return_lse)
 
 
@@ -128,15 +175,22 @@ def _reference_probs(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: floa
 
 
 def _setup_context(ctx, inputs, keyword_only_inputs, output):
-    q, k, v = inputs
+    q, k, v = inputs[:3]
     ctx.save_for_backward(q, k, v)
     ctx.causal = keyword_only_inputs.get("causal", False)
     ctx.scale = keyword_only_inputs.get("scale", None)
     ctx.layout = keyword_only_inputs.get("layout", "bhsd")
     ctx.return_lse = keyword_only_inputs.get("return_lse", False)
+    ctx.features = [name for name in ("window_left", "window_right") if keyword_only_inputs.get(name, -1) != -1]
+    ctx.features += [name for name, t in zip(("sinks", "topk_idx"), inputs[3:]) if t is not None]
+    ctx.features += ["kv_shared"] if keyword_only_inputs.get("kv_shared", False) else []
 
 
 def _backward(ctx, grad_out, grad_lse):
+    features = getattr(ctx, "features", ())
+    if features:
+        raise NotImplementedError(f"fmhactl.attention: no backward with {', '.join(features)} "
+                                  "(the features are forward-only; docs/torch.md)")
     q, k, v = ctx.saved_tensors
     layout = ctx.layout
     # Work heads-first in fp32: (batch, heads, seq, dim).
@@ -167,7 +221,7 @@ def _backward(ctx, grad_out, grad_lse):
         """Heads-first fp32 gradient -> the input's layout and dtype."""
         return (grad if layout == "bhsd" else grad.transpose(1, 2)).to(like.dtype)
 
-    return back(dq, q), back(dk, k), back(dv, v)
+    return back(dq, q), back(dk, k), back(dv, v), None, None
 
 
 torch.library.register_autograd("fmhactl::attention", _backward, setup_context=_setup_context, lib=_lib)
@@ -187,12 +241,32 @@ def _dispatcher_needed(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> boo
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool = False,
-              scale: float | None = None, return_lse: bool = False, layout: str = "bhsd"):
+              scale: float | None = None, return_lse: bool = False, layout: str = "bhsd", window=None,
+              window_left: int = -1, window_right: int = -1, sinks: torch.Tensor | None = None,
+              topk_idx: torch.Tensor | None = None, kv_shared: bool = False, check_values: bool = True):
     """torch.ops.fmhactl.attention returning `out`, or `(out, lse)` when return_lse.
 
     In eager mode with nothing watching (no grad wanted, no tracing, no dispatch or function mode,
     no profiler) the call skips the dispatcher and goes straight to the cached launch path: the
-    same kernel and outputs as the op, minus the dispatcher's Python layers."""
+    same kernel and outputs as the op, minus the dispatcher's Python layers.
+
+    Features (docs/features.md): window=(left, right) or window_left/window_right, sinks,
+    topk_idx, kv_shared (or pass v as k with another feature). With check_values (eager calls
+    only, outside compile and CUDA-graph capture) the host also checks the values: a NaN/+inf
+    sink or an index outside [-1, seq_k) is one AttentionInputError line; each check reads the
+    tensors back (a device sync), so a loop that made its lists itself passes check_values=False."""
+    left, right = _features.resolve_window(window, window_left, window_right)
+    f = _features.make(k, v, left, right, sinks, topk_idx, kv_shared)
+    if f.any:
+        if check_values and q.is_cuda and not torch.compiler.is_compiling() and \
+                not torch.cuda.is_current_stream_capturing():
+            p = check_inputs(q, k, v, layout, scale)
+            _features.check_features(f, p, q, k, v, causal, layout)
+            _features.check_values(f, p)
+        out, lse = attention_op(q, k, v, f.sinks, f.topk_idx, causal=causal, scale=scale, return_lse=return_lse,
+                                layout=layout, window_left=f.window_left, window_right=f.window_right,
+                                kv_shared=f.kv_shared)
+        return (out, lse) if return_lse else out
     if not _dispatcher_needed(q, k, v):
         served = fastpath.attention(q, k, v, causal, scale, return_lse, layout)
         if served is not None:
