@@ -18,7 +18,7 @@ SHAPES = [
 ]
 
 
-def test_sm100_pipelined_variant_passes_window_sink_kv_shared_and_topk():
+def test_sm100_pipelined_variant_passes_window_sink_kv_shared_and_topk(prebuilt_home):
     configs = [parse_shape(s) for s in SHAPES] + [parse_shape("b=1,h=2,hkv=1,t=16,s=300,d=64,topk=32")]
     with ResultStore() as store:
         summary = run_verify([get_variant("sm100_tma_s2_tmem")], configs, store=store, timeout_s=120)

@@ -22,7 +22,7 @@ EXTRA = [
 ]
 
 
-def test_dsv4_topk_configs_pass_on_sm100_tma_s2_tmem():
+def test_dsv4_topk_configs_pass_on_sm100_tma_s2_tmem(prebuilt_home):
     configs = [cfg for cfg in load_grid("dsv4").configs if cfg.topk] + [parse_shape(s) for s in EXTRA]
     assert len(configs) == 16 + len(EXTRA)
     with ResultStore() as store:
