@@ -14,7 +14,7 @@ from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, ceil_div
 from fmhactl.plans.ref import plan_from_switches as ref_plan_from_switches
 from fmhactl.plans.sm90 import Sm90Plan
 from fmhactl.plans.sm100 import THREADS as SM100_THREADS
-from fmhactl.plans.sm100 import Sm100Plan, plan_from_switches
+from fmhactl.plans.sm100 import Sm100Plan, plan_from_switches, topk_grid, topk_limit_reason
 
 __all__ = ["LaunchShape", "MAX_DYNAMIC_SMEM", "Sm100Plan", "Sm90Plan", "entry_plan", "launch_shape", "limit_reason",
            "sm100_launch", "sm100_plan"]
@@ -39,9 +39,18 @@ def sm100_plan(cfg: AttnConfig, switches: dict) -> Sm100Plan:
     return plan_from_switches(cfg.head_dim, switches)
 
 
+def sm100_topk(cfg: AttnConfig, switches: dict) -> bool:
+    """A top-k launch of a build with FMHA_TOPK: the CTAs take the heads of one token (plans/sm100.py)."""
+    return cfg.topk > 0 and bool(int(switches.get("FMHA_TOPK", 0)))
+
+
 def sm100_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
-    """One CTA per 128 query rows (x 2 when O is split over two passes of D), per head, per batch."""
+    """One CTA per 128 query rows (x 2 when O is split over two passes of D), per head, per batch;
+    a top-k launch: one per (token x head chunk) x passes, per KV head, per batch."""
     plan = sm100_plan(cfg, switches)
+    if sm100_topk(cfg, switches):
+        grid = topk_grid(plan, cfg.seq_q, cfg.heads, cfg.heads_kv, cfg.batch)
+        return LaunchShape(grid, (SM100_THREADS, 1, 1), plan.smem_bytes, plan.ctas_per_sm)
     grid_x = ceil_div(cfg.seq_q, plan.block_m) * plan.d_passes
     return LaunchShape((grid_x, cfg.heads, cfg.batch), (SM100_THREADS, 1, 1), plan.smem_bytes, plan.ctas_per_sm)
 
@@ -109,7 +118,11 @@ def entry_plan(launcher: str, kernel: str, switches: dict) -> Sm100Plan | None:
 def limit_reason(launcher: str, cfg: AttnConfig, switches: dict) -> str | None:
     """Resource limits a config would break for this launcher (TMEM columns, SMEM bytes)."""
     if launcher == "sm100":
-        return sm100_plan(cfg, switches).limit_reason()
+        plan = sm100_plan(cfg, switches)
+        reason = plan.limit_reason()
+        if reason is None and sm100_topk(cfg, switches):
+            return topk_limit_reason(plan, cfg.seq_q, cfg.heads, cfg.heads_kv, cfg.batch)
+        return reason
     if launcher == "sm90":
         return sm90_plan(cfg, switches).limit_reason()
     if launcher == "ref":

@@ -15,6 +15,10 @@ The plan of one entry point is chosen from (head dim D, K/V stages, where P live
 * When S + O would exceed 512 columns (D=512: 32 + 512), O is split across two passes over D:
   two CTAs per query tile, each computes S in full (QK over all of D) and one half of O
   (PV with its half of V). Columns: BlockN + D/2 <= 512.
+* Top-k (FMHA_TOPK, a launch with topk > 0) keeps every number above and changes only what the
+  128 rows are: the query heads of ONE token that share a KV head (TOPK_HEADS_PER_CTA of them; a
+  group of more takes several CTAs, fewer leaves padding rows), so all rows see the token's one
+  key list, and a KV tile is BlockN list slots gathered by the load warp (`topk_grid`).
 * CTAs per SM is decided, not left to chance: a CTA's TMEM allocation (a power of two >= the
   columns used) bounds how many co-reside (512 / alloc); if SMEM alone would let more CTAs onto
   an SM than TMEM holds, the dynamic SMEM is padded so that exactly that many fit. So no CTA ever
@@ -39,6 +43,9 @@ HEAD_DIMS = (64, 128, 256, 512)
 STAGE_CHOICES = (1, 2, 3, 4)
 SW128_ROW_ELEMENTS = 64  # 128 B of 16-bit elements: a SW128 atom column is 64 wide
 BARRIERS_FIXED = 4  # q_full, s_full, p_full, o_ready; plus kv_full/kv_empty per stage
+TOPK_HEADS_PER_CTA = BLOCK_M  # top-k launch: a CTA's rows are up to this many query heads of one token
+GRID_YZ_MAX = 65535  # gridDim.y / gridDim.z
+GRID_X_MAX = 2**31 - 1
 
 
 def barrier_roles(stages: int) -> tuple[str, ...]:
@@ -229,6 +236,27 @@ def plan_for(head_dim: int, stages: int, p_in_smem: bool) -> Sm100Plan:
     return Sm100Plan(head_dim, stages, p_in_smem, BLOCK_N_CHOICES[-1], 2)
 
 
+def topk_head_chunks(heads: int, heads_kv: int) -> int:
+    """CTAs that share one token's query heads of one KV head in a top-k launch."""
+    group = heads // heads_kv
+    return -(-group // TOPK_HEADS_PER_CTA)
+
+
+def topk_grid(plan: Sm100Plan, seq_q: int, heads: int, heads_kv: int, batch: int) -> tuple[int, int, int]:
+    """The top-k launch (kernels/sm100/fmha_sm100.cuh locate_topk): x = (token x head chunk) x passes over
+    D, y = KV head, z = batch; each CTA runs ceil(topk / BlockN) tiles of list slots."""
+    return (seq_q * topk_head_chunks(heads, heads_kv) * plan.d_passes, heads_kv, batch)
+
+
+def topk_limit_reason(plan: Sm100Plan, seq_q: int, heads: int, heads_kv: int, batch: int) -> str | None:
+    x, y, z = topk_grid(plan, seq_q, heads, heads_kv, batch)
+    if x > GRID_X_MAX:
+        return f"top-k grid x = seq_q x head chunks x passes = {x} > {GRID_X_MAX}"
+    if y > GRID_YZ_MAX or z > GRID_YZ_MAX:
+        return f"top-k grid: heads_kv {y} and batch {z} must be at most {GRID_YZ_MAX}"
+    return None
+
+
 def ctas_by_registers(registers_per_thread: int, threads: int = THREADS) -> int:
     """CTAs of an SM100 entry point (`threads` threads) the register file holds."""
     return _ctas_by_registers(registers_per_thread, threads)
@@ -265,6 +293,7 @@ def render_header() -> list[str]:
         f"constexpr int kThreads = {THREADS};",
         f"constexpr int kTmemColumns = {TMEM_COLUMNS};",
         f"constexpr unsigned kMaxDynamicSmem = {MAX_DYNAMIC_SMEM};",
+        f"constexpr int kTopkHeadsPerCta = {TOPK_HEADS_PER_CTA};  // top-k launch: query heads of one token per CTA",
         "",
         "template <int D, int Stages, int PSmem>",
         "struct Entry {",

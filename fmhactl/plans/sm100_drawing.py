@@ -113,6 +113,12 @@ def feature_lines(plan: Sm100Plan, features: tuple[str, ...]) -> list[str]:
                      "rows' windows are neither loaded nor multiplied")
     if "sink" in declared:
         lines.append("  sink      TMEM/SMEM unchanged; one fp32 logit per head joins the epilogue's normaliser and LSE")
+    if "topk" in declared:
+        lines.append(f"  topk      TMEM/SMEM unchanged; a top-k launch's {plan.block_m} rows are the query heads of one "
+                     f"token of one KV head (rows past the group: padding, never written), Q ({plan.q_bytes} B) copied "
+                     f"by the load warp, and each stage's {plan.block_n} list slots gathered by it with 16-B cp.async "
+                     f"into the SW128 layout (K {plan.k_bytes} B + V {plan.v_bytes} B per stage; dropped slots are zero "
+                     f"rows, masked in the softmax)")
     if "kv_shared" in declared:
         k_atom = plan.block_n * 128
         lines.append(f"  kv_shared with kv_shared=1 the V stages ({plan.stages} x {plan.v_bytes} B) stay idle: only K "

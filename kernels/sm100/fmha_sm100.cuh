@@ -25,8 +25,15 @@
 //   FMHA_SINK       sinks: a per-head logit added to the final normaliser and the LSE only
 //   FMHA_KV_SHARED  kv_shared: V is K's buffer, so V is not loaded and PV reads its columns from
 //                   K's SMEM stage (a K tile's SW128 bytes are those of the MN-major V tile)
+//   FMHA_TOPK       topk_idx/topk: sparse top-k. A top-k launch (p.topk > 0) has a different
+//                   geometry: a CTA's 128 rows are the query heads of ONE token that share a KV
+//                   head (rows past the group are padding, never written), so every row sees the
+//                   same key list; the load warp gathers BlockN list entries per KV tile with
+//                   cp.async into the SW128 K (and V) stage, zero rows for entries that -1,
+//                   out-of-range, causal or the window drop; softmax masks those slots.
 #pragma once
 
+#include "common/cp_async.cuh"
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
 #include "common/mbarrier.cuh"
@@ -56,6 +63,9 @@ static_assert(FMHA_EXP2_POLY >= 0 && FMHA_EXP2_POLY <= 4, "FMHA_EXP2_POLY counts
 #endif
 #ifndef FMHA_KV_SHARED
 #define FMHA_KV_SHARED 0
+#endif
+#ifndef FMHA_TOPK
+#define FMHA_TOPK 0
 #endif
 // Debug builds copy the first CTA's intermediates to p.checkpoints (fmhactl dump); see Checkpoints.
 #ifndef FMHA_CHECKPOINTS
@@ -173,6 +183,9 @@ struct Tile {
     int m0, h, h_kv, b, n_tiles;
     int d0;  // first head-dim column of O (and V) this CTA computes: 0 unless O is split over D
     int j0;  // first KV tile this CTA visits (a sliding window skips the tiles left of it); j counts from it
+#if FMHA_TOPK
+    int rows;  // top-k launch: m0 is the token, h the first of `rows` query heads (rows past them: padding)
+#endif
 };
 
 // The keys [lo, hi] one query row sees under the sliding window (bottom-right aligned like causal),
@@ -193,10 +206,58 @@ __device__ __forceinline__ KeyRange window_of_row(const FmhaParams& p, int row) 
     return KeyRange{static_cast<int>(lo), static_cast<int>(hi)};
 }
 
+#if FMHA_TOPK
+__device__ __forceinline__ bool topk_launch(const FmhaParams& p) { return p.topk > 0; }
+
+// The CTA's token's list (b, token, h_kv): p.topk int32 entries.
+__device__ __forceinline__ const int* topk_list(const FmhaParams& p, int b, int token, int h_kv) {
+    return p.topk_idx + ((static_cast<fmha_i64>(b) * p.seq_q + token) * p.heads_kv + h_kv) * p.topk;
+}
+
+// The key of list slot `slot` for query token `token`, or -1 when the slot is past the list or its
+// entry is dropped: -1 padding, out of range (< -1 or >= seq_k: skipped like -1), masked by causal or
+// the window. A duplicate is kept (each entry is one term of the softmax).
+__device__ __forceinline__ int topk_key(const FmhaParams& p, const int* list, int slot, int token) {
+    if (slot >= p.topk) return -1;
+    const int key = list[slot];
+    if (key < 0 || key >= p.seq_k) return -1;
+    if (p.causal && key > token + p.seq_k - p.seq_q) return -1;
+    if (windowed(p)) {
+        const KeyRange w = window_of_row(p, token);
+        if (key < w.lo || key > w.hi) return -1;
+    }
+    return key;
+}
+
+// Top-k launch: blockIdx.x = (token * head chunks + chunk) * passes over D + pass, y = KV head,
+// z = batch (fmhactl/plans/sm100.py topk_grid). The rows are the group's query heads
+// chunk*kBlockM.. of KV head y; every tile holds BlockN list slots (n_tiles = ceil(topk / BlockN)).
+template <int D>
+__device__ __forceinline__ Tile locate_topk(const FmhaParams& p) {
+    constexpr int kRows = fmha_sm100_plan::kTopkHeadsPerCta;
+    const int group = p.heads / p.heads_kv;
+    const int chunks = (group + kRows - 1) / kRows;
+    const int rest = blockIdx.x / Plan<D>::kDPasses;
+    Tile t;
+    t.d0 = (blockIdx.x % Plan<D>::kDPasses) * Plan<D>::kDPart;
+    t.m0 = rest / chunks;
+    t.h_kv = blockIdx.y;
+    t.b = blockIdx.z;
+    t.h = t.h_kv * group + (rest % chunks) * kRows;
+    t.rows = min(kRows, group - (rest % chunks) * kRows);
+    t.j0 = 0;
+    t.n_tiles = (p.topk + Plan<D>::kBlockN - 1) / Plan<D>::kBlockN;
+    return t;
+}
+#endif
+
 // blockIdx.x = query tile * passes over D + pass.
 template <int D>
 __device__ __forceinline__ Tile locate(const FmhaParams& p) {
     constexpr int kBlockN = Plan<D>::kBlockN;
+#if FMHA_TOPK
+    if (topk_launch(p)) return locate_topk<D>(p);
+#endif
     Tile t;
     t.m0 = (blockIdx.x / Plan<D>::kDPasses) * kBlockM;
     t.d0 = (blockIdx.x % Plan<D>::kDPasses) * Plan<D>::kDPart;
@@ -238,11 +299,58 @@ __device__ __forceinline__ void copy_tile(unsigned char* dst, const unsigned sho
     }
 }
 
+#if FMHA_TOPK
+// Top-k: Q is the heads t.h.. of token t.m0 (rows of the head stride, copied; padding rows zero),
+// then per KV tile the BlockN list slots' K rows (and V's columns d0.. unless K = V) gathered with
+// cp.async into the stage's SW128 layout; a dropped slot is a zero row (softmax masks it; zeros
+// keep 0 * V finite). Generic-proxy writes: wait, fence.proxy.async, then the full barrier's arrive.
+template <int D>
+__device__ void load_warp_topk(const FmhaParams& p, const Tile& t, unsigned char* smem, const Barriers& bar,
+                               int lane) {
+    using P = Plan<D>;
+    constexpr int kBlockN = P::kBlockN;
+    const unsigned short* q = static_cast<const unsigned short*>(p.q) + t.b * p.q_batch_stride +
+                              static_cast<fmha_i64>(t.m0) * p.q_seq_stride + t.h * p.q_head_stride;
+    const unsigned short* k = static_cast<const unsigned short*>(p.k) + t.b * p.k_batch_stride + t.h_kv * p.k_head_stride;
+    const unsigned short* v =
+        static_cast<const unsigned short*>(p.v) + t.b * p.v_batch_stride + t.h_kv * p.v_head_stride + t.d0;
+    const int* list = topk_list(p, t.b, t.m0, t.h_kv);
+
+    copy_tile<D>(smem + P::kQOff, q, p.q_head_stride, kBlockM, t.rows, p.head_dim, lane);
+    tma::fence_proxy_async_shared();
+    __syncwarp();
+    if (lane == 0) mbar::arrive(bar.q_full);
+
+    for (int j = 0; j < t.n_tiles; ++j) {
+        const int stage = j % FMHA_STAGES;
+        if (j >= FMHA_STAGES) mbar::wait_parity(&bar.kv_empty[stage], ((j / FMHA_STAGES) - 1) & 1);
+        int keys[kBlockN / 32];
+#pragma unroll
+        for (int m = 0; m < kBlockN / 32; ++m) keys[m] = topk_key(p, list, j * kBlockN + 32 * m + lane, t.m0);
+        cp_async::gather_rows_sw128<D, kBlockN>(tc5::smem_addr(smem + P::kKOff + stage * P::kKBytes), k,
+                                                p.k_seq_stride, keys, p.head_dim, lane);
+        if (!kv_shared(p))
+            cp_async::gather_rows_sw128<P::kDPart, kBlockN>(tc5::smem_addr(smem + P::kVOff + stage * P::kVBytes), v,
+                                                            p.v_seq_stride, keys, p.head_dim - t.d0, lane);
+        cp_async::wait_all();
+        tma::fence_proxy_async_shared();
+        __syncwarp();
+        if (lane == 0) mbar::arrive(&bar.kv_full[stage]);
+    }
+}
+#endif
+
 template <int D>
 __device__ void load_warp(const FmhaParams& p, const FmhaTmaMaps& maps, const Tile& t, unsigned char* smem,
                           const Barriers& bar, int lane) {
     using P = Plan<D>;
     constexpr int kBlockN = P::kBlockN;
+#if FMHA_TOPK
+    if (topk_launch(p)) {
+        load_warp_topk<D>(p, t, smem, bar, lane);
+        return;
+    }
+#endif
     // A tile with no key to visit (causal, seq_q > seq_k: rows above the diagonal) loads nothing,
     // as CUTLASS's load warp does: nobody would wait on q_full, and a TMA issued here could still be
     // writing shared memory when the CTA exits.
@@ -412,8 +520,17 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
     using P = Plan<D>;
     constexpr int kBlockN = P::kBlockN;
     const int local_row = 32 * warp + lane;
+#if FMHA_TOPK
+    // Top-k: the rows are the query heads t.h.. of one token t.m0; each list slot is masked by the
+    // bit its lane's topk_key gives (the same for every row).
+    const bool topk = topk_launch(p);
+    const int row = topk ? t.m0 : t.m0 + local_row;  // the query token of this row
+    const bool row_valid = topk ? local_row < t.rows : row < p.seq_q;
+    const int* list = topk ? topk_list(p, t.b, t.m0, t.h_kv) : nullptr;
+#else
     const int row = t.m0 + local_row;
     const bool row_valid = row < p.seq_q;
+#endif
     const int diagonal = p.seq_k - p.seq_q;
     const tc5::u32 lanes = static_cast<tc5::u32>(32 * warp) << 16;  // this warp's TMEM lane quarter
 #if FMHA_WINDOW
@@ -426,12 +543,24 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
         tc5::fence_after_thread_sync();
         const int n0 = (FMHA_WINDOW ? t.j0 + j : j) * kBlockN;
 #if FMHA_WINDOW
-        auto visible = [&](int key) {
+        auto visible_key = [&](int key) {
             return row_valid && key < p.seq_k && (!p.causal || key <= row + diagonal) &&
                    (!windowed(p) || (key >= window.lo && key <= window.hi));
         };
 #else
-        auto visible = [&](int key) { return row_valid && key < p.seq_k && (!p.causal || key <= row + diagonal); };
+        auto visible_key = [&](int key) { return row_valid && key < p.seq_k && (!p.causal || key <= row + diagonal); };
+#endif
+#if FMHA_TOPK
+        // listed: bit i = slot n0 + c + i holds a key this token sees (top-k launches only).
+        auto listed_bits = [&](int c) {
+            return topk ? __ballot_sync(0xffffffffu, topk_key(p, list, n0 + c + lane, row) >= 0) : 0u;
+        };
+        auto visible = [&](int key, unsigned listed, int i) {
+            return topk ? row_valid && ((listed >> i) & 1u) : visible_key(key);
+        };
+#else
+        auto listed_bits = [](int) { return 0u; };
+        auto visible = [&](int key, unsigned, int) { return visible_key(key); };
 #endif
 
         // Pass 1: the tile's row max. S is read twice rather than held in 128 registers.
@@ -440,9 +569,10 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
             tc5::u32 s[32];
             tc5::ld<tc5::Shape::k32x32b, 32>(tmem + lanes + P::kColS + c, s);
             tc5::wait_ld();
+            const unsigned listed = listed_bits(c);
 #pragma unroll
             for (int i = 0; i < 32; ++i)
-                if (visible(n0 + c + i)) tile_max = fmaxf(tile_max, __uint_as_float(s[i]) * p.scale_log2);
+                if (visible(n0 + c + i, listed, i)) tile_max = fmaxf(tile_max, __uint_as_float(s[i]) * p.scale_log2);
             if (FMHA_CHECKPOINTS && j == 0 && checkpointing<D>(p))
                 for (int i = 0; i < 32; ++i)
                     checkpoint_float(p, Checkpoints<D>::kS, local_row * Checkpoints<D>::kBlockN + c + i,
@@ -478,11 +608,13 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
             tc5::ld<tc5::Shape::k32x32b, 32>(tmem + lanes + P::kColS + c, s);
             tc5::wait_ld();
             tc5::u32 packed[16];
+            const unsigned listed = listed_bits(c);
 #pragma unroll
             for (int i = 0; i < 32; i += 2) {
-                const float p0 =
-                    visible(n0 + c + i) ? exp2_mixed(__uint_as_float(s[i]) * p.scale_log2 - row_max, i % 4) : 0.f;
-                const float p1 = visible(n0 + c + i + 1)
+                const float p0 = visible(n0 + c + i, listed, i)
+                                     ? exp2_mixed(__uint_as_float(s[i]) * p.scale_log2 - row_max, i % 4)
+                                     : 0.f;
+                const float p1 = visible(n0 + c + i + 1, listed, i + 1)
                                      ? exp2_mixed(__uint_as_float(s[i + 1]) * p.scale_log2 - row_max, (i + 1) % 4)
                                      : 0.f;
                 packed[i / 2] = pack2<Traits>(p0, p1);
@@ -520,7 +652,14 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
         mbar::wait_parity(bar.o_ready, (t.n_tiles - 1) & 1);
         tc5::fence_after_thread_sync();
     }
-    unsigned short* o = static_cast<unsigned short*>(p.o) + t.b * p.o_batch_stride + t.h * p.o_head_stride +
+#if FMHA_TOPK
+    // Top-k: row local_row is query head t.h + local_row; a padding row (never written) reads the
+    // sink of the CTA's last head rather than past the array.
+    const int head = topk ? t.h + min(local_row, t.rows - 1) : t.h;
+#else
+    const int head = t.h;
+#endif
+    unsigned short* o = static_cast<unsigned short*>(p.o) + t.b * p.o_batch_stride + head * p.o_head_stride +
                         static_cast<long long>(row) * p.o_seq_stride + t.d0;
 #if FMHA_SINK
     float inv = row_sum > 0.f ? 1.f / row_sum : 0.f;
@@ -529,7 +668,7 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
         // The sink joins the normaliser only: O = acc / (row_sum + 2^(sink - row_max)), both sides
         // scaled by 2^-m, m = max(row_max, sink), so neither term overflows. A row with no key
         // gets O = 0 and LSE = sink; a sink of -inf changes nothing.
-        const float sink2 = p.sinks[t.h] * 1.4426950408889634f;
+        const float sink2 = p.sinks[head] * 1.4426950408889634f;
         const float m = fmaxf(row_max, sink2);
         if (m != -FMHA_INF) {
             const float key_scale = row_sum > 0.f ? exp2f(row_max - m) : 0.f;
@@ -567,7 +706,7 @@ __device__ void softmax_warps(const FmhaParams& p, const Tile& t, unsigned char*
         }
     }
     if (row_valid && p.lse != nullptr && t.d0 == 0) {  // both passes over D know the LSE; one writes it
-        p.lse[(static_cast<fmha_i64>(t.b) * p.heads + t.h) * p.seq_q + row] =
+        p.lse[(static_cast<fmha_i64>(t.b) * p.heads + head) * p.seq_q + row] =
 #if FMHA_SINK
             lse2 * 0.69314718055994531f;
 #else

@@ -8,6 +8,7 @@ constexpr int kBlockM = 128;  // query rows per CTA = MMA M = TMEM lanes
 constexpr int kThreads = 192;
 constexpr int kTmemColumns = 512;
 constexpr unsigned kMaxDynamicSmem = 232448;
+constexpr int kTopkHeadsPerCta = 128;  // top-k launch: query heads of one token per CTA
 
 template <int D, int Stages, int PSmem>
 struct Entry {

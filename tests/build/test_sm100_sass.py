@@ -30,6 +30,8 @@ def test_native_build_has_the_promised_instructions(variant):
         assert ops["UTMALDG"] == 0
     if not variant.switches["FMHA_P_SMEM"]:
         assert ops["STTM"] > 0, "tcgen05.st (STTM) of P missing"
+    # FMHA_TOPK: the load warp gathers listed K/V rows with cp.async (LDGSTS); no other variant has one.
+    assert (ops["LDGSTS"] > 0) == bool(variant.switches.get("FMHA_TOPK", 0)), ops["LDGSTS"]
 
 
 @pytest.mark.parametrize("variant", SM100[:1], ids=lambda v: v.name)
@@ -37,3 +39,15 @@ def test_emulated_build_has_no_tcgen05_instructions(variant):
     ops = _opcodes(variant, BuildTarget("sm_90a", emulated=True))
     assert ops["UTCHMMA"] == 0 and ops["LDTM"] == 0 and ops["STTM"] == 0
     assert sum(ops.values()) > 100
+
+
+@pytest.mark.slow
+def test_strict_emulated_build_with_topk_compiles(monkeypatch):
+    """sm100_tma_s2_tmem with FMHA_TOPK through the strict emulator (sm_90a; ptxas -O0 keeps it to
+    minutes): the gather's cp.async stays, the tcgen05 instructions are emulated away."""
+    monkeypatch.setenv("FMHACTL_EMU_PTXAS_O", "0")
+    variant = load_registry()["sm100_tma_s2_tmem"]
+    assert variant.switches["FMHA_TOPK"] == 1
+    ops = _opcodes(variant, BuildTarget("sm_90a", emulated=True, strict=True))
+    assert ops["LDGSTS"] > 0
+    assert ops["UTCHMMA"] == 0 and ops["LDTM"] == 0 and ops["STTM"] == 0

@@ -42,10 +42,11 @@ def test_variants_without_a_feature_report_it_unsupported():
     assert "feature sink not supported" in registry["ref"].unsupported_reason(cfg)
     assert registry["sm100_tma_s2_tmem"].unsupported_reason(cfg) is None
     topk = parse_shape("b=1,h=2,t=4,s=8,d=64,topk=4")
-    assert "feature topk" in registry["sm100_tma_s2_tmem"].unsupported_reason(topk)
+    assert registry["sm100_tma_s2_tmem"].unsupported_reason(topk) is None
+    assert "feature topk" in registry["sm100_tma_s2_smem"].unsupported_reason(topk)
 
 
-SWITCH_OF = {"window": "FMHA_WINDOW", "sink": "FMHA_SINK", "kv_shared": "FMHA_KV_SHARED"}
+SWITCH_OF = {"window": "FMHA_WINDOW", "sink": "FMHA_SINK", "kv_shared": "FMHA_KV_SHARED", "topk": "FMHA_TOPK"}
 
 
 def test_sm100_features_are_exactly_the_feature_switches():
@@ -101,6 +102,8 @@ def test_layout_plan_names_what_each_feature_does_to_smem():
     from fmhactl.services.layout_plan import sm100_plan
 
     lines = sm100_plan("sm100_tma_s2_tmem", 512).lines
-    assert any(line.startswith("features: window, sink, kv_shared") for line in lines)
+    assert any(line.startswith("features: window, sink, topk, kv_shared") for line in lines)
+    assert any(line.startswith("  topk") and "query heads of one token" in line and "K 32768 B + V 16384 B" in line
+               for line in lines)
     assert any("kv_shared" in line and "V stages (2 x 16384 B) stay idle" in line for line in lines)
     assert not any(line.startswith("features:") for line in sm100_plan("sm100_tma_tmem", 512).lines)

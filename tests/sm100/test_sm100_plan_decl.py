@@ -4,6 +4,7 @@ for the issue's grids (CPU only; the generated header is `python -m fmhactl.plan
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,35 @@ def test_load_warp_returns_before_any_load_for_a_tile_without_keys():
     fix = re.search(r"\n    // A tile with no key to visit.*?\n    if \(t.n_tiles == 0\) return;", body, re.S)
     assert fix, "the early return of load_warp is gone (or its comment changed: update the device script)"
     assert fix.end() < body.index("tma::load_4d") and fix.end() < body.index("copy_tile<D>(smem + P::kQOff")
+
+
+def test_topk_launch_is_one_token_of_one_kv_head_per_cta():
+    """FMHA_TOPK: x = (token x head chunk) x passes over D, y = KV head, z = batch; a group of more than
+    TOPK_HEADS_PER_CTA heads takes several CTAs per token; a build without the switch keeps the dense grid."""
+    from fmhactl.plans.launch import limit_reason, sm100_launch
+    from fmhactl.plans.sm100 import TOPK_HEADS_PER_CTA, topk_head_chunks
+
+    variant = load_registry()["sm100_tma_s2_tmem"]
+    assert variant.switches["FMHA_TOPK"] == 1 and "topk" in variant.features
+    assert TOPK_HEADS_PER_CTA == 128
+    cfg = AttnConfig(batch=3, heads=8, heads_kv=1, seq_q=16, seq_k=300, head_dim=64, topk=32)
+    assert sm100_launch(cfg, variant.switches).grid == (16, 1, 3)
+    cfg512 = AttnConfig(batch=1, heads=16, heads_kv=2, seq_q=5, seq_k=300, head_dim=512, topk=600)
+    assert sm100_launch(cfg512, variant.switches).grid == (5 * 2, 2, 1)  # two passes over D
+    assert topk_head_chunks(136, 1) == 2 and topk_head_chunks(128, 1) == 1 and topk_head_chunks(8, 2) == 1
+    big = AttnConfig(heads=136, heads_kv=1, seq_q=3, seq_k=200, head_dim=64, topk=40)
+    assert sm100_launch(big, variant.switches).grid == (3 * 2, 1, 1)
+    dense = AttnConfig(batch=3, heads=8, heads_kv=1, seq_q=16, seq_k=300, head_dim=64)
+    assert sm100_launch(dense, variant.switches).grid == (1, 8, 3)
+    no_switch = {**variant.switches, "FMHA_TOPK": 0}
+    assert sm100_launch(cfg, no_switch).grid == (1, 8, 3)
+    too_many = AttnConfig(batch=70000, heads=8, heads_kv=1, seq_q=1, seq_k=300, head_dim=64, topk=32)
+    assert "at most 65535" in limit_reason("sm100", too_many, variant.switches)
+    assert limit_reason("sm100", cfg, variant.switches) is None
+
+
+def test_topk_plan_constant_reaches_the_header():
+    from fmhactl.plans.sm100 import HEADER_PATH, TOPK_HEADS_PER_CTA
+
+    text = (Path(__file__).resolve().parents[2] / HEADER_PATH).read_text()
+    assert f"constexpr int kTopkHeadsPerCta = {TOPK_HEADS_PER_CTA};" in text
