@@ -26,7 +26,8 @@ tiles per SM (a 1-tile CTA of a small GQA group is not alone on its SM).
 Split-K (flash-decoding): when the CTAs of (tokens x head chunks x KV heads x batch) are fewer
 than the SMs (decode), each token's key list is cut into `splits` pieces (top-k: contiguous
 ranges of the raw list, filtered by each CTA; window/causal: contiguous key ranges of at least
-MIN_SPLIT_BLOCKS blocks), one CTA each, up to about two CTAs per SM. Each split CTA writes its
+MIN_SPLIT_BLOCKS blocks), one CTA each, up to about two CTAs per SM where two fit (one where
+only one does: hd512's 64-head CTAs, whose split grid is then one wave). Each split CTA writes its
 normalised partial O (fp32) and base-2 LSE into the workspace of the kernel's second argument
 (GATHER_SPLIT, rendered into the plan header; the runtime's ctypes twin comes from the same
 declaration); the last split CTA of a (token, head chunk) to arrive, counted by a per-group
@@ -35,6 +36,7 @@ counter that it resets to 0, merges the splits by LSE and adds the sink once.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from fmhactl.plans.cstruct import I32, CField, CStruct, pointer, render_c
@@ -70,6 +72,7 @@ GATHER_SPLIT = CStruct("GatherSplit", (
 ), comment=("sm90_mqa_gather's second by-value argument (after FmhaParams): the split-K workspace.\n"
             "Declared in fmhactl/plans/sm90_gather.py; the runtime's ctypes twin is built from it."))
 MAX_GRID_X = 2**31 - 1
+TILES_ENV = "FMHACTL_GATHER_TILES"  # forces tiles_for's choice, for A/B timing of the decode plans
 
 
 def cols(head_dim: int) -> int:
@@ -141,6 +144,13 @@ class GatherPlan:
         return min(MAX_STAGES, fit, max(MIN_STAGES, (budget - self.fixed_bytes) // self.stage_bytes))
 
     @property
+    def resident_at_min_stages(self) -> int:
+        """CTAs of this plan that can share an SM with MIN_STAGES stages each (hd512 with 64
+        heads and a top-k list: 1, so its split launch aims at one CTA per SM, one wave)."""
+        per_cta = self.fixed_bytes + MIN_STAGES * self.stage_bytes + SMEM_RESERVED_PER_BLOCK
+        return max(1, SMEM_PER_SM // per_cta)
+
+    @property
     def smem_bytes(self) -> int:
         return self.fixed_bytes + self.stages * self.stage_bytes
 
@@ -176,26 +186,38 @@ class GatherPlan:
 
 
 def tiles_for(head_dim: int, group: int, seq_q: int, heads_kv: int, batch: int, kv_shared: bool, topk: bool,
-              sm_count: int | None) -> int:
-    """All of the group's heads (up to 64) per CTA, unless that leaves fewer CTAs than SMs: then
-    16 heads per CTA (more CTAs gathering the same keys, the repeats served by L2). Halved while
-    two stages do not fit (hd512 with K and V apart and a top-k list: 32 heads)."""
+              sm_count: int | None, keys: int = 0) -> int:
+    """All of the group's heads (up to 64) per CTA, unless that leaves fewer CTAs than SMs even
+    split (below half the SMs): then 16 heads per CTA (more CTAs gathering the same keys, the
+    repeats served by L2). Halved while two stages do not fit (hd512 with K and V apart and a
+    top-k list: 32 heads). FMHACTL_GATHER_TILES=1|2|4 forces the tiles (A/B runs only)."""
     full = min(MAX_TILES, ceil_div(group, ROWS))
     ctas = seq_q * heads_kv * batch * ceil_div(group, ROWS * full)
-    tiles = 1 if full > 1 and ctas < (sm_count or DEFAULT_SM_COUNT) else full
+    sms = sm_count or DEFAULT_SM_COUNT
+    # Decode (one token): full CTAs also when their split grid (at most `keys` / MIN_SPLIT_BLOCKS blocks a split)
+    # reaches half the SMs: each key row is then gathered once, not once per 16-head chunk, and
+    # a CTA has 4x the warps to hide its gathers' latency (decode b >= 16 at top-k 512).
+    most_splits = min(MAX_SPLITS, keys // (MIN_SPLIT_BLOCKS * BLOCK_N.get(head_dim, 64))) if keys > 0 else 1
+    spread = ctas < sms and (seq_q > 1 or 2 * ctas * max(1, most_splits) < sms)
+    tiles = 1 if full > 1 and spread else full
+    forced = os.environ.get(TILES_ENV, "")
+    if forced.isdigit() and int(forced) in (1, 2, 4):  # A/B override (scripts/device/decode27_profile.sh)
+        tiles = min(full, int(forced))
     while tiles > 1 and GatherPlan(head_dim, group, tiles, kv_shared, topk).stages < MIN_STAGES:
         tiles //= 2
     return tiles
 
 
-def splits_for(keys: int, ctas: int, block_n: int, sm_count: int | None) -> int:
-    """Split-K count: 1 while the unsplit grid (`ctas`) fills the SMs; else about
-    SPLIT_CTAS_PER_SM CTAs per SM, each with at least MIN_SPLIT_BLOCKS blocks of the token's
-    (at most) `keys` keys, at most MAX_SPLITS."""
+def splits_for(keys: int, ctas: int, block_n: int, sm_count: int | None, per_sm: int = SPLIT_CTAS_PER_SM) -> int:
+    """Split-K count: 1 while the unsplit grid (`ctas`) fills the SMs; else about `per_sm`
+    CTAs per SM (SPLIT_CTAS_PER_SM, or fewer where fewer fit: plan_for passes the residency),
+    each with at least MIN_SPLIT_BLOCKS blocks of the token's (at most) `keys` keys, at most
+    MAX_SPLITS. More splits than one wave holds would run a second wave: every split re-loads
+    its Q and adds a partial to merge, for no more bandwidth."""
     sms = sm_count or DEFAULT_SM_COUNT
     if ctas >= sms:
         return 1
-    want = (SPLIT_CTAS_PER_SM * sms) // ctas
+    want = (max(1, per_sm) * sms) // ctas
     most = keys // (MIN_SPLIT_BLOCKS * block_n)
     return max(1, min(MAX_SPLITS, want, most))
 
@@ -213,10 +235,10 @@ def plan_for(head_dim: int, heads: int, heads_kv: int, seq_q: int, batch: int, k
              sm_count: int | None = None, keys: int = 0) -> GatherPlan:
     """keys: the most keys a token sees (keys_per_token); 0 = unknown: no split."""
     group = heads // heads_kv
-    tiles = tiles_for(head_dim, group, seq_q, heads_kv, batch, kv_shared, topk, sm_count)
+    tiles = tiles_for(head_dim, group, seq_q, heads_kv, batch, kv_shared, topk, sm_count, keys)
     plan = GatherPlan(head_dim, group, tiles, kv_shared, topk)
     ctas = seq_q * heads_kv * batch * plan.head_chunks
-    splits = splits_for(keys, ctas, plan.block_n, sm_count)
+    splits = splits_for(keys, ctas, plan.block_n, sm_count, min(SPLIT_CTAS_PER_SM, plan.resident_at_min_stages))
     one_wave = ctas * splits <= (sm_count or DEFAULT_SM_COUNT)
     return GatherPlan(head_dim, group, tiles, kv_shared, topk, 1 if one_wave else MAX_TILES // tiles, splits)
 

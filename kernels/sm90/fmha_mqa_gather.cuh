@@ -145,18 +145,22 @@ __device__ __forceinline__ void merge_splits(const FmhaParams& p, const GatherSp
             *reinterpret_cast<float2*>(out + 8 * j + 2 * q4) = make_float2(acc[j][2 * r] * inv, acc[j][2 * r + 1] * inv);
         if (slice == 0 && q4 == 0) sp.lse_partial[at] = any ? m[r] + log2f(total) : -FMHA_INF;
     }
-    __threadfence();  // this CTA's partial is visible before it counts itself in
-    __syncthreads();  // ... every thread's; and Q (reused for the flag) is no longer read
+    // One fence for the CTA, not one per warp (a fence.sc per warp, as the device-wide thread fence compiles
+    // to, serialises every warp on a round trip to L2): the barrier orders every thread's partial
+    // before thread 0's acq_rel count (release is cumulative over what the barrier ordered
+    // before it), and the acquire half orders the other splits' partials, released the same
+    // way, before this CTA's reads after the second barrier.
+    __syncthreads();  // every thread's partial stored; and Q (reused for the flag) is no longer read
     int* last = reinterpret_cast<int*>(smem);
     if (threadIdx.x == 0) {
         unsigned* counter = sp.counters + (static_cast<fmha_i64>(b) * p.heads_kv + kvh) * (gridDim.x / splits) + group_x;
-        const unsigned arrived = atomicAdd(counter, 1u);
+        unsigned arrived;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(counter) : "memory");
         *last = arrived == static_cast<unsigned>(splits - 1);
         if (*last) *counter = 0u;  // every split has arrived: nobody else touches it this launch
     }
     __syncthreads();
     if (!*last) return;
-    __threadfence();  // the other splits' partials (read through L2: __ldcg) are seen after their counts
 
     float* weights = reinterpret_cast<float*>(ring);  // rows x splits; the ring is drained (cp_async_wait(0))
     for (int row = threadIdx.x; row < rows_valid; row += nthreads) {
@@ -178,17 +182,28 @@ __device__ __forceinline__ void merge_splits(const FmhaParams& p, const GatherSp
     }
     __syncthreads();
     constexpr int kQuads = D / 4;  // 4 columns (one float4 of each split) per step
+    // Every split's float4 is loaded before any is used (kBatch loads in flight per thread, not
+    // one L2 round trip per split); a split that saw no key wrote O = 0 with weight 0.
+    constexpr int kBatch = 4;
+    const float4* part = reinterpret_cast<const float4*>(sp.o_partial + row0 * D);
+    const fmha_i64 split_stride = rows_all * kQuads;  // float4s between one split's rows and the next's
     for (int i = threadIdx.x; i < rows_valid * kQuads; i += nthreads) {
         const int row = i / kQuads, c4 = i % kQuads;
+        const float4* src = part + static_cast<fmha_i64>(row) * kQuads + c4;
         float4 o = make_float4(0.f, 0.f, 0.f, 0.f);
-        for (int s = 0; s < splits; ++s) {
-            const float w = weights[row * splits + s];
-            if (w == 0.f) continue;
-            const float4 x = __ldcg(reinterpret_cast<const float4*>(sp.o_partial + (s * rows_all + row0 + row) * D) + c4);
-            o.x += w * x.x;
-            o.y += w * x.y;
-            o.z += w * x.z;
-            o.w += w * x.w;
+        for (int s0 = 0; s0 < splits; s0 += kBatch) {
+            float4 x[kBatch];
+#pragma unroll
+            for (int u = 0; u < kBatch; ++u)
+                x[u] = s0 + u < splits ? __ldcg(src + (s0 + u) * split_stride) : make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+            for (int u = 0; u < kBatch; ++u) {
+                const float w = s0 + u < splits ? weights[row * splits + s0 + u] : 0.f;
+                o.x += w * x[u].x;
+                o.y += w * x[u].y;
+                o.z += w * x[u].z;
+                o.w += w * x[u].w;
+            }
         }
         unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride +
                               static_cast<fmha_i64>(t) * p.o_seq_stride + (head0 + row) * p.o_head_stride + 4 * c4;

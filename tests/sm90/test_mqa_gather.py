@@ -108,14 +108,34 @@ def test_decode_geometry_spreads_the_heads_and_splits_the_keys():
     s = _shape("b=1,h=64,hkv=1,t=1,s=32768,d=512,topk=512,causal,wl=127,sink,kvshared")
     assert s.grid == (4 * 8, 1, 1) and s.block == (128, 1, 1)
     assert s.dynamic_smem == 16 * 512 * 2 + 4 * 32 * 64 + sm90_gather.LIST_BYTES + 6 * 32 * 512 * 2
-    # b=16: 64 unsplit CTAs; 4 splits make 256, about 2 per SM: 2 stages each (2 CTAs share an SM)
+    # b=16: 16 CTAs of all 64 heads split 8 ways reach the SMs: 128 CTAs of 512 threads, one
+    # per SM (3 stages beside Q 64 KiB, the exchange and the list), each key row gathered once
     s16 = _shape("b=16,h=64,hkv=1,t=1,s=32768,d=512,topk=512,kvshared")
-    assert s16.grid == (4 * 4, 1, 16) and s16.block == (128, 1, 1)
-    assert s16.dynamic_smem == 16 * 512 * 2 + 4 * 32 * 64 + sm90_gather.LIST_BYTES + 2 * 32 * 512 * 2
-    assert 2 * (s16.dynamic_smem + 1024) <= 228 * 1024
-    # the 128-key window: 2 splits of 64 keys; b=64: 256 CTAs fill the GPU unsplit
+    assert s16.grid == (8, 1, 16) and s16.block == (512, 1, 1)
+    assert s16.dynamic_smem == 64 * 512 * 2 + 16 * 32 * 64 + sm90_gather.LIST_BYTES + 3 * 32 * 512 * 2
+    # b=64: one CTA per SM fits, so 2 splits (one wave of 128), not 4 (two waves)
+    assert _shape("b=64,h=64,hkv=1,t=1,s=32768,d=512,topk=512,kvshared").grid == (2, 1, 64)
+    # the 128-key window: 2 splits of 64 keys (16-head CTAs up to b=16, then 64-head ones)
     assert _shape("b=1,h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,sink,kvshared").grid == (4 * 2, 1, 1)
+    assert _shape("b=16,h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,sink,kvshared").grid == (4 * 2, 1, 16)
+    assert _shape("b=64,h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,sink,kvshared").grid == (2, 1, 64)
+    # prefill (8k tokens) keeps 64-head CTAs unsplit
+    assert _shape("b=1,h=64,hkv=1,t=8192,s=8192,d=512,causal,wl=127,sink,kvshared").grid == (8192, 1, 1)
+
+
+def test_tiles_override_for_ab_runs(monkeypatch):
+    """FMHACTL_GATHER_TILES forces the tiles (the profile script's A/B of the decode plans)."""
+    monkeypatch.setenv(sm90_gather.TILES_ENV, "1")
     assert _shape("b=64,h=64,hkv=1,t=1,s=32768,d=512,topk=512,kvshared").grid == (4, 1, 64)
+    monkeypatch.setenv(sm90_gather.TILES_ENV, "4")
+    assert _shape("b=1,h=64,hkv=1,t=1,s=32768,d=512,topk=512,kvshared").block == (512, 1, 1)
+
+
+def test_split_residency():
+    """Splits aim at the CTAs per SM that fit: 64-head hd512 top-k CTAs fit once."""
+    plan = sm90_gather.plan_for(512, 64, 1, 1, 64, True, True, 132, 512)
+    assert plan.tiles == 4 and plan.resident_at_min_stages == 1 and plan.splits == 2
+    assert sm90_gather.splits_for(512, 64, 32, 132, per_sm=1) == 2
 
 
 @pytest.mark.parametrize("keys,ctas,block_n,sms,want", [
@@ -140,12 +160,12 @@ def test_keys_per_token():
 
 
 def test_workspace_sizes():
-    plan = sm90_gather.plan_for(512, 64, 1, 1, 16, True, True, 132, 512)
-    assert plan.splits == 4 and plan.head_chunks == 4
-    assert plan.workspace_floats(1, 64, 16) == 4 * 16 * 64 * (512 + 1)
-    assert plan.counters(1, 1, 16) == 16 * 4
-    one = sm90_gather.plan_for(512, 64, 1, 1, 64, True, True, 132, 512)
-    assert one.splits == 1 and one.workspace_floats(1, 64, 64) == 0 and one.counters(1, 1, 64) == 0
+    plan = sm90_gather.plan_for(512, 64, 1, 1, 4, True, True, 132, 512)
+    assert plan.splits == 8 and plan.head_chunks == 4
+    assert plan.workspace_floats(1, 64, 4) == 8 * 4 * 64 * (512 + 1)
+    assert plan.counters(1, 1, 4) == 4 * 4
+    one = sm90_gather.plan_for(512, 64, 1, 1, 256, True, True, 132, 512)
+    assert one.splits == 1 and one.workspace_floats(1, 64, 256) == 0 and one.counters(1, 1, 256) == 0
 
 
 def test_gather_split_struct_matches_its_ctypes_twin(tmp_path):
@@ -175,7 +195,9 @@ def test_gather_split_struct_matches_its_ctypes_twin(tmp_path):
 def test_kernel_reads_the_split_it_is_given():
     source = (VARIANT.source_path.parent / "fmha_mqa_gather.cuh").read_text()
     assert "const FmhaParams p, const GatherSplit s" in source
-    assert "atomicAdd(counter, 1u)" in source and "*counter = 0u" in source  # counts in, resets
+    # counts in once per CTA (acq_rel: no per-warp fence.sc), resets
+    assert "atom.acq_rel.gpu.global.add.u32" in source and "*counter = 0u" in source
+    assert "__threadfence()" not in source
 
 
 def test_prefill_geometry_takes_all_64_heads_per_cta():
