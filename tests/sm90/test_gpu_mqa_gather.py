@@ -42,7 +42,7 @@ SHAPES = [
     "b=1,h=8,hkv=1,t=32,s=5000,d=512,kvshared",
     # split-K decode (few CTAs: each token's keys over several CTAs, merged by the last by LSE)
     "b=1,h=64,hkv=1,t=1,s=32768,d=512,topk=512,kvshared,sink",               # 8 splits of 64 entries
-    "b=16,h=64,hkv=1,t=1,s=4096,d=512,topk=512,kvshared,sink",               # 4 splits, 2 CTAs per SM
+    "b=16,h=64,hkv=1,t=1,s=4096,d=512,topk=512,kvshared,sink",               # 64-head CTAs x 8 splits (512 threads)
     "b=4,h=128,hkv=1,t=1,s=32768,d=512,causal,wl=127,kvshared,sink",         # window: 2 splits
     "b=2,h=16,hkv=1,t=1,s=5000,d=128,causal,wl=1000,sink",                   # dense range: 7 splits
     "b=1,h=8,hkv=1,t=1,s=300,d=64,topk=600,sink",                            # out-of-range entries, splits
