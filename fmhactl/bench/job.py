@@ -66,16 +66,32 @@ def input_sets(executor, cfg: AttnConfig, seed: int, opts: dict) -> list[tuple]:
 # first held busy (torch.cuda._sleep) for longer than the host takes to enqueue every timed launch;
 # the launches then run back to back and each pair of events brackets its kernel only. Kernels and
 # baselines are timed the same way.
-HEAD_START_MARGIN = 1.5
+HEAD_START_MARGIN = 3.0  # the timed loop also records two events per launch
 HEAD_START_MAX_S = 2.0
+
+
+_SLEEP_HZ: list[float] = []
+
+
+def _sleep_cycles_per_s(torch) -> float:
+    """torch.cuda._sleep's cycles per second, measured once (the device properties' clock rate is
+    not reliable across CUDA versions; CUDA 13 dropped it from cudaDeviceProp)."""
+    if not _SLEEP_HZ:
+        cycles = 20_000_000
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(cycles // 10)  # the first launch of the sleep kernel is not timed
+        start.record()
+        torch.cuda._sleep(cycles)
+        end.record()
+        end.synchronize()
+        _SLEEP_HZ.append(cycles / max(start.elapsed_time(end) * 1e-3, 1e-6))
+    return _SLEEP_HZ[0]
 
 
 def _head_start(torch, host_s_per_call: float, iters: int) -> float:
     """Hold the stream busy for the host's enqueue time of `iters` calls (with a margin); seconds."""
-    seconds = min(HEAD_START_MAX_S, HEAD_START_MARGIN * host_s_per_call * iters)
-    props = torch.cuda.get_device_properties(torch.cuda.current_device())
-    clock_hz = 1e3 * getattr(props, "clock_rate", 2_000_000)  # kHz; absent in older torch: H100's boost
-    torch.cuda._sleep(max(1, int(seconds * clock_hz)))
+    seconds = min(HEAD_START_MAX_S, 1e-3 + HEAD_START_MARGIN * host_s_per_call * iters)
+    torch.cuda._sleep(max(1, int(seconds * _sleep_cycles_per_s(torch))))
     return seconds
 
 
@@ -95,16 +111,20 @@ def _timed(fn, sets, warmup: int, iters: int, flops: float) -> dict:
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
     head_start_s = _head_start(torch, host_s, iters)
+    slept = torch.cuda.Event()
+    slept.record()
     for i in range(iters):
         starts[i].record()
         fn(sets[i % len(sets)])
         ends[i].record()
+    covered = not slept.query()  # still sleeping once every launch was enqueued: no host gap was timed
     torch.cuda.synchronize()
     times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
     median = statistics.median(times)
     return {"median_ms": median, "p10_ms": times[len(times) // 10], "p90_ms": times[(9 * len(times)) // 10],
             "min_ms": times[0], "iters": iters, "tflops": flops / (median * 1e-3) / 1e12 if median > 0 else 0.0,
-            "host_us_per_call": host_s * 1e6, "head_start_ms": head_start_s * 1e3}
+            "host_us_per_call": host_s * 1e6, "head_start_ms": head_start_s * 1e3,
+            "head_start_covered": covered}
 
 
 _SDPA_BACKENDS = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION",

@@ -88,6 +88,13 @@ def check_features(f: Features, p: Problem, q: torch.Tensor, k: torch.Tensor, v:
             fail(f"topk_idx lists must hold 1..{MAX_TOPK} entries, got {t.shape[-1]}")
         if t.device != q.device:
             fail(f"topk_idx is on {t.device}, q on {q.device}")
+    if f.kv_shared and (k.shape != v.shape or k.dtype != v.dtype):
+        fail(f"kv_shared=True needs v shaped like k (V is read from K): k {tuple(k.shape)}, v {tuple(v.shape)}")
+
+
+def check_one_buffer(f: Features, k: torch.Tensor, v: torch.Tensor) -> None:
+    """The eager wrapper's check that K = V is really one buffer. The op itself reads V from K
+    under kv_shared and checks shapes only: opcheck and functionalisation hand it copies."""
     if f.kv_shared and not _one_buffer(k, v):
         fail("kv_shared=True needs v to be k (one buffer: pass the same tensor)")
 

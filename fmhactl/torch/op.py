@@ -262,6 +262,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool
                 not torch.cuda.is_current_stream_capturing():
             p = check_inputs(q, k, v, layout, scale)
             _features.check_features(f, p, q, k, v, causal, layout)
+            _features.check_one_buffer(f, k, v)
             _features.check_values(f, p)
         out, lse = attention_op(q, k, v, f.sinks, f.topk_idx, causal=causal, scale=scale, return_lse=return_lse,
                                 layout=layout, window_left=f.window_left, window_right=f.window_right,

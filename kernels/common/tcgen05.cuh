@@ -176,14 +176,20 @@ __device__ __forceinline__ void commit(unsigned long long* mbar, u32 site = __bu
 // ---- TMEM <-> registers (spec §2) ------------------------------------------------------------
 // r[i] <-> TMEM cells per the spec §2.2 map; Pack = .pack::16b (ld) / .unpack::16b (st).
 // Imm = immHalfSplitoff of the 16x32bx2 shape (ignored for the others).
-template <Shape S, int Num, bool Pack = false, int Imm = default_half_split<Num, Pack>()>
-__device__ __forceinline__ void ld(u32 taddr, u32 (&r)[regs<S, Num>()], u32 site = __builtin_LINE()) {
-    backend::ld<S, Num, Pack, Imm>(taddr, r, site);
+// Imm = -1: the default split. The register count N is deduced and checked, not written into the
+// signature: nvcc/NVRTC 13 bind a default argument's __builtin_LINE() to this declaration (not the
+// caller) when the signature needs a computed expression (a regs<S, Num>() bound, a computed
+// default template argument), and every rule found at an ld/st then named these lines.
+template <Shape S, int Num, bool Pack = false, int Imm = -1, int N>
+__device__ __forceinline__ void ld(u32 taddr, u32 (&r)[N], u32 site = __builtin_LINE()) {
+    static_assert(N == regs<S, Num>(), "tc5::ld: r holds regs<S, Num>() registers");
+    backend::ld<S, Num, Pack, (Imm < 0 ? default_half_split<Num, Pack>() : Imm)>(taddr, r, site);
 }
 
-template <Shape S, int Num, bool Pack = false, int Imm = default_half_split<Num, Pack>()>
-__device__ __forceinline__ void st(u32 taddr, const u32 (&r)[regs<S, Num>()], u32 site = __builtin_LINE()) {
-    backend::st<S, Num, Pack, Imm>(taddr, r, site);
+template <Shape S, int Num, bool Pack = false, int Imm = -1, int N>
+__device__ __forceinline__ void st(u32 taddr, const u32 (&r)[N], u32 site = __builtin_LINE()) {
+    static_assert(N == regs<S, Num>(), "tc5::st: r holds regs<S, Num>() registers");
+    backend::st<S, Num, Pack, (Imm < 0 ? default_half_split<Num, Pack>() : Imm)>(taddr, r, site);
 }
 
 // Wait until this thread's earlier ld (st) completed: before using TMEM cells an ld read can be

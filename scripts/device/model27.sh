@@ -3,9 +3,8 @@
 # <= BUDGET s (default 560). Steps (each time-bounded; one with no time left is skipped and says so):
 #   gpu-test     tests/torch/test_features_gpu.py (each feature vs the reference, backend per case,
 #                opcheck with features, a small dsv4 model vs SDPA) and tests/torch/test_torch_gpu.py -k opcheck
-#   dsv4-small   bench --model dsv4 --prompt 512 --prompt 2048 --greedy 8 --context 8192 (quick, all 3 impls)
 #   dsv4         bench --model dsv4 --prompt 512 --prompt 2048 --prompt 8192 --greedy 16 --context 32768
-# $OUT gets: summary.txt (printed last), dsv4-small.json, dsv4.json, raw.tgz (every step's stdout/stderr).
+# $OUT gets: summary.txt (printed last), dsv4.json, raw.tgz (every step's stdout/stderr).
 # Knobs: BUDGET, SKIP="step ...", DRY=1 (print the commands only).
 set -u -o pipefail
 OUT=${OUT:-/tmp/model27-out}; mkdir -p "$OUT"
@@ -28,19 +27,17 @@ run() {  # NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - 10 s)
 log "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null)"
 run gpu-test 150 python3 -m pytest -q -rs -s -p no:cacheprovider tests/torch/test_features_gpu.py
 run op-opcheck 60 python3 -m pytest -q -p no:cacheprovider tests/torch/test_torch_gpu.py -k opcheck
-run dsv4-small 120 python3 -m fmhactl bench --model dsv4 --prompt 512 --prompt 2048 --greedy 8 --context 8192 \
-  --warmup 1 --iters 3 --seed 27 --json
 run dsv4 300 python3 -m fmhactl bench --model dsv4 --prompt 512 --prompt 2048 --prompt 8192 --greedy 16 \
   --context 32768 --warmup 2 --iters 5 --seed 27 --json
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
-for s in dsv4-small dsv4; do cp "$RAW/$s.out" "$OUT/$s.json" 2>/dev/null; done
+for s in dsv4; do cp "$RAW/$s.out" "$OUT/$s.json" 2>/dev/null; done
 {
   echo "==== steps"; cat "$RAW/device.log"
   echo "==== GPU tests"; grep -E "^(tests/|[a-z0-9-]+: .*\(sm|PASS|FAIL|SKIP)|passed|failed|Error" "$RAW/gpu-test.out" | tail -n 25
   tail -n 2 "$RAW/op-opcheck.out" 2>/dev/null
   python3 - "$RAW" <<'PY'
 import json, sys
-for step in ("dsv4-small", "dsv4"):
+for step in ("dsv4",):
     try:
         r = json.load(open(f"{sys.argv[1]}/{step}.out"))
     except (OSError, ValueError) as exc:
@@ -59,7 +56,7 @@ for step in ("dsv4-small", "dsv4"):
         print(f"  max|logit diff| vs sdpa {d.get('max_logit_diff_vs_sdpa')}; fa_rule {d.get('fa_rule')}; "
               f"greedy agreement {d.get('greedy_agreement_vs_fmhactl')}")
 PY
-  for s in dsv4-small dsv4; do echo "==== $s stderr (tail)"; tail -n 6 "$RAW/$s.err" 2>/dev/null; done
+  for s in dsv4; do echo "==== $s stderr (tail)"; tail -n 6 "$RAW/$s.err" 2>/dev/null; done
 } > "$OUT/summary.txt" 2>&1
 tar -czf "$OUT/raw.tgz" -C "$RAW" .
 rm -rf "$RAW"

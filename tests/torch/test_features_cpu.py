@@ -48,13 +48,20 @@ def test_bad_feature_arguments_give_one_line(kwargs, rule):
 
 def test_kv_shared_needs_one_buffer():
     q, k = torch.zeros(1, 5, 8, 64, dtype=torch.bfloat16), torch.zeros(1, 9, 2, 64, dtype=torch.bfloat16)
-    from fmhactl.torch.features import check_features, make
+    from fmhactl.torch.features import check_features, check_one_buffer, make
     from fmhactl.torch.inputs import Problem
 
     p = Problem(1, 8, 2, 5, 9, 64)
     check_features(make(k, k, -1, -1, None, None, True), p, q, k, k, False, "bshd")
+    check_one_buffer(make(k, k, -1, -1, None, None, True), k, k)
+    # the op reads V from K and checks shapes only (opcheck hands it copies); the eager wrapper
+    # insists on one buffer
+    copy = k.clone()
+    check_features(make(k, copy, -1, -1, None, None, True), p, q, k, copy, False, "bshd")
     with pytest.raises(ft.AttentionInputError, match="kv_shared=True needs v to be k"):
-        check_features(make(k, k.clone(), -1, -1, None, None, True), p, q, k, k.clone(), False, "bshd")
+        check_one_buffer(make(k, copy, -1, -1, None, None, True), k, copy)
+    with pytest.raises(ft.AttentionInputError, match="kv_shared=True needs v shaped like k"):
+        check_features(make(k, k[:, :4], -1, -1, None, None, True), p, q, k, k[:, :4], False, "bshd")
     assert make(k, k, 3, 0, None, None, False).kv_shared  # v is k with a feature: K = V
     assert not make(k, k, -1, -1, None, None, False).any  # a plain call stays plain
 
@@ -120,7 +127,8 @@ def test_backend_choice_for_features_on_hopper():
 
 def test_backend_falls_back_to_torch_where_no_kernel_has_the_feature():
     reg = registry()
-    b = backends.choose((10, 0), _cfg(topk=512), reg)  # no SM100 gather yet
+    b = backends.choose((8, 0), _cfg(topk=512), reg)  # sm_80: no kernel with top-k
     assert (b.variant, b.mode) == (backends.FALLBACK, "fallback") and "topk" in b.reason
+    assert backends.choose((10, 0), _cfg(topk=512), reg).variant == "sm100_tma_s2_tmem"  # its gather
     b = backends.choose((8, 0), _cfg(head_dim=64, sink=True), reg)
     assert b.mode == "fallback"
