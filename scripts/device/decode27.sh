@@ -16,20 +16,11 @@ start=$(date +%s)
 SINCE=$(date +%Y-%m-%dT%H:%M:%S)  # local time, as `fmhactl results --since` reads it
 STEP_RESERVE=12 STEP_MIN=10
 source scripts/device/steps.sh  # left, log, run, rows_if_cut
-V=sm90_mqa_gather
-DEC="h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,kvshared,sink,topk=512"
-PRE="b=1,h=64,hkv=1,t=8192,s=8192,d=512,causal,wl=127,kvshared,sink"
-TOPK="h=64,hkv=1,t=1,s=32768,d=512,kvshared,sink,topk=512"
+source scripts/device/gather_steps.sh  # V, TOPK, WIN, PRE, gather_checks, gather_summary_head
 
 log "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
 run build 25 python3 -m fmhactl build $V --arch sm_90a
-run gpu-test 40 python3 -m pytest -q -p no:cacheprovider tests/sm90/test_gpu_mqa_gather.py
-run verify-dsv4 25 python3 -m fmhactl verify $V --grid dsv4 --seed 27 --timeout 20 --json
-rows_if_cut verify-dsv4 dsv4
-run verify-dsv4-long 35 python3 -m fmhactl verify $V --grid dsv4-long --seed 27 --timeout 30 --json
-rows_if_cut verify-dsv4-long dsv4-long
-TOPK="h=64,hkv=1,t=1,s=32768,d=512,kvshared,sink,topk=512"
-WIN="h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,kvshared,sink"
+gather_checks 40 25 20 35 30
 B="--seed 27 --warmup 5 --iters 30 --json"
 run bench-decode-topk 45 python3 -m fmhactl bench $V $B --timeout 40 \
   --shape b=1,$TOPK --shape b=4,$TOPK --shape b=16,$TOPK --shape b=64,$TOPK --baseline sdpa-mask
@@ -43,14 +34,7 @@ if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 
 collect_rows
 {
-  echo "==== steps"
-  cat "$RAW/device.log"
-  echo "==== build"
-  tail -n 9 "$RAW/build.out" 2>/dev/null
-  echo "==== GPU test (tests/sm90/test_gpu_mqa_gather.py)"
-  tail -n 3 "$RAW/gpu-test.out" 2>/dev/null
-  python3 scripts/device/sparse27_summary.py --verify "$RAW/verify-dsv4.out" "$RAW/verify-dsv4-long.out" \
-    --bench "$RAW"/bench-*.out
+  gather_summary_head "$RAW"/bench-*.out
   echo "==== decode bandwidth (bytes the kernel must read/write: gathered K rows + Q + O + LSE)"
   python3 scripts/device/decode_bandwidth.py "$OUT/bench.json"
 } > "$OUT/summary.txt" 2>&1

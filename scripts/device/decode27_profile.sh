@@ -17,12 +17,10 @@ mkdir -p "$OUT"
 RAW=$(mktemp -d /tmp/decode27p-raw.XXXX)
 export PYTHONPATH=${PYTHONPATH:-$PWD} PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-decode27p}
 start=$(date +%s)
+SINCE=$(date +%Y-%m-%dT%H:%M:%S)  # local time, as `fmhactl results --since` reads it
 STEP_RESERVE=8 STEP_MIN=8
-source scripts/device/steps.sh  # left, log, run
-V=sm90_mqa_gather
-TOPK="h=64,hkv=1,t=1,s=32768,d=512,kvshared,sink,topk=512"
-WIN="h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,kvshared,sink"
-PRE="b=1,h=64,hkv=1,t=8192,s=8192,d=512,causal,wl=127,kvshared,sink"
+source scripts/device/steps.sh  # left, log, run, rows_if_cut
+source scripts/device/gather_steps.sh  # V, TOPK, WIN, PRE, gather_checks, gather_summary_head
 B="--seed 27 --warmup 5 --iters 30 --json"
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1)
 SECTIONS="--section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section MemoryWorkloadAnalysis"
@@ -38,9 +36,7 @@ if [ -n "$NCU" ]; then
 else
   log "ncu: not found"
 fi
-run gpu-test 30 python3 -m pytest -q -p no:cacheprovider tests/sm90/test_gpu_mqa_gather.py
-run verify-dsv4 20 python3 -m fmhactl verify $V --grid dsv4 --seed 27 --timeout 18 --json
-run verify-dsv4-long 25 python3 -m fmhactl verify $V --grid dsv4-long --seed 27 --timeout 22 --json
+gather_checks 30 20 18 25 22
 run bench-decode-topk 25 python3 -m fmhactl bench $V $B --timeout 22 \
   --shape b=1,$TOPK --shape b=4,$TOPK --shape b=16,$TOPK --shape b=64,$TOPK --baseline sdpa-mask
 run bench-decode-win 25 python3 -m fmhactl bench $V $B --timeout 22 \
@@ -61,16 +57,9 @@ collect_rows
   done
 } > "$OUT/ncu.txt" 2>&1
 {
-  echo "==== steps"
-  cat "$RAW/device.log"
-  echo "==== build"
-  tail -n 9 "$RAW/build.out" 2>/dev/null
-  echo "==== GPU test"
-  tail -n 3 "$RAW/gpu-test.out" 2>/dev/null
+  gather_summary_head "$RAW"/bench-*.out
   echo "==== ncu (full text: ncu.txt, raw.tgz)"
   grep -E "^====|Duration|gpu__time_duration|dram__bytes_read|DRAM Throughput|Achieved Occupancy" "$OUT/ncu.txt"
-  python3 scripts/device/sparse27_summary.py --verify "$RAW/verify-dsv4.out" "$RAW/verify-dsv4-long.out" \
-    --bench "$RAW"/bench-*.out
   echo "==== decode: kernel median vs the bytes it must move (gathered K rows + Q + O + LSE) at 3350 GB/s"
   python3 scripts/device/decode_bandwidth.py "$OUT/bench.json"
 } > "$OUT/summary.txt" 2>&1

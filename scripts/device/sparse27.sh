@@ -20,18 +20,11 @@ start=$(date +%s)
 SINCE=$(date +%Y-%m-%dT%H:%M:%S)  # local time, as `fmhactl results --since` reads it
 STEP_RESERVE=12 STEP_MIN=10
 source scripts/device/steps.sh  # left, log, run, rows_if_cut
-V=sm90_mqa_gather
-DEC="h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,kvshared,sink,topk=512"
-PRE="b=1,h=64,hkv=1,t=8192,s=8192,d=512,causal,wl=127,kvshared,sink"
-TOPK="h=64,hkv=1,t=1,s=32768,d=512,kvshared,sink,topk=512"
+source scripts/device/gather_steps.sh  # V, DEC, TOPK, WIN, PRE, gather_checks, gather_summary_head
 
 log "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
 run build 25 python3 -m fmhactl build $V --arch sm_90a
-run gpu-test 40 python3 -m pytest -q -p no:cacheprovider tests/sm90/test_gpu_mqa_gather.py
-run verify-dsv4 25 python3 -m fmhactl verify $V --grid dsv4 --seed 27 --timeout 20 --json
-rows_if_cut verify-dsv4 dsv4
-run verify-dsv4-long 35 python3 -m fmhactl verify $V --grid dsv4-long --seed 27 --timeout 30 --json
-rows_if_cut verify-dsv4-long dsv4-long
+gather_checks 40 25 20 35 30
 # One bench call per baseline-timed shape group (bench prints its JSON at the end: a call cut
 # by its timeout loses its rows). flex compiles once per shape, outside the timing; sdpa-mask
 # may run out of memory at b=16 (it repeats K and V for the 64 heads: 2 x 34 GB) and then says so.
@@ -45,16 +38,7 @@ run bench-sweep 25 python3 -m fmhactl bench $V --seed 27 --timeout 20 --warmup 1
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 
 collect_rows
-{
-  echo "==== steps"
-  cat "$RAW/device.log"
-  echo "==== build"
-  tail -n 9 "$RAW/build.out" 2>/dev/null
-  echo "==== GPU test (tests/sm90/test_gpu_mqa_gather.py)"
-  tail -n 3 "$RAW/gpu-test.out" 2>/dev/null
-  python3 scripts/device/sparse27_summary.py --verify "$RAW/verify-dsv4.out" "$RAW/verify-dsv4-long.out" \
-    --bench "$RAW/bench-decode.out" "$RAW/bench-prefill.out" "$RAW/bench-sweep.out"
-} > "$OUT/summary.txt" 2>&1
+gather_summary_head "$RAW/bench-decode.out" "$RAW/bench-prefill.out" "$RAW/bench-sweep.out" > "$OUT/summary.txt" 2>&1
 tar -czf "$OUT/raw.tgz" -C "$RAW" .
 rm -rf "$RAW"
 cat "$OUT/summary.txt"
