@@ -27,6 +27,7 @@
 // (strides multiples of 8 elements), the block and SMEM of fmhactl/plans/sm90_gather.py.
 #pragma once
 
+#include "common/cp_async.cuh"
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
 #include "common/mma_sync.cuh"
@@ -58,12 +59,7 @@ __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-// src_bytes 0 zero-fills the 16 bytes without reading: rows of absent keys must be zeros, not
-// stale or uninitialised SMEM (0 * NaN would poison O through P = 0).
-__device__ __forceinline__ void cp_async16(unsigned dst, const void* src, bool valid) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
-                 : "memory");
-}
+// Absent rows are zero-filled by cp_async::copy16 (common/cp_async.cuh), shared with SM100's gather.
 
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 
@@ -289,7 +285,7 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
             const int r = i / S::kChunks, c = i % S::kChunks;
             const bool ok = r < rows_valid;
             const unsigned short* src = ok ? qbase + (head0 + r) * p.q_head_stride + c * 8 : qbase;
-            cp_async16(q_s + swizzled<D>(r, c), src, ok);
+            cp_async::copy16(q_s + swizzled<D>(r, c), src, ok);
         }
         cp_async_commit();
     }
@@ -358,8 +354,8 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
                     const int key = n < count ? (sparse ? list[n] : first + n) : -1;
                     const bool ok = key >= 0;
                     const fmha_i64 row = ok ? key : 0;
-                    cp_async16(k_s + swizzled<D>(r, c), kbase + row * p.k_seq_stride + c * 8, ok);
-                    if (!kv_shared) cp_async16(v_s + swizzled<D>(r, c), vbase + row * p.v_seq_stride + c * 8, ok);
+                    cp_async::copy16(k_s + swizzled<D>(r, c), kbase + row * p.k_seq_stride + c * 8, ok);
+                    if (!kv_shared) cp_async::copy16(v_s + swizzled<D>(r, c), vbase + row * p.v_seq_stride + c * 8, ok);
                 }
             }
             cp_async_commit();
