@@ -24,6 +24,7 @@ import math
 import statistics
 from dataclasses import asdict, dataclass
 
+from fmhactl.bench.model import time_calls
 from fmhactl.errors import BadInput
 
 IMPLEMENTATIONS = ("fmhactl", "sdpa", "flex")
@@ -307,20 +308,6 @@ def check_lengths(prompts, decode_tokens: int, context: int, batch: int) -> None
                        f"tokens fit dsv4's {MAX_CONTEXT} positions), got {context}")
 
 
-def _timed(fn, warmup: int, iters: int) -> list[float]:
-    torch = _torch()
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return sorted(times)
 
 
 def _skip_reason(exc: BaseException) -> str:
@@ -377,7 +364,7 @@ def run_dsv4_bench(prompts, *, batch: int = 1, decode_tokens: int = 0, context: 
                 model.impl = impl
                 try:
                     logits[impl] = model(ids).logits.float()
-                    times = _timed(lambda: model(ids), warmup, iters)
+                    times = time_calls(lambda: model(ids), warmup, iters)
                 except Exception as exc:  # noqa: BLE001 - a baseline that cannot run says why (flex at hd512)
                     skipped[impl] = _skip_reason(exc)
                     entry[impl] = {"skipped": skipped[impl]}
@@ -449,7 +436,7 @@ def _decode(model, ref32, batch: int, context: int, tokens: int, gen, implementa
             if impl != "fmhactl":
                 logits[impl] = run(model, impl, feed)[0]
             torch.cuda.synchronize()
-            times = _timed(lambda: run(model, impl, feed), 1, 3)
+            times = time_calls(lambda: run(model, impl, feed), 1, 3)
         except Exception as exc:  # noqa: BLE001
             entry[impl] = {"skipped": _skip_reason(exc)}
             logits.pop(impl, None)

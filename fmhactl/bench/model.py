@@ -105,21 +105,27 @@ def count_op_calls(model, ids, use_cache: bool = False) -> int:
     return Counter.calls
 
 
-def _time_forward(model, ids, warmup: int, iters: int, attention_mask=None) -> list[float]:
+def time_calls(fn, warmup: int, iters: int) -> list[float]:
+    """CUDA-event milliseconds of `iters` calls of `fn` after `warmup` (sorted): model-level
+    timings (a forward, a decode run), where the host's enqueue is hidden by the work itself."""
     import torch
 
     with torch.inference_mode():
         for _ in range(warmup):
-            model(ids, attention_mask=attention_mask, use_cache=False)
+            fn()
         torch.cuda.synchronize()
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
         for i in range(iters):
             starts[i].record()
-            model(ids, attention_mask=attention_mask, use_cache=False)
+            fn()
             ends[i].record()
         torch.cuda.synchronize()
     return sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def _time_forward(model, ids, warmup: int, iters: int, attention_mask=None) -> list[float]:
+    return time_calls(lambda: model(ids, attention_mask=attention_mask, use_cache=False), warmup, iters)
 
 
 def padded_lengths(length: int) -> tuple[int, ...]:
