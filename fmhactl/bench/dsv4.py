@@ -303,7 +303,8 @@ def check_lengths(prompts, decode_tokens: int, context: int, batch: int) -> None
     if not 0 <= decode_tokens <= MAX_DECODE:
         raise BadInput(f"--greedy must be in 0..{MAX_DECODE}, got {decode_tokens}")
     if decode_tokens and not 1 <= context <= MAX_CONTEXT - decode_tokens:
-        raise BadInput(f"--context {context} + {decode_tokens} decode tokens must fit dsv4's {MAX_CONTEXT} positions")
+        raise BadInput(f"--context must be in 1..{MAX_CONTEXT - decode_tokens} (the cache and {decode_tokens} decode "
+                       f"tokens fit dsv4's {MAX_CONTEXT} positions), got {context}")
 
 
 def _timed(fn, warmup: int, iters: int) -> list[float]:

@@ -180,7 +180,7 @@ def bench_command(
     emulate: str = typer.Option("tc5", "--emulate", help=EMULATE_HELP),
     decode: bool = typer.Option(False, "--decode", help="Decode steps (t <= 16 against a KV cache) of the torch op vs cuDNN and flash SDPA (same run), HBM GB/s, at each --shape (default a grid of t 1/4/16, s 2k-32k, hd 64/128, GQA), instead of a variant."),
     greedy: int = typer.Option(0, "--greedy", help="With --model: also greedy-decode this many tokens after a 2048-token prompt (dsv4: a --context KV cache) (decode tokens/s and logits vs sdpa)."),
-    context: int = typer.Option(32768, "--context", help="With --model dsv4 --greedy: KV cache length before decoding."),
+    context: Optional[int] = typer.Option(None, "--context", help="With --model dsv4 --greedy: KV cache length before decoding (default 32768)."),
 ) -> None:
     """Time a variant with CUDA events (median, inputs rotated past L2) beside torch SDPA baselines."""
     use_emulation(emulation)
@@ -189,6 +189,8 @@ def bench_command(
 
     if (padded or greedy) and model is None:
         raise BadInput("--padded and --greedy need --model NAME")
+    if context is not None and (model != "dsv4" or not greedy):
+        raise BadInput("--context sets the KV cache of --model dsv4 --greedy N; give it only with both")
     if decode:
         from fmhactl.cli.model_bench import decode_bench
 
@@ -214,7 +216,7 @@ def bench_command(
             if padded:
                 raise BadInput("--padded is not available for --model dsv4 (its model takes no padding mask)")
             dsv4_bench(prompt or [512, 2048, 8192], warmup=warmup, iters=iters, seed=seed, as_json=as_json,
-                       greedy=greedy, context=context)
+                       greedy=greedy, context=32768 if context is None else context)
             return
         model_bench(model, prompt or [128, 512, 2048], warmup=warmup, iters=iters, seed=seed, as_json=as_json,
                     padded=padded, greedy=greedy)

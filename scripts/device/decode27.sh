@@ -14,29 +14,8 @@ RAW=$(mktemp -d /tmp/decode27-raw.XXXX)
 export PYTHONPATH=${PYTHONPATH:-$PWD} PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-decode27}
 start=$(date +%s)
 SINCE=$(date +%Y-%m-%dT%H:%M:%S)  # local time, as `fmhactl results --since` reads it
-left() { echo $(( BUDGET - ($(date +%s) - start) )); }
-log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
-# run NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - 12 s for the summary); stdout to
-# $RAW/NAME.out, stderr to $RAW/NAME.err
-run() {
-  local name=$1 cap=$2 t rc; shift 2
-  case " ${SKIP:-} " in *" $name "*) log "$name: skipped (SKIP)"; return;; esac
-  if [ -n "${DRY:-}" ]; then log "$name (cap ${cap}s): $*"; return; fi
-  t=$(( $(left) - 12 )); (( t > cap )) && t=$cap
-  if (( t < 10 )); then log "$name: skipped (no time left)"; return; fi
-  timeout --kill-after=5 "$t" "$@" > "$RAW/$name.out" 2> "$RAW/$name.err"
-  rc=$?
-  log "$name rc=$rc$( ((rc == 124 || rc == 137)) && echo " (timed out at ${t}s)") $(tail -n 1 "$RAW/$name.err" | cut -c1-160)"
-}
-# verify prints its JSON array at the end, but stores each config's row as it lands: for a step
-# its timeout cut, summarise the rows it stored instead
-rows_if_cut() {  # NAME GRID
-  [ -n "${DRY:-}" ] && return
-  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$RAW/$1.out" 2>/dev/null && return
-  log "$1: no JSON on stdout (cut?): its stored rows instead"
-  python3 -m fmhactl results --kind verify --variant $V --grid "$2" --since "$SINCE" --limit 0 --json \
-    > "$RAW/$1.out" 2>> "$RAW/$1.err"
-}
+STEP_RESERVE=12 STEP_MIN=10
+source scripts/device/steps.sh  # left, log, run, rows_if_cut
 V=sm90_mqa_gather
 DEC="h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,kvshared,sink,topk=512"
 PRE="b=1,h=64,hkv=1,t=8192,s=8192,d=512,causal,wl=127,kvshared,sink"
@@ -62,18 +41,7 @@ run bench-prefill 40 python3 -m fmhactl bench $V --seed 27 --timeout 35 --warmup
   --shape $PRE --baseline flex --baseline sdpa-mask
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 
-python3 - "$RAW" "$OUT" <<'PY'
-import glob, json, sys
-raw, out = sys.argv[1], sys.argv[2]
-for kind, pattern in (("bench", "bench-*.out"), ("verify", "verify-*.out")):
-    rows = []
-    for path in sorted(glob.glob(f"{raw}/{pattern}")):
-        try:
-            rows += json.load(open(path))
-        except (OSError, ValueError):
-            pass
-    json.dump(rows, open(f"{out}/{kind}.json", "w"), indent=1)
-PY
+collect_rows
 {
   echo "==== steps"
   cat "$RAW/device.log"
@@ -84,22 +52,7 @@ PY
   python3 scripts/device/sparse27_summary.py --verify "$RAW/verify-dsv4.out" "$RAW/verify-dsv4-long.out" \
     --bench "$RAW"/bench-*.out
   echo "==== decode bandwidth (bytes the kernel must read/write: gathered K rows + Q + O + LSE)"
-  python3 - "$RAW" <<'PY'
-import glob, json, re, sys
-for path in sorted(glob.glob(sys.argv[1] + "/bench-*.out")):
-    try:
-        rows = json.load(open(path))
-    except (OSError, ValueError):
-        continue
-    for row in rows:
-        key, m = row.get("config_key", ""), row.get("metrics", {})
-        ms = m.get("kernel", {}).get("median_ms")
-        b = re.search(r"b=?(\d+)", key); t = re.search(r"t=?(\d+)", key)
-        if not ms or "t=1," not in key.replace("seq_q=1,", "t=1,") and "_t1_" not in key:
-            pass
-        print(key, "kernel", ms, "ms", {k: (v.get("median_ms") if v.get("available") else v.get("reason"))
-                                       for k, v in m.get("baselines", {}).items()})
-PY
+  python3 scripts/device/decode_bandwidth.py "$OUT/bench.json"
 } > "$OUT/summary.txt" 2>&1
 tar -czf "$OUT/raw.tgz" -C "$RAW" .
 rm -rf "$RAW"

@@ -17,19 +17,8 @@ mkdir -p "$OUT"
 RAW=$(mktemp -d /tmp/decode27p-raw.XXXX)
 export PYTHONPATH=${PYTHONPATH:-$PWD} PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-decode27p}
 start=$(date +%s)
-left() { echo $(( BUDGET - ($(date +%s) - start) )); }
-log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
-# run NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - 8 s for the summary)
-run() {
-  local name=$1 cap=$2 t rc; shift 2
-  case " ${SKIP:-} " in *" $name "*) log "$name: skipped (SKIP)"; return;; esac
-  if [ -n "${DRY:-}" ]; then log "$name (cap ${cap}s): $*"; return; fi
-  t=$(( $(left) - 8 )); (( t > cap )) && t=$cap
-  if (( t < 8 )); then log "$name: skipped (no time left)"; return; fi
-  timeout --kill-after=3 "$t" "$@" > "$RAW/$name.out" 2> "$RAW/$name.err"
-  rc=$?
-  log "$name rc=$rc$( ((rc == 124 || rc == 137)) && echo " (timed out at ${t}s)") $(tail -n 1 "$RAW/$name.err" | cut -c1-160)"
-}
+STEP_RESERVE=8 STEP_MIN=8
+source scripts/device/steps.sh  # left, log, run
 V=sm90_mqa_gather
 TOPK="h=64,hkv=1,t=1,s=32768,d=512,kvshared,sink,topk=512"
 WIN="h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,kvshared,sink"
@@ -63,21 +52,7 @@ run bench-prefill 20 python3 -m fmhactl bench $V --seed 27 --timeout 18 --warmup
 run bench-flex-b4 45 python3 -m fmhactl bench $V $B --timeout 40 --shape b=4,$TOPK --shape b=4,$WIN --baseline flex
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 
-python3 - "$RAW" "$OUT" <<'PY'
-import glob, json, sys
-raw, out = sys.argv[1], sys.argv[2]
-for kind, pattern in (("bench", "bench-*.out"), ("verify", "verify-*.out")):
-    rows = []
-    for path in sorted(glob.glob(f"{raw}/{pattern}")):
-        try:
-            got = json.load(open(path))
-        except (OSError, ValueError):
-            continue
-        for row in got:
-            row["step"] = path.rsplit("/", 1)[-1][:-4]
-        rows += got
-    json.dump(rows, open(f"{out}/{kind}.json", "w"), indent=1)
-PY
+collect_rows
 {
   for f in "$RAW"/ncu-*.out; do
     [ -f "$f" ] || continue
@@ -97,21 +72,7 @@ PY
   python3 scripts/device/sparse27_summary.py --verify "$RAW/verify-dsv4.out" "$RAW/verify-dsv4-long.out" \
     --bench "$RAW"/bench-*.out
   echo "==== decode: kernel median vs the bytes it must move (gathered K rows + Q + O + LSE) at 3350 GB/s"
-  python3 - "$OUT/bench.json" <<'PY'
-import json, sys
-for row in json.load(open(sys.argv[1])):
-    cfg, m = row.get("config", {}), row.get("metrics", {})
-    k = m.get("kernel", {})
-    if not k.get("median_ms") or cfg.get("seq_q") != 1:
-        continue
-    b, d, kv = cfg["batch"], cfg["head_dim"], cfg.get("topk") or 128
-    need = b * (kv * d * 2 + 2 * cfg["heads"] * d * 2 + cfg["heads"] * 4)
-    ms = k["median_ms"]
-    base = {n: round(v["median_ms"], 4) for n, v in m.get("baselines", {}).items() if v.get("available")}
-    print(f"{row['step']:18s} {row['config_key']:58s} {ms * 1e3:7.1f} us  p10 {k['p10_ms'] * 1e3:6.1f}  "
-          f"{need / 2**20:6.2f} MiB  {need / (ms * 1e-3) / 1e9:6.0f} GB/s ({100 * need / (ms * 1e-3) / 3.35e12:4.1f}% HBM)  "
-          f"host {k.get('host_us_per_call', 0):.1f} us/call  {base}")
-PY
+  python3 scripts/device/decode_bandwidth.py "$OUT/bench.json"
 } > "$OUT/summary.txt" 2>&1
 tar -czf "$OUT/raw.tgz" -C "$RAW" .
 rm -rf "$RAW"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 27 item 4: the op's attention features and `fmhactl bench --model dsv4` on one H100, in
 # <= BUDGET s (default 560). Steps (each time-bounded; one with no time left is skipped and says so):
-#   gpu-test     tests/torch/test_features_gpu.py (each feature vs the reference, backend per case,
+#   gpu-test     tests/torch/test_op_features_gpu.py (each feature vs the reference, backend per case,
 #                opcheck with features, a small dsv4 model vs SDPA) and tests/torch/test_torch_gpu.py -k opcheck
 #   dsv4         bench --model dsv4 --prompt 512 --prompt 2048 --prompt 8192 --greedy 16 --context 32768
 # $OUT gets: summary.txt (printed last), dsv4.json, raw.tgz (every step's stdout/stderr).
@@ -12,20 +12,10 @@ RAW=$(mktemp -d /tmp/model27-raw.XXXX)
 export PYTHONPATH=${PYTHONPATH:-$PWD} PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-model27}
 BUDGET=${BUDGET:-560}
 start=$(date +%s)
-left() { echo $(( BUDGET - ($(date +%s) - start) )); }
-log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
-run() {  # NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - 10 s)
-  local name=$1 cap=$2 t rc; shift 2
-  case " ${SKIP:-} " in *" $name "*) log "$name: skipped (SKIP)"; return;; esac
-  if [ -n "${DRY:-}" ]; then log "$name (cap ${cap}s): $*"; return; fi
-  t=$(( $(left) - 10 )); (( t > cap )) && t=$cap
-  if (( t < 15 )); then log "$name: skipped (no time left)"; return; fi
-  timeout --kill-after=5 "$t" "$@" > "$RAW/$name.out" 2> "$RAW/$name.err"
-  rc=$?
-  log "$name rc=$rc$( ((rc == 124 || rc == 137)) && echo " (timed out at ${t}s)") $(tail -n 1 "$RAW/$name.err" | cut -c1-200)"
-}
+STEP_RESERVE=10 STEP_MIN=15
+source scripts/device/steps.sh  # left, log, run
 log "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null)"
-run gpu-test 150 python3 -m pytest -q -rs -s -p no:cacheprovider tests/torch/test_features_gpu.py
+run gpu-test 150 python3 -m pytest -q -rs -s -p no:cacheprovider tests/torch/test_op_features_gpu.py
 run op-opcheck 60 python3 -m pytest -q -p no:cacheprovider tests/torch/test_torch_gpu.py -k opcheck
 run dsv4 300 python3 -m fmhactl bench --model dsv4 --prompt 512 --prompt 2048 --prompt 8192 --greedy 16 \
   --context 32768 --warmup 2 --iters 5 --seed 27 --json

@@ -18,29 +18,8 @@ export PYTHONPATH=${PYTHONPATH:-$PWD} PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_
 BUDGET=${BUDGET:-232}
 start=$(date +%s)
 SINCE=$(date +%Y-%m-%dT%H:%M:%S)  # local time, as `fmhactl results --since` reads it
-left() { echo $(( BUDGET - ($(date +%s) - start) )); }
-log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
-# run NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - 12 s for the summary); stdout to
-# $RAW/NAME.out, stderr to $RAW/NAME.err
-run() {
-  local name=$1 cap=$2 t rc; shift 2
-  case " ${SKIP:-} " in *" $name "*) log "$name: skipped (SKIP)"; return;; esac
-  if [ -n "${DRY:-}" ]; then log "$name (cap ${cap}s): $*"; return; fi
-  t=$(( $(left) - 12 )); (( t > cap )) && t=$cap
-  if (( t < 10 )); then log "$name: skipped (no time left)"; return; fi
-  timeout --kill-after=5 "$t" "$@" > "$RAW/$name.out" 2> "$RAW/$name.err"
-  rc=$?
-  log "$name rc=$rc$( ((rc == 124 || rc == 137)) && echo " (timed out at ${t}s)") $(tail -n 1 "$RAW/$name.err" | cut -c1-160)"
-}
-# verify prints its JSON array at the end, but stores each config's row as it lands: for a step
-# its timeout cut, summarise the rows it stored instead
-rows_if_cut() {  # NAME GRID
-  [ -n "${DRY:-}" ] && return
-  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$RAW/$1.out" 2>/dev/null && return
-  log "$1: no JSON on stdout (cut?): its stored rows instead"
-  python3 -m fmhactl results --kind verify --variant $V --grid "$2" --since "$SINCE" --limit 0 --json \
-    > "$RAW/$1.out" 2>> "$RAW/$1.err"
-}
+STEP_RESERVE=12 STEP_MIN=10
+source scripts/device/steps.sh  # left, log, run, rows_if_cut
 V=sm90_mqa_gather
 DEC="h=64,hkv=1,t=1,s=32768,d=512,causal,wl=127,kvshared,sink,topk=512"
 PRE="b=1,h=64,hkv=1,t=8192,s=8192,d=512,causal,wl=127,kvshared,sink"
@@ -65,18 +44,7 @@ run bench-sweep 25 python3 -m fmhactl bench $V --seed 27 --timeout 20 --warmup 1
   --baseline sdpa-mask
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 
-python3 - "$RAW" "$OUT" <<'PY'
-import glob, json, sys
-raw, out = sys.argv[1], sys.argv[2]
-for kind, pattern in (("bench", "bench-*.out"), ("verify", "verify-*.out")):
-    rows = []
-    for path in sorted(glob.glob(f"{raw}/{pattern}")):
-        try:
-            rows += json.load(open(path))
-        except (OSError, ValueError):
-            pass
-    json.dump(rows, open(f"{out}/{kind}.json", "w"), indent=1)
-PY
+collect_rows
 {
   echo "==== steps"
   cat "$RAW/device.log"

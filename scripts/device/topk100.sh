@@ -27,17 +27,8 @@ mkdir -p "$FMHACTL_HOME"
 if [ -z "${DRY:-}" ] && [ -n "${CACHE:-}" ] && [ -f "$CACHE" ]; then tar -C "$FMHACTL_HOME" -xJf "$CACHE"; fi
 RAW=$(mktemp -d /tmp/topk100-raw.XXXX)
 V=sm100_tma_s2_tmem
-left() { echo $(( BUDGET - ($(date +%s) - start) )); }
-log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
-run() {  # NAME CAP CMD...: stdout to $RAW/NAME.out, stderr to $RAW/NAME.err
-  local name=$1 cap=$2 t rc; shift 2
-  if [ -n "${DRY:-}" ]; then log "$name (cap ${cap}s): $*"; return; fi
-  t=$(( $(left) - 15 )); (( t > cap )) && t=$cap
-  if (( t < 20 )); then log "$name: skipped (no time left)"; return; fi
-  timeout --kill-after=5 "$t" "$@" > "$RAW/$name.out" 2> "$RAW/$name.err"
-  rc=$?
-  log "$name rc=$rc$( ((rc == 124 || rc == 137)) && echo " (timed out at ${t}s)") $(tail -n 1 "$RAW/$name.err" | cut -c1-160)"
-}
+STEP_RESERVE=15 STEP_MIN=20
+source scripts/device/steps.sh  # left, log, run
 
 log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null) budget ${BUDGET}s"
 run build 330 python3 scripts/device/build_targets.py $V:strict

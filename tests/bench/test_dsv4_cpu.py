@@ -57,7 +57,10 @@ def test_segments_are_the_window_and_older_topk_keys():
 @pytest.mark.parametrize("args,line", [
     (["--model", "dsv4", "--prompt", "0"], "every --prompt length must be in 1..16384"),
     (["--model", "dsv4", "--prompt", "99999"], "every --prompt length must be in 1..16384"),
-    (["--model", "dsv4", "--greedy", "4", "--context", "70000"], "must fit dsv4's 65536 positions"),
+    (["--model", "dsv4", "--greedy", "4", "--context", "70000"], "--context must be in 1..65532"),
+    (["--model", "dsv4", "--greedy", "4", "--context", "0"], "--context must be in 1..65532"),
+    (["--model", "dsv4", "--context", "100"], "--context sets the KV cache of --model dsv4 --greedy N"),
+    (["--model", "llama-small", "--greedy", "4", "--context", "100"], "--context sets the KV cache of --model dsv4"),
     (["--model", "dsv4", "--greedy", "5000"], "--greedy must be in 0..1024"),
     (["--model", "dsv4", "--padded"], "--padded is not available for --model dsv4"),
     (["--model", "dsv5"], "unknown model 'dsv5' (known: llama-small, llama-small-hd128, qwen2-small, dsv4)"),

@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "device" / "sparse27.sh"
+STEPS_LIB = ROOT / "scripts" / "device" / "steps.sh"
 sys.path.insert(0, str(ROOT / "scripts" / "device"))
 
 import sparse27_summary  # noqa: E402
@@ -34,14 +35,45 @@ def test_script_parses_and_dry_run_lists_every_step(tmp_path):
         assert f"] {step} (cap " in out, step
     assert not any((tmp_path / "out").iterdir()), "a dry run writes nothing to $OUT"
     text = SCRIPT.read_text()
-    assert "timeout --kill-after" in text and "--seed 27" in text
+    assert "source scripts/device/steps.sh" in text and "--seed 27" in text
+    assert "timeout --kill-after" in STEPS_LIB.read_text()
     caps = [int(li.split(" (cap ", 1)[1].split("s)", 1)[0]) for li in out.splitlines() if " (cap " in li]
     assert len(caps) == len(STEPS) and sum(caps) <= 240  # what the steps may take, at most
     import re
 
-    # 4 files in $OUT: summary.txt, raw.tgz, and bench.json + verify.json written by the inline Python
+    # 4 files in $OUT: summary.txt, raw.tgz, and bench.json + verify.json written by collect_rows
     assert set(re.findall(r'\$OUT/([\w.]+)', text)) == {"summary.txt", "raw.tgz"}
-    assert 'f"{out}/{kind}.json"' in text and '(("bench", "bench-*.out"), ("verify", "verify-*.out"))' in text
+    assert "\ncollect_rows\n" in text
+
+
+def test_collect_rows_gathers_each_steps_json_and_skips_what_is_not(tmp_path):
+    """steps.sh's collect_rows: every bench-*/verify-* array into OUT/bench.json and OUT/verify.json,
+    each row tagged with its step; a step cut before its JSON (empty or partial output) adds nothing."""
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    raw.mkdir(), out.mkdir()
+    (raw / "bench-decode.out").write_text(json.dumps([{"config_key": "a"}, {"config_key": "b"}]))
+    (raw / "bench-cut.out").write_text('[{"config_key": "c"')
+    (raw / "verify-dsv4.out").write_text(json.dumps([{"config_key": "v", "status": "PASS"}]))
+    (raw / "gpu-test.out").write_text("1 passed")
+    script = f'start=$(date +%s) BUDGET=10 RAW={raw} OUT={out}; source scripts/device/steps.sh; collect_rows'
+    subprocess.run(["bash", "-c", script], cwd=ROOT, check=True, timeout=60)
+    bench = json.loads((out / "bench.json").read_text())
+    assert [(r["config_key"], r["step"]) for r in bench] == [("a", "bench-decode"), ("b", "bench-decode")]
+    assert [r["step"] for r in json.loads((out / "verify.json").read_text())] == ["verify-dsv4"]
+
+
+def test_run_bounds_each_step_by_the_budget_and_says_what_it_skipped(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    script = (f'start=$(date +%s) BUDGET=20 RAW={raw} STEP_RESERVE=5 STEP_MIN=3 SKIP="skipme"; '
+              'source scripts/device/steps.sh; run quick 30 echo hi; run skipme 30 echo no; '
+              'run slow 30 sleep 60; run late 30 echo late')
+    done = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    log = (raw / "device.log").read_text()
+    assert "quick rc=0" in log and (raw / "quick.out").read_text() == "hi\n"
+    assert "skipme: skipped (SKIP)" in log and not (raw / "skipme.out").exists()
+    assert "slow rc=124 (timed out at 15s)" in log  # 20 s budget - 5 s reserve, under its 30 s cap
+    assert "late: skipped (no time left)" in log, done.stdout
 
 
 @pytest.mark.parametrize("step", ["verify-dsv4", "verify-dsv4-long", "bench-decode", "bench-prefill", "bench-sweep"])

@@ -1,0 +1,48 @@
+# Sourced by the device scripts (sparse27, decode27, decode27_profile, model27, topk100):
+# time-bounded steps with one log line each, so a call never runs past its budget and says what
+# it skipped. The sourcing script sets `start` (epoch seconds), BUDGET (seconds) and RAW (a folder
+# for each step's stdout/stderr and device.log); optionally STEP_RESERVE (seconds kept for the
+# summary, default 12), STEP_MIN (a step with less time is skipped, default 10), SKIP ("name ...":
+# steps not to run), DRY=1 (print the steps, run nothing: a CPU check of the script).
+left() { echo $(( BUDGET - ($(date +%s) - start) )); }
+log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
+# run NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - STEP_RESERVE); stdout to
+# $RAW/NAME.out, stderr to $RAW/NAME.err
+run() {
+  local name=$1 cap=$2 t rc; shift 2
+  case " ${SKIP:-} " in *" $name "*) log "$name: skipped (SKIP)"; return;; esac
+  if [ -n "${DRY:-}" ]; then log "$name (cap ${cap}s): $*"; return; fi
+  t=$(( $(left) - ${STEP_RESERVE:-12} )); (( t > cap )) && t=$cap
+  if (( t < ${STEP_MIN:-10} )); then log "$name: skipped (no time left)"; return; fi
+  timeout --kill-after=5 "$t" "$@" > "$RAW/$name.out" 2> "$RAW/$name.err"
+  rc=$?
+  log "$name rc=$rc$( ((rc == 124 || rc == 137)) && echo " (timed out at ${t}s)") $(tail -n 1 "$RAW/$name.err" | cut -c1-160)"
+}
+# verify prints its JSON array at the end, but stores each config's row as it lands: for a step
+# its timeout cut, put the rows it stored in its place (rows_if_cut NAME GRID; needs V and SINCE)
+rows_if_cut() {
+  [ -n "${DRY:-}" ] && return
+  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$RAW/$1.out" 2>/dev/null && return
+  log "$1: no JSON on stdout (cut?): its stored rows instead"
+  python3 -m fmhactl results --kind verify --variant "$V" --grid "$2" --since "$SINCE" --limit 0 --json \
+    > "$RAW/$1.out" 2>> "$RAW/$1.err"
+}
+# collect_rows: every step's JSON array ($RAW/bench-*.out, $RAW/verify-*.out) into $OUT/bench.json
+# and $OUT/verify.json, each row tagged with its step (a step that printed no JSON adds nothing)
+collect_rows() {
+  python3 - "$RAW" "$OUT" <<'PY'
+import glob, json, sys
+raw, out = sys.argv[1], sys.argv[2]
+for kind, pattern in (("bench", "bench-*.out"), ("verify", "verify-*.out")):
+    rows = []
+    for path in sorted(glob.glob(f"{raw}/{pattern}")):
+        try:
+            got = json.load(open(path))
+        except (OSError, ValueError):
+            continue
+        for row in got:
+            row["step"] = path.rsplit("/", 1)[-1][:-4]
+        rows += got
+    json.dump(rows, open(f"{out}/{kind}.json", "w"), indent=1)
+PY
+}
