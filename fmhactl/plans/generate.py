@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fmhactl.layout import fields
-from fmhactl.plans import params, ref, sm90, sm90_gather, sm100, tcgen05_abi, tcgen05_ldst, wgmma_ops
+from fmhactl.plans import params, ref, sm90, sm90_decode, sm90_gather, sm100, tcgen05_abi, tcgen05_ldst, wgmma_ops
 
 COMMAND = "python -m fmhactl.plans --write"
 
@@ -39,11 +39,13 @@ GENERATED: tuple[GeneratedFile, ...] = (
     GeneratedFile(sm100.HEADER_PATH, _source(sm100), sm100.render_header),
     GeneratedFile(sm90.HEADER_PATH, _source(sm90), sm90.render_plan_header),
     GeneratedFile(sm90_gather.HEADER_PATH, _source(sm90_gather), sm90_gather.render_plan_header),
+    GeneratedFile(sm90_decode.HEADER_PATH, _source(sm90_decode), sm90_decode.render_plan_header),
     GeneratedFile(ref.HEADER_PATH, _source(ref), ref.render_plan_header),
     GeneratedFile(params.HEADER_PATH, _source(params), params.render_params_header),
     GeneratedFile(tcgen05_abi.HEADER_PATH, _source(tcgen05_abi), tcgen05_abi.render_errors_header),
     GeneratedFile(fields.GENERATED_HEADER, _source(fields), fields.c_header),
     GeneratedFile(wgmma_ops.HEADER_PATH, _source(wgmma_ops), wgmma_ops.render),
+    GeneratedFile(wgmma_ops.DECODE_HEADER_PATH, _source(wgmma_ops), wgmma_ops.render_decode),
     GeneratedFile(tcgen05_ldst.HEADER_PATH, _source(tcgen05_ldst), tcgen05_ldst.render),
 )
 

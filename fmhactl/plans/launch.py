@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
-from fmhactl.plans import sm90, sm90_gather
+from fmhactl.plans import sm90, sm90_decode, sm90_gather
 from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, ceil_div
 from fmhactl.plans.ref import plan_from_switches as ref_plan_from_switches
 from fmhactl.plans.sm90 import Sm90Plan
@@ -92,7 +92,20 @@ def sm90_gather_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = N
     return LaunchShape(plan.grid(cfg.seq_q, cfg.heads_kv, cfg.batch), (plan.threads, 1, 1), plan.smem_bytes)
 
 
-LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch, "sm90": sm90_launch, "sm90_gather": sm90_gather_launch}
+def sm90_decode_plan(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> sm90_decode.DecodePlan:
+    return sm90_decode.plan_for_config(cfg, sm_count)
+
+
+def sm90_decode_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
+    """sm90_mqa_decode: one CTA of 3 warpgroups per (query token x 64-head chunk x key split, KV
+    head, batch); SMEM fixed by the plan (fmhactl/plans/sm90_decode.py), the split count is its
+    GatherSplit.splits."""
+    plan = sm90_decode_plan(cfg, switches, sm_count)
+    return LaunchShape(plan.grid(cfg.seq_q, cfg.heads_kv, cfg.batch), (plan.threads, 1, 1), plan.smem_bytes)
+
+
+LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch, "sm90": sm90_launch, "sm90_gather": sm90_gather_launch,
+             "sm90_decode": sm90_decode_launch}
 
 
 def launch_shape(launcher: str, cfg: AttnConfig, switches: dict, sm_count: int | None = None) -> LaunchShape:
@@ -129,5 +142,7 @@ def limit_reason(launcher: str, cfg: AttnConfig, switches: dict) -> str | None:
         return ref_plan_from_switches(cfg.head_dim, switches).limit_reason()
     if launcher == "sm90_gather":
         return sm90_gather_plan(cfg, switches).limit_reason(cfg.seq_q, cfg.heads_kv, cfg.batch)
+    if launcher == "sm90_decode":
+        return sm90_decode_plan(cfg, switches).limit_reason(cfg.seq_q, cfg.heads_kv, cfg.batch)
     launch_shape(launcher, cfg, switches)  # an unknown launcher is bad input
     return None

@@ -10,6 +10,9 @@ from __future__ import annotations
 from fmhactl.plans.sm90 import BLOCK_N_CHOICES, HEAD_DIMS
 
 HEADER_PATH = "kernels/common/wgmma_ops.cuh"
+# sm90_mqa_decode's extra QK^T shape (its 32-key blocks) in a header of its own: wgmma_ops.cuh is
+# part of every SM90 kernel's source, and the evidence of those kernels is tied to their sources.
+DECODE_HEADER_PATH = "kernels/common/wgmma_ops_decode.cuh"
 # SS (A and B from SMEM): QK^T, N = the KV tile. RS (A from registers): PV, N = the head dim.
 SS_N = BLOCK_N_CHOICES
 RS_N = HEAD_DIMS
@@ -65,25 +68,36 @@ def rs(n: int, dt: str) -> str:
 """
 
 
-def dispatch() -> str:
+def dispatch(ss_n: tuple[int, ...] = SS_N, rs_n: tuple[int, ...] = RS_N) -> str:
     """Templates WgmmaSS<N, F16>::run / WgmmaRS<N, F16>::run so kernels pick a shape at compile time."""
     out = ["template <int N, bool F16> struct WgmmaSS;\ntemplate <int N, bool F16> struct WgmmaRS;\n"]
     for dt, f16 in (("bf16", "false"), ("f16", "true")):
-        for n in SS_N:
+        for n in ss_n:
             out.append(f"template <> struct WgmmaSS<{n}, {f16}> {{\n"
                        f"    static __device__ __forceinline__ void run(float (&d)[{n // 2}], unsigned long long a,"
                        f" unsigned long long b, int acc) {{ wgmma_ss_n{n}_{dt}(d, a, b, acc); }}\n}};\n")
-        for n in RS_N:
+        for n in rs_n:
             out.append(f"template <> struct WgmmaRS<{n}, {f16}> {{\n"
                        f"    static __device__ __forceinline__ void run(float (&d)[{n // 2}], const unsigned (&a)[4],"
                        f" unsigned long long b, int acc) {{ wgmma_rs_n{n}_{dt}(d, a, b, acc); }}\n}};\n")
     return "".join(out)
 
 
-def render() -> str:
-    parts = [HEADER]
+def render(ss_n: tuple[int, ...] = SS_N, rs_n: tuple[int, ...] = RS_N, header: str = HEADER) -> str:
+    parts = [header]
     for dt in DTYPES:
-        parts += [ss(n, dt) for n in SS_N]
-        parts += [rs(n, dt) for n in RS_N]
-    parts.append(dispatch())
+        parts += [ss(n, dt) for n in ss_n]
+        parts += [rs(n, dt) for n in rs_n]
+    parts.append(dispatch(ss_n, rs_n))
     return "".join(parts)
+
+
+def render_decode() -> str:
+    """kernels/common/wgmma_ops_decode.cuh: the SS shape of sm90_mqa_decode's QK^T (N = its block
+    of keys) that wgmma_ops.cuh lacks; its PV shape (m64n256 RS) is wgmma_ops.cuh's. Included after
+    wgmma_ops.cuh: the class templates are declared again (legal), the specialisations are new."""
+    from fmhactl.plans import sm90_decode
+
+    extra = tuple(n for n in (sm90_decode.BLOCK_N,) if n not in SS_N)
+    note = "// sm90_mqa_decode's extra shapes (fmhactl/plans/sm90_decode.py), beside wgmma_ops.cuh's.\n"
+    return render(extra, (), note + HEADER)

@@ -1,0 +1,112 @@
+// Split-K (flash-decoding) merge for kernels whose second argument is GatherSplit
+// (fmhactl/plans/sm90_gather.py): every split CTA of a (token, head chunk) has stored its rows'
+// O / l (fp32) and base-2 LSE in the workspace; the last of them to count itself in merges the
+// splits by LSE, adds the sink once (M = max(lse_s, sink): no term overflows) and writes O and the
+// LSE. A split that saw no key wrote O = 0 and -inf (weight 0); a row no split saw gets O = 0 and
+// LSE = sink or -inf.
+//
+// Memory order: the caller's threads stored their partials before the first barrier here; thread
+// 0's atom.acq_rel.gpu then releases them (cumulative over what the barrier ordered before it) and
+// acquires the other splits' partials, released the same way, for every reader after the second
+// barrier. One fence for the CTA, not one per warp.
+#pragma once
+
+#include "common/dtypes.cuh"
+#include "common/fmha_params.h"
+#include "sm90/fmha_mqa_gather_plan.h"  // GatherSplit (declared in fmhactl/plans/sm90_gather.py)
+
+namespace split_merge {
+
+__device__ __forceinline__ void bar_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+template <bool F16>
+__device__ __forceinline__ unsigned pack_pair(float lo, float hi) {
+    unsigned r;
+    if (F16) {
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    } else {
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    }
+    return r;
+}
+
+// Where a split CTA's rows live: workspace row `row0 + r` of split `split` is head `head0 + r` of
+// token t of batch b.
+struct Group {
+    int b, t, head0, rows_valid, split;
+    long long row0;         // (b * seq_q + t) * heads + head0
+    unsigned* counter;      // this (token, head chunk)'s merge counter
+};
+
+// Run by `threads` threads (index `tid`, named barrier `bar` among exactly them). `scratch`: SMEM
+// for rows x splits floats and one int, free to overwrite. Returns after the merge (or at once in
+// every CTA but the last).
+template <int D, bool F16>
+__device__ __forceinline__ void merge_last(const FmhaParams& p, const GatherSplit& sp, const Group& g, float* scratch,
+                                           int tid, int threads, int bar) {
+    constexpr float kLog2e = 1.4426950408889634f;
+    constexpr float kLn2 = 0.69314718055994531f;
+    const int splits = sp.splits;
+    int* last = reinterpret_cast<int*>(scratch);
+    float* weights = scratch + 4;  // rows x splits
+    bar_sync(bar, threads);  // every thread's partial stored; the scratch is no longer read
+    if (tid == 0) {
+        unsigned arrived;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(g.counter) : "memory");
+        *last = arrived == static_cast<unsigned>(splits - 1);
+        if (*last) *g.counter = 0u;  // every split has arrived: nobody else touches it this launch
+    }
+    bar_sync(bar, threads);
+    if (!*last) return;
+
+    const fmha_i64 rows_all = static_cast<fmha_i64>(p.batch) * p.seq_q * p.heads;
+    for (int row = tid; row < g.rows_valid; row += threads) {
+        const int h = g.head0 + row;
+        const float sink = p.sinks != nullptr ? p.sinks[h] * kLog2e : -FMHA_INF;
+        float top = sink;
+        for (int s = 0; s < splits; ++s) top = fmaxf(top, __ldcg(sp.lse_partial + s * rows_all + g.row0 + row));
+        float den = 0.f;
+        for (int s = 0; s < splits; ++s) {
+            const float w = top == -FMHA_INF ? 0.f : exp2f(__ldcg(sp.lse_partial + s * rows_all + g.row0 + row) - top);
+            weights[row * splits + s] = w;
+            den += w;
+        }
+        if (sink != -FMHA_INF) den += exp2f(sink - top);
+        const float inv = top == -FMHA_INF ? 0.f : 1.f / den;
+        for (int s = 0; s < splits; ++s) weights[row * splits + s] *= inv;
+        if (p.lse != nullptr)
+            p.lse[(static_cast<fmha_i64>(g.b) * p.heads + h) * p.seq_q + g.t] =
+                top == -FMHA_INF ? -FMHA_INF : (top + log2f(den)) * kLn2;
+    }
+    bar_sync(bar, threads);
+    constexpr int kQuads = D / 4;  // 4 columns (one float4 of each split) per step
+    constexpr int kBatch = 4;      // splits' float4s in flight per thread before any is used
+    const float4* part = reinterpret_cast<const float4*>(sp.o_partial + g.row0 * D);
+    const fmha_i64 split_stride = rows_all * kQuads;
+    for (int i = tid; i < g.rows_valid * kQuads; i += threads) {
+        const int row = i / kQuads, c4 = i % kQuads;
+        const float4* src = part + static_cast<fmha_i64>(row) * kQuads + c4;
+        float4 o = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int s0 = 0; s0 < splits; s0 += kBatch) {
+            float4 x[kBatch];
+#pragma unroll
+            for (int u = 0; u < kBatch; ++u)
+                x[u] = s0 + u < splits ? __ldcg(src + (s0 + u) * split_stride) : make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+            for (int u = 0; u < kBatch; ++u) {
+                const float w = s0 + u < splits ? weights[row * splits + s0 + u] : 0.f;
+                o.x += w * x[u].x;
+                o.y += w * x[u].y;
+                o.z += w * x[u].z;
+                o.w += w * x[u].w;
+            }
+        }
+        unsigned short* out = static_cast<unsigned short*>(p.o) + g.b * p.o_batch_stride +
+                              static_cast<fmha_i64>(g.t) * p.o_seq_stride + (g.head0 + row) * p.o_head_stride + 4 * c4;
+        *reinterpret_cast<uint2*>(out) = make_uint2(pack_pair<F16>(o.x, o.y), pack_pair<F16>(o.z, o.w));
+    }
+}
+
+}  // namespace split_merge

@@ -1,0 +1,411 @@
+// sm90_mqa_decode: DeepSeek-V4 sparse MQA decode on sm_90a with wgmma (FlashMLA's SM90 decode
+// design): hd512, K = V, top-k lists or the window/causal range, sinks, LSE, split-K.
+//
+// * M = the 64 query heads of ONE token that share a KV head: each gathered key row feeds all 64
+//   rows of a wgmma, and the causal/window range and the top-k list (one per token) make the
+//   mask one per key for the whole tile.
+// * WG2, the producer, gathers: Q once, then each block of kBlockN listed keys with 16-byte
+//   cp.async into a ring stage in the canonical SW128 K-major layout (sw128::offset), the layout
+//   a TMA box of the same rows would produce. A producer thread waits for its own copies
+//   kStages-1 blocks later (cp.async.wait_group), makes them visible to the async proxy
+//   (fence.proxy.async) and arrives on the stage's `full` mbarrier (128 arrivals): up to kLag
+//   blocks' gathers stay in flight while the consumers multiply the one before them. The release
+//   of block j comes before the wait for block j + kLag's free stage, so it waits only for j's rows.
+// * WG0 / WG1 each own half of the head dim (256 columns of O: 128 fp32 registers a thread).
+//   QK^T is split over D the same way: S_w = Q[:, half_w] K[:, half_w]^T (SS wgmma), the two
+//   partials meet in SMEM (each thread stores its fragment, the WGs' fragments coincide element
+//   by element) and both WGs add them: S = S_0 + S_1 bit-identically in both (fp32 addition
+//   commutes), so both run the same softmax and no max or sum crosses warpgroups. O_w += P V_w
+//   with P from registers (RS wgmma, N = 256) and V = the same K stage read MN-major.
+// * Barriers: full[s] (producer -> consumers, 128 arrivals), empty[s] (consumers -> producer, 256
+//   arrivals), q_full (128); named barrier kBarX (the 256 consumer threads: both partials
+//   stored) and kBarFree + w (WG 1-w has read WG w's partial, which WG w may then overwrite).
+// * Split-K: GatherSplit (fmhactl/plans/sm90_gather.py) as sm90_mqa_gather; the last split CTA
+//   merges (kernels/common/split_merge.cuh), run by the consumer warpgroups only (the producer
+//   has exited by then: no CTA-wide barrier after the role split).
+// Requirements (fmhactl's launch path meets them): contiguous head dim, 16-byte aligned rows,
+// K = V, the block and SMEM of fmhactl/plans/sm90_decode.py.
+#pragma once
+
+#include "common/dtypes.cuh"
+#include "common/fmha_params.h"
+#include "common/mbarrier.cuh"
+#include "common/split_merge.cuh"
+#include "common/sw128.cuh"
+#include "common/tma.cuh"
+#include "common/wgmma.cuh"
+#include "common/wgmma_ops_decode.cuh"  // WgmmaSS<32, F16>: the QK^T of a 32-key block
+#include "sm90/fmha_mqa_decode_plan.h"
+#include "sm90/fmha_mqa_gather_plan.h"
+
+namespace fmha_mqa_decode {
+
+using namespace fmha_decode_plan;
+
+constexpr int kBarX = 1;     // both consumer WGs' partial S stored
+constexpr int kBarFree = 2;  // + w: WG w's partial read by the other WG (2, 3)
+constexpr int kBarMerge = 4; // the consumers' merge
+constexpr int kConsumerThreads = 128 * kConsumers;
+constexpr int kLag = kStages - 1;  // blocks a producer thread keeps in flight before waiting on the oldest
+static_assert(kConsumers == 2, "the partial-S exchange pairs two warpgroups");
+static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536, "setmaxnreg budget");
+
+template <int D>
+struct Shape {
+    using Declared = HeadDim<D>;
+    static_assert(Declared::kDeclared, "head dim not declared in fmhactl/plans/sm90_decode.py");
+    static constexpr int kHalf = D / kConsumers;          // O columns per consumer WG
+    static constexpr int kChunks = D / 8;                 // 16-byte chunks per row
+    static constexpr int kSRegs = kBlockN / 2;            // S accumulator per thread (m64 nBlockN)
+    static constexpr int kORegs = kHalf / 2;              // O accumulator per thread (m64 n kHalf)
+    static constexpr int kPRegs = kBlockN / 16;           // P A-fragments per thread
+    static constexpr int kQCopies = kRows * kChunks / 128;     // per producer thread
+    static constexpr int kKCopies = kBlockN * kChunks / 128;   // per producer thread and block
+    static_assert(kChunks % 128 == 0 || 128 % kChunks == 0, "copy index split");
+    static_assert(kHalf == 256, "PV is one m64n256 RS wgmma per 16 keys");
+};
+
+__device__ __forceinline__ void copy16(unsigned dst, const void* src, bool valid) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
+                 : "memory");
+}
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wait_group() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ float ex2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+struct Bars {
+    unsigned long long* full;   // [kStages]
+    unsigned long long* empty;  // [kStages]
+    unsigned long long* q_full;
+};
+
+template <int D>
+__device__ __forceinline__ Bars bars_at(unsigned char* smem) {
+    auto* b = reinterpret_cast<unsigned long long*>(smem + HeadDim<D>::kBarOffset);
+    return Bars{b, b + kStages, b + 2 * kStages};
+}
+
+// The CTA's work: which token, heads and keys (the same in every warpgroup).
+struct Work {
+    int b, t, kvh, head0, rows_valid, split, group_x;
+    int count;   // keys this CTA multiplies
+    int first;   // dense: its first key (keys first .. first + count - 1); top-k: the SMEM list
+    bool sparse;
+};
+
+// Producer (WG2, 128 threads): Q, then every block of the CTA's keys, kLag blocks in flight a thread.
+template <int D>
+__device__ __forceinline__ void producer(const FmhaParams& p, unsigned char* smem, const Bars& bars, const Work& w,
+                                         const int* list) {
+    using S = Shape<D>;
+    const int tp = threadIdx.x % 128;
+    const unsigned q_s = wg::smem_u32(smem + HeadDim<D>::kQOffset);
+    const unsigned ring_s = wg::smem_u32(smem + HeadDim<D>::kRingOffset);
+    {
+        const unsigned short* qbase = static_cast<const unsigned short*>(p.q) + w.b * p.q_batch_stride +
+                                      static_cast<fmha_i64>(w.t) * p.q_seq_stride;
+#pragma unroll 4
+        for (int i = 0; i < S::kQCopies; ++i) {
+            const int idx = i * 128 + tp, r = idx / S::kChunks, c = idx % S::kChunks;
+            const bool ok = r < w.rows_valid;
+            const unsigned short* src = ok ? qbase + (w.head0 + r) * p.q_head_stride + c * 8 : qbase;
+            copy16(q_s + sw128::offset(r, c * 8, kRows), src, ok);
+        }
+        commit();
+    }
+    const unsigned short* kbase =
+        static_cast<const unsigned short*>(p.k) + w.b * p.k_batch_stride + w.kvh * p.k_head_stride;
+    const int nblocks = (w.count + kBlockN - 1) / kBlockN;
+    // Block j (j = -1: Q) is complete for this thread: fence its rows to the async proxy, then arrive.
+    auto release = [&](int j) {
+        tma::fence_proxy_async_shared();
+        mbar::arrive(j < 0 ? bars.q_full : &bars.full[j % kStages]);
+    };
+    const int c = tp % S::kChunks;  // every copy of this thread is chunk c of some row (128 % kChunks == 0)
+    for (int blk = 0; blk < nblocks; ++blk) {
+        // Hand over block blk - kLag (Q at -1) BEFORE waiting for a free stage: its release then
+        // waits only for its own rows, not for the consumers to finish the block before it.
+        wait_group<kLag - 1>();  // this thread's groups up to blk - kLag have landed
+        if (blk - kLag >= -1) release(blk - kLag);
+        const int slot = blk % kStages;
+        mbar::wait_parity(&bars.empty[slot], ((blk / kStages) & 1) ^ 1);
+        const unsigned k_s = ring_s + slot * HeadDim<D>::kStageBytes;
+#pragma unroll 4
+        for (int i = 0; i < S::kKCopies; ++i) {
+            const int r = (i * 128 + tp) / S::kChunks;
+            const int n = blk * kBlockN + r;
+            const int key = n < w.count ? (w.sparse ? list[n] : w.first + n) : -1;
+            const fmha_i64 row = key >= 0 ? key : 0;
+            copy16(k_s + sw128::offset(r, c * 8, kBlockN), kbase + row * p.k_seq_stride + c * 8, key >= 0);
+        }
+        commit();
+    }
+    wait_group<0>();  // the last kLag blocks (and Q, if fewer blocks): nothing in flight at exit
+    for (int j = max(-1, nblocks - kLag); j < nblocks; ++j) release(j);
+}
+
+template <int D, bool F16>
+__device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit& sp, unsigned char* smem,
+                                         const Bars& bars, const Work& w, int wg_idx) {
+    using S = Shape<D>;
+    constexpr float kLog2e = 1.4426950408889634f;
+    constexpr float kLn2 = 0.69314718055994531f;
+    const int tid = threadIdx.x % 128, lane = tid % 32, warp = tid / 32;
+    const unsigned char* q_tile = smem + HeadDim<D>::kQOffset;
+    // The exchange: per WG, S::kSRegs / 4 float4 a thread, thread-major within each (conflict-free).
+    float4* x_own = reinterpret_cast<float4*>(smem + HeadDim<D>::kXOffset) + wg_idx * (S::kSRegs / 4) * 128;
+    const float4* x_other = reinterpret_cast<const float4*>(smem + HeadDim<D>::kXOffset) + (1 - wg_idx) * (S::kSRegs / 4) * 128;
+    const int nblocks = (w.count + kBlockN - 1) / kBlockN;
+
+    float o[S::kORegs];
+#pragma unroll
+    for (int i = 0; i < S::kORegs; ++i) o[i] = 0.f;
+    float m[2] = {-FMHA_INF, -FMHA_INF};  // running max (base 2, scaled), quad-uniform
+    float l[2] = {0.f, 0.f};              // running sum of this thread's columns
+
+    if (nblocks > 0) mbar::wait_parity(bars.q_full, 0);
+    for (int blk = 0; blk < nblocks; ++blk) {
+        const int slot = blk % kStages;
+        mbar::wait_parity(&bars.full[slot], (blk / kStages) & 1);
+        const unsigned char* k_tile = smem + HeadDim<D>::kRingOffset + slot * HeadDim<D>::kStageBytes;
+
+        // S_w = Q[:, half] K[:, half]^T over this WG's 256 head dims.
+        float s[S::kSRegs];
+        wg::fence();
+#pragma unroll
+        for (int kk = 0; kk < S::kHalf / 16; ++kk) {
+            const unsigned k0 = wg_idx * S::kHalf + kk * 16;
+            WgmmaSS<kBlockN, F16>::run(s, wg::kmajor_desc(q_tile, 0, k0, kRows), wg::kmajor_desc(k_tile, 0, k0, kBlockN),
+                                       kk > 0);
+        }
+        wg::commit();
+        wg::wait<0>();
+        wg::fence_regs(s);
+
+        // The partials meet: store own, wait for both, add the other's.
+        if (blk > 0) wg::bar_sync(kBarFree + wg_idx, kConsumerThreads);  // the other WG read our previous one
+#pragma unroll
+        for (int j = 0; j < S::kSRegs / 4; ++j) x_own[j * 128 + tid] = make_float4(s[4 * j], s[4 * j + 1], s[4 * j + 2], s[4 * j + 3]);
+        wg::bar_sync(kBarX, kConsumerThreads);
+#pragma unroll
+        for (int j = 0; j < S::kSRegs / 4; ++j) {
+            const float4 v = x_other[j * 128 + tid];
+            s[4 * j] += v.x;
+            s[4 * j + 1] += v.y;
+            s[4 * j + 2] += v.z;
+            s[4 * j + 3] += v.w;
+        }
+        if (blk + 1 < nblocks) wg::bar_arrive(kBarFree + 1 - wg_idx, kConsumerThreads);  // its buffer is free
+
+        // Online softmax (base 2). Keys n_valid.. of the last block are zero rows: masked.
+        const int n_valid = min(kBlockN, w.count - blk * kBlockN);
+        float bmax[2] = {-FMHA_INF, -FMHA_INF};
+#pragma unroll
+        for (int i = 0; i < S::kSRegs; ++i) {
+            const int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+            s[i] = col < n_valid ? s[i] * p.scale_log2 : -FMHA_INF;
+            bmax[(i / 2) % 2] = fmaxf(bmax[(i / 2) % 2], s[i]);
+        }
+        float alpha[2], use[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            bmax[h] = fmaxf(bmax[h], __shfl_xor_sync(0xffffffffu, bmax[h], 1));
+            bmax[h] = fmaxf(bmax[h], __shfl_xor_sync(0xffffffffu, bmax[h], 2));
+            const float m_new = fmaxf(m[h], bmax[h]);
+            use[h] = m_new == -FMHA_INF ? 0.f : m_new;
+            alpha[h] = m[h] == -FMHA_INF ? (m_new == -FMHA_INF ? 1.f : 0.f) : ex2(m[h] - use[h]);
+            m[h] = m_new;
+        }
+        float sum[2] = {0.f, 0.f};
+#pragma unroll
+        for (int i = 0; i < S::kSRegs; ++i) {
+            s[i] = ex2(s[i] - use[(i / 2) % 2]);
+            sum[(i / 2) % 2] += s[i];
+        }
+#pragma unroll
+        for (int h = 0; h < 2; ++h) l[h] = l[h] * alpha[h] + sum[h];
+        if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {
+#pragma unroll
+            for (int i = 0; i < S::kORegs; ++i) o[i] *= alpha[(i / 2) % 2];
+        }
+        unsigned pf[S::kPRegs][4];
+#pragma unroll
+        for (int kb = 0; kb < S::kPRegs; ++kb)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) pf[kb][j] = split_merge::pack_pair<F16>(s[8 * kb + 2 * j], s[8 * kb + 2 * j + 1]);
+
+        // O_w += P V[:, half]: V is the K stage read MN-major, this WG's 4 atom columns.
+        const unsigned char* v_tile = k_tile + wg_idx * (S::kHalf / 64) * kBlockN * 128;
+        wg::fence_regs(o);
+        wg::fence();
+#pragma unroll
+        for (int kb = 0; kb < S::kPRegs; ++kb) WgmmaRS<S::kHalf, F16>::run(o, pf[kb], wg::mnmajor_desc(v_tile, kb * 16, kBlockN), 1);
+        wg::commit();
+        wg::wait<0>();
+        wg::fence_regs(o);
+        mbar::arrive(&bars.empty[slot]);
+    }
+
+    // Rows of this thread: 16 * warp + lane / 4 (+ 8).
+    const int row_base = 16 * warp + lane / 4;
+    const int col_base = wg_idx * S::kHalf + 2 * (lane % 4);
+    if (sp.splits > 1) {
+        const fmha_i64 rows_all = static_cast<fmha_i64>(p.batch) * p.seq_q * p.heads;
+        const fmha_i64 row0 = (static_cast<fmha_i64>(w.b) * p.seq_q + w.t) * p.heads + w.head0;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            float total = l[h];
+            total += __shfl_xor_sync(0xffffffffu, total, 1);
+            total += __shfl_xor_sync(0xffffffffu, total, 2);
+            const int row = row_base + 8 * h;
+            if (row >= w.rows_valid) continue;
+            const bool any = m[h] != -FMHA_INF && total > 0.f;
+            const float inv = any ? 1.f / total : 0.f;
+            const fmha_i64 at = w.split * rows_all + row0 + row;
+            float* out = sp.o_partial + at * D + col_base;
+#pragma unroll
+            for (int i = 2 * h; i < S::kORegs; i += 4)
+                *reinterpret_cast<float2*>(out + 8 * (i / 4)) = make_float2(o[i] * inv, o[i + 1] * inv);
+            if (wg_idx == 0 && lane % 4 == 0) sp.lse_partial[at] = any ? m[h] + log2f(total) : -FMHA_INF;
+        }
+        split_merge::Group g{w.b, w.t, w.head0, w.rows_valid, w.split, row0,
+                             sp.counters + (static_cast<fmha_i64>(w.b) * p.heads_kv + w.kvh) * (gridDim.x / sp.splits) + w.group_x};
+        // The exchange is free: both WGs passed the last block's kBarX, and merge_last's first
+        // barrier orders every read of it before the scratch is written.
+        split_merge::merge_last<D, F16>(p, sp, g, reinterpret_cast<float*>(smem + HeadDim<D>::kXOffset),
+                                        threadIdx.x, kConsumerThreads, kBarMerge);
+        return;
+    }
+
+    // Epilogue: denominator l * 2^(m - M) + 2^(sink - M), M = max(m, sink); a row with no key
+    // gets O = 0 and LSE = sink (or -inf without one).
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float total = l[h];
+        total += __shfl_xor_sync(0xffffffffu, total, 1);
+        total += __shfl_xor_sync(0xffffffffu, total, 2);
+        const int row = row_base + 8 * h;
+        if (row >= w.rows_valid) continue;
+        const int head = w.head0 + row;
+        const float sink = p.sinks != nullptr ? p.sinks[head] * kLog2e : -FMHA_INF;
+        const float top = fmaxf(m[h], sink);
+        float o_scale = 0.f, lse = -FMHA_INF;
+        if (top != -FMHA_INF) {
+            const float f = m[h] == -FMHA_INF ? 0.f : exp2f(m[h] - top);
+            const float den = total * f + (sink == -FMHA_INF ? 0.f : exp2f(sink - top));
+            o_scale = f / den;
+            lse = (top + log2f(den)) * kLn2;
+        }
+        unsigned short* out = static_cast<unsigned short*>(p.o) + w.b * p.o_batch_stride +
+                              static_cast<fmha_i64>(w.t) * p.o_seq_stride + head * p.o_head_stride + col_base;
+#pragma unroll
+        for (int i = 2 * h; i < S::kORegs; i += 4)
+            *reinterpret_cast<unsigned*>(out + 8 * (i / 4)) = split_merge::pack_pair<F16>(o[i] * o_scale, o[i + 1] * o_scale);
+        if (wg_idx == 0 && lane % 4 == 0 && p.lse != nullptr)
+            p.lse[(static_cast<fmha_i64>(w.b) * p.heads + head) * p.seq_q + w.t] = lse;
+    }
+}
+
+template <int D, bool F16>
+__device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit& sp) {
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char* smem = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~static_cast<unsigned long long>(1023));
+    const Bars bars = bars_at<D>(smem);
+    int* list = reinterpret_cast<int*>(smem + HeadDim<D>::kListOffset);
+    int* list_count = list + kListCap;
+
+    // The CTA's token, heads and key piece. grid (token x head chunk x split, KV head, batch).
+    Work w;
+    const int group = p.heads / p.heads_kv;
+    const int chunks = (group + kRows - 1) / kRows;
+    const int splits = sp.splits > 1 ? sp.splits : 1;
+    w.split = blockIdx.x % splits;
+    w.group_x = blockIdx.x / splits;
+    w.t = w.group_x / chunks;
+    w.kvh = blockIdx.y;
+    w.b = blockIdx.z;
+    w.head0 = w.kvh * group + (w.group_x % chunks) * kRows;
+    w.rows_valid = min(kRows, group - (w.group_x % chunks) * kRows);
+    w.sparse = p.topk_idx != nullptr && p.topk > 0;
+
+    // The token's visible key range [lo, hi] (64-bit: i + off + window may pass 2^31).
+    const long long diag = static_cast<long long>(w.t) + p.seq_k - p.seq_q;
+    long long lo = 0, hi = static_cast<long long>(p.seq_k) - 1;
+    if (p.window_left >= 0) lo = max(lo, diag - p.window_left);
+    const int right = p.causal ? 0 : p.window_right;  // the host folds causal into 0 already
+    if (right >= 0) hi = min(hi, diag + right);
+    int range_count = hi >= lo ? static_cast<int>(hi - lo + 1) : 0;
+    w.first = range_count > 0 ? static_cast<int>(lo) : 0;
+    if (splits > 1 && !w.sparse) {  // pieces of whole blocks; the last ones may be short or empty
+        const int per = ((range_count + splits - 1) / splits + kBlockN - 1) / kBlockN * kBlockN;
+        const int skip = min(range_count, w.split * per);
+        w.first += skip;
+        range_count = min(per, range_count - skip);
+    }
+    w.count = range_count;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) {
+            mbar::init(&bars.full[s], 128);
+            mbar::init(&bars.empty[s], kConsumerThreads);
+        }
+        mbar::init(bars.q_full, 128);
+        mbar::fence_init();
+        if (w.sparse) *list_count = 0;
+    }
+    __syncthreads();
+    if (w.sparse) {
+        // Compact this CTA's entries [e_begin, e_end) of the raw list: keep those in [lo, hi]
+        // (which also drops -1, out-of-range, causal and window); order is irrelevant, a
+        // duplicate stays twice.
+        int e_begin = 0, e_end = p.topk;
+        if (splits > 1) {
+            const int per = ((p.topk + splits - 1) / splits + 31) / 32 * 32;
+            e_begin = min(p.topk, w.split * per);
+            e_end = min(p.topk, e_begin + per);
+        }
+        e_end = min(e_end, e_begin + kListCap);  // the plan keeps a piece within the list (limit_reason)
+        const int key_lo = range_count > 0 ? static_cast<int>(lo) : 1, key_hi = range_count > 0 ? static_cast<int>(hi) : 0;
+        const int* idx = p.topk_idx + ((static_cast<fmha_i64>(w.b) * p.seq_q + w.t) * p.heads_kv + w.kvh) * p.topk;
+        const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+        for (int base = e_begin + warp * 32; base < e_end; base += blockDim.x) {
+            const int e = base + lane;
+            const int key = e < e_end ? __ldg(idx + e) : -1;
+            const bool keep = e < e_end && key >= key_lo && key <= key_hi;
+            const unsigned ballot = __ballot_sync(0xffffffffu, keep);
+            int at = 0;
+            if (lane == 0 && ballot != 0u) at = atomicAdd(list_count, __popc(ballot));
+            at = __shfl_sync(0xffffffffu, at, 0);
+            if (keep) list[at + __popc(ballot & ((1u << lane) - 1u))] = key;
+        }
+        __syncthreads();
+        w.count = *list_count;
+    }
+
+    // Read through a shuffle so ptxas knows the role is warp-uniform (else it serialises wgmma).
+    const int warpgroup = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
+    if (warpgroup == kConsumers) {
+        wg::setmaxnreg_dec<kProducerRegs>();
+        producer<D>(p, smem, bars, w, list);
+    } else {
+        wg::setmaxnreg_inc<kConsumerRegs>();
+        consumer<D, F16>(p, sp, smem, bars, w, warpgroup);
+    }
+}
+
+}  // namespace fmha_mqa_decode
+
+#define FMHA_MQA_DECODE_ENTRY(DT, F16, D)                                                              \
+    extern "C" __global__ void __launch_bounds__(fmha_decode_plan::kThreads, 1)                         \
+        fmha_mqa_decode_##DT##_d##D(const FmhaParams p, const GatherSplit s) {                          \
+        fmha_mqa_decode::attention<D, F16>(p, s);                                                        \
+    }
