@@ -10,7 +10,9 @@ For each shape, every implementation is called back to back on one stream:
 Each number is the median over `rounds` repetitions. Implementations: the op as models call it
 (`fmhactl.torch.attention`), the op through the dispatcher (`torch.ops.fmhactl.attention`), the
 op's general path (the cached path turned off: every check and choice on every call), and SDPA
-with its default choice, cuDNN and flash. A baseline that cannot run a shape is reported with the
+with its default choice, cuDNN and flash. A shape with attention features (wl=/wr=, sink, topk=K,
+kvshared) calls the op with them (sinks and top-k lists drawn for the config's seed, values
+unchecked) and skips SDPA, which has none. A baseline that cannot run a shape is reported with the
 reason instead of a time. Nothing is stored; timing lives here, never in tests.
 """
 
@@ -48,7 +50,19 @@ def parse_shapes(texts: Sequence[str]) -> list[AttnConfig]:
     return configs
 
 
-def _callables(cfg: AttnConfig, q, k, v) -> dict[str, tuple[Callable[[], object], Callable] | str]:
+def feature_kwargs(cfg: AttnConfig, seed: int) -> dict:
+    """The op's feature keywords for a config with features (empty without): window, kv_shared,
+    and sinks / top-k lists drawn on the GPU (fmhactl.runtime.features.make_feature_inputs)."""
+    if not cfg.features:
+        return {}
+    from fmhactl.runtime.features import make_feature_inputs
+
+    inputs = make_feature_inputs(cfg, seed, device="cuda")
+    return {"window_left": cfg.window_left, "window_right": cfg.window_right, "sinks": inputs.sinks,
+            "topk_idx": inputs.topk_idx, "kv_shared": cfg.kv_shared}
+
+
+def _callables(cfg: AttnConfig, q, k, v, features: dict | None = None) -> dict[str, tuple[Callable[[], object], Callable] | str]:
     """name -> (zero-argument call, context it runs in), or the reason it cannot run this shape.
 
     The SDPA backends are pinned by a context entered once around all of a measurement's calls,
@@ -64,6 +78,17 @@ def _callables(cfg: AttnConfig, q, k, v) -> dict[str, tuple[Callable[[], object]
     causal = cfg.causal
     gqa = cfg.heads != cfg.heads_kv
     plain = contextlib.nullcontext
+    if features:
+        f = dict(features)
+        sinks, idx = f.pop("sinks"), f.pop("topk_idx")
+        op = torch.ops.fmhactl.attention.default
+        skipped = "SDPA has no attention features (window, sinks, top-k, K = V)"
+        return {
+            "fmhactl": (lambda: ft.attention(q, k, v, causal=causal, sinks=sinks, topk_idx=idx, check_values=False,
+                                             **f), plain),
+            "fmhactl-dispatcher": (lambda: op(q, k, v, sinks, idx, causal=causal, **f), plain),
+            "fmhactl-general": (lambda: op(q, k, v, sinks, idx, causal=causal, **f), plain),
+            **{name: skipped for name in SDPA_IMPLS}}
     calls: dict[str, tuple[Callable[[], object], Callable] | str] = {
         "fmhactl": (lambda: ft.attention(q, k, v, causal=causal), plain),
         "fmhactl-dispatcher": (lambda: torch.ops.fmhactl.attention.default(q, k, v, causal=causal), plain),
@@ -169,8 +194,11 @@ def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7
     rows = []
     for cfg in configs:
         q, k, v = random_qkv(cfg, gen)
-        backend = ft.backend_for(q, k, v, causal=cfg.causal)
-        calls = _callables(cfg, q, k, v)
+        if cfg.kv_shared:
+            v = k
+        features = feature_kwargs(cfg, seed)
+        backend = ft.backend_for(q, k, v, causal=cfg.causal, **features)
+        calls = _callables(cfg, q, k, v, features)
         impls: dict[str, dict] = {}
         if fastpath is None:
             calls["fmhactl-general"] = "this tree has no cached path to turn off"

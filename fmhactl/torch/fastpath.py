@@ -1,18 +1,25 @@
 """The op's cached launch path: per call, only what differs between calls.
 
 A call is keyed by everything the op's checks and its kernel choice read: shapes, strides, dtypes
-and devices of q, k, v, the flags, the scale and the backend override. The first call with a key
+and devices of q, k, v, the flags, the scale and the backend override, and for a call with
+attention features (fmhactl.torch.features) the window bounds, kv_shared and the shapes, strides,
+dtypes and devices of sinks and topk_idx (so the top-k length too). The first call with a key
 runs the full checks (fmhactl.torch.inputs), chooses the backend, builds and loads the kernel and
 makes a LaunchPlan: the parameter block with sizes, strides, scale and mask filled in, the launch
 geometry, the SMEM attribute set, and the TMA descriptors encoded once. A later call with that key
 checks the three base addresses' alignment (O(1)), allocates the outputs, writes five pointers into
-the block, moves each descriptor whose operand moved (cuTensorMapReplaceAddress), and enqueues the
-kernel with one driver call on the current stream. Nothing synchronises the host.
+the block (seven with sinks and top-k lists; under kv_shared V's is K's), moves each descriptor
+whose operand moved (cuTensorMapReplaceAddress), and enqueues the kernel with one driver call on
+the current stream. A launcher's second by-value argument is the plan's: TMA maps, or
+sm90_mqa_gather's GatherSplit (its split-K workspace and merge counters are per (device, stream),
+re-read when the call's stream differs from the last one's, like the persistent tile counter).
+Nothing synchronises the host.
 
 Calls the plan cannot serve return None and take the general path in fmhactl.torch.op: emulated
 backends (they read results back after each launch), tensors that must be copied first (strides
-or base addresses a tile-loading kernel cannot read), an empty query, another current device, or
-no usable libcuda (the fast path then reports why in `status()`).
+or base addresses a tile-loading kernel cannot read; non-contiguous sinks or topk_idx), feature
+calls no kernel covers (the torch fallback), an empty query, another current device, or no usable
+libcuda (the fast path then reports why in `status()`).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from dataclasses import dataclass, field
 import torch
 
 from fmhactl.torch import backends, decode
+from fmhactl.torch import features as _features
 from fmhactl.torch import launch as _launch
 from fmhactl.torch.inputs import check_inputs, choose_backend, config_of, to_bshd
 
@@ -61,11 +69,23 @@ class LaunchPlan:
     stream: int
     kernel_params: ctypes.Array = field(repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    with_sinks: bool = False  # the block's sinks pointer is this call's (fp32, contiguous by the key)
+    with_topk: bool = False  # the block's topk_idx pointer is this call's (int32, contiguous by the key)
+    kv_shared: bool = False  # V is read from K: the block's v pointer (and V's map) is k's address
+    split_for: Callable[[int], ctypes.Structure] | None = None  # stream -> sm90_gather's GatherSplit
+    launches: int = 0  # calls this plan enqueued (status()["plan_launches"] sums them)
 
-    def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, driver) -> tuple | None:
-        """(out, lse or None) for this call, or None when its addresses need the general path."""
-        qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
+    def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, driver, sinks: torch.Tensor | None = None,
+            topk_idx: torch.Tensor | None = None) -> tuple | None:
+        """(out, lse or None) for this call, or None when its addresses need the general path.
+        sinks/topk_idx: this call's, present exactly when the plan's key says so."""
+        qp, kp = q.data_ptr(), k.data_ptr()
+        vp = kp if self.kv_shared else v.data_ptr()
         if (qp | kp | vp) & self.align_mask:
+            return None
+        sp = sinks.data_ptr() if self.with_sinks else 0
+        tp = topk_idx.data_ptr() if self.with_topk else 0
+        if (sp | tp) & 3:  # 4-byte elements read one by one: an address off the element is not theirs
             return None
         out = torch.empty_strided(self.out_size, self.out_stride, dtype=self.dtype, device=self.device)
         lse = None
@@ -78,6 +98,10 @@ class LaunchPlan:
             p.q, p.k, p.v, p.o = qp, kp, vp, op
             if lse is not None:
                 p.lse = lse.data_ptr()
+            if self.with_sinks:
+                p.sinks = sp
+            if self.with_topk:
+                p.topk_idx = tp
             if self.map_slots:
                 addresses = (qp, kp, vp, op)
                 for i, (tmap, operand) in enumerate(self.map_slots):
@@ -85,11 +109,16 @@ class LaunchPlan:
                     if address != self.map_addresses[i]:
                         driver.replace_address(tmap, address)
                         self.map_addresses[i] = address
-            if self.counter_for is not None and stream != self.stream:
-                p.tile_counter = self.counter_for(stream)
+            if stream != self.stream and (self.counter_for is not None or self.split_for is not None):
+                if self.counter_for is not None:
+                    p.tile_counter = self.counter_for(stream)
+                if self.split_for is not None:
+                    split = self.split_for(stream)
+                    ctypes.memmove(ctypes.addressof(self.maps), ctypes.addressof(split), ctypes.sizeof(split))
                 self.stream = stream
             driver.launch(self.function, self.grid, self.block, self.dynamic_smem, stream,
                           ctypes.addressof(self.kernel_params))
+            self.launches += 1
         return out, lse
 
 
@@ -108,6 +137,8 @@ def status() -> dict:
     """Whether the cached path serves calls, how many signatures it holds, and why it is off if it is."""
     return {"enabled": bool(_state["enabled"]), "plans": sum(p is not None for p in _plans.values()),
             "general_path_signatures": sum(p is None for p in _plans.values()), "off_reason": _state["why_off"],
+            "feature_plans": sum(p is not None and len(k) > _PLAIN_KEY_LEN for k, p in list(_plans.items())),
+            "plan_launches": sum(p.launches for p in list(_plans.values()) if p is not None),
             "decode_launches": decode.launches()}
 
 
@@ -144,33 +175,49 @@ def _driver():
     return _state["driver"]
 
 
+_PLAIN_KEY_LEN = 17  # call_key's length without features (a feature call's key has one more entry)
+
+
+def _tensor_key(t: torch.Tensor | None) -> tuple | None:
+    return None if t is None else (t.shape, t.stride(), t.dtype, t.get_device())
+
+
 def call_key(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
-             return_lse: bool, layout: str) -> tuple:
-    """Everything the checks and the kernel choice read (addresses and the stream excluded)."""
-    return (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype, v.dtype,
-            q.get_device(), k.get_device(), v.get_device(), causal, scale, return_lse, layout,
-            backends.current_override())
+             return_lse: bool, layout: str, f: _features.Features = _features.NONE) -> tuple:
+    """Everything the checks and the kernel choice read (addresses and the stream excluded). A call
+    with features adds one entry: window bounds, kv_shared, sinks' and topk_idx's layout (or None)."""
+    key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype, v.dtype,
+           q.get_device(), k.get_device(), v.get_device(), causal, scale, return_lse, layout,
+           backends.current_override())
+    if not f.any:
+        return key
+    return key + ((f.window_left, f.window_right, f.kv_shared, _tensor_key(f.sinks), _tensor_key(f.topk_idx)),)
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
-              return_lse: bool, layout: str) -> tuple | None:
+              return_lse: bool, layout: str, f: _features.Features = _features.NONE) -> tuple | None:
     """(out, lse or None) through a cached plan, or None when this call takes the general path.
+    f: the call's attention features (fmhactl.torch.features.make), none by default.
 
     Raises AttentionInputError for bad input (the same line the general path gives)."""
     if not (_state["enabled"] and q.is_cuda and k.is_cuda and v.is_cuda):
         return None
-    if q.dim() == 4 and q.shape[2 if layout == "bhsd" else 1] <= decode.MAX_SEQ_Q and _driver() is not None:
+    if f.any:
+        if not ((f.sinks is None or type(f.sinks) is torch.Tensor)
+                and (f.topk_idx is None or type(f.topk_idx) is torch.Tensor)):
+            return None
+    elif q.dim() == 4 and q.shape[2 if layout == "bhsd" else 1] <= decode.MAX_SEQ_Q and _driver() is not None:
         served = decode.attention(q, k, v, causal, scale, return_lse, layout, _state["driver"], _current_device(),
                                   _raw_stream)
         if served is not None:
             return served
-    key = call_key(q, k, v, causal, scale, return_lse, layout)
+    key = call_key(q, k, v, causal, scale, return_lse, layout, f)
     plan = _plans.get(key, False)
     if plan is False:
-        plan = _build(key, q, k, v, causal, scale, return_lse, layout)
+        plan = _build(key, q, k, v, causal, scale, return_lse, layout, f)
     if plan is None or _current_device() != plan.device_index:
         return None
-    return plan.run(q, k, v, _state["driver"])
+    return plan.run(q, k, v, _state["driver"], f.sinks, f.topk_idx)
 
 
 def padded_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ranges: torch.Tensor, shift: int,
@@ -188,12 +235,15 @@ def padded_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ranges:
     return None if served is None else served[0].transpose(1, 2)
 
 
-def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str):
+def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str,
+           f: _features.Features = _features.NONE):
     p = check_inputs(q, k, v, layout, scale)  # bad input raises here, and is never cached
+    if f.any:
+        _features.check_features(f, p, q, k, v, causal, layout)  # read only what the key holds
     with _build_lock:
         if key in _plans:
             return _plans[key]
-        plan = _make_plan(p, q, k, v, causal, scale, return_lse, layout)
+        plan = _make_plan(p, q, k, v, causal, scale, return_lse, layout, f)
         if len(_plans) >= MAX_PLANS:
             _plans.clear()
         if plan is not None or _current_device() == q.get_device():
@@ -201,31 +251,42 @@ def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: b
         return plan
 
 
-def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str):
+def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str,
+               f: _features.Features = _features.NONE):
     from fmhactl.runtime import driver as cuda_driver
+    from fmhactl.runtime.features import FeatureInputs
     from fmhactl.runtime.params import default_scale
 
     if p.seq_q == 0 or _current_device() != q.get_device():
         return _NOT_SERVED
-    backend = choose_backend(q, p, causal)
+    if any(t is not None and not t.is_contiguous() for t in (f.sinks, f.topk_idx)):
+        return _NOT_SERVED  # the general path copies them (contiguity is the key's: its strides)
+    backend = choose_backend(q, p, causal, f)
     if backend.mode != "native" or _driver() is None:
-        return _NOT_SERVED
+        return _NOT_SERVED  # emulated, or the torch fallback of a feature call no kernel covers
     variant = _launch.registry()[backend.variant]
     views = [to_bshd(t, layout) for t in (q, k, v)]
+    if f.kv_shared:
+        views[2] = views[1]  # V is read from K (as the general path does)
     if any(_launch.needs_copy(variant.launcher, t) for t in views):
         return _NOT_SERVED  # strides (or this call's addresses) a tile-loading kernel cannot read
-    cfg = config_of(p, q.dtype, causal)
+    cfg = config_of(p, q.dtype, causal, f)
     device = q.device
     out_bshd = torch.empty((p.batch, p.seq_q, p.heads, p.head_dim), dtype=q.dtype, device=device)
     out = out_bshd.transpose(1, 2) if layout == "bhsd" else out_bshd
     lse = torch.empty((p.batch, p.heads, p.seq_q), dtype=torch.float32, device=device) if return_lse else None
     executor = _launch.executor(q.get_device())
     job = _launch.job_for(backend, cfg)
+    extra = FeatureInputs(sinks=f.sinks, topk_idx=f.topk_idx) if f.any else None
     fn, shape, args = executor.launch_args(job, cfg, *views, out_bshd, lse,
-                                           scale=default_scale(cfg) if scale is None else scale)
+                                           scale=default_scale(cfg) if scale is None else scale, features=extra)
     cuda_driver.allow_dynamic_smem(fn, shape.dynamic_smem)
     params = args[0]
     maps = type(args[1]).from_buffer_copy(args[1]) if len(args) > 1 else None  # ours to patch
+    split_for = None
+    if variant.launcher == "sm90_gather":  # GatherSplit: its workspace is the stream's (Executor.gather_split)
+        def split_for(s: int, _executor=executor, _job=job, _cfg=cfg):
+            return _executor.gather_split(_job, _cfg, s)
     slots: tuple[tuple[int, int], ...] = ()
     if maps is not None and variant.launcher in _MAP_OPERANDS and _maps_are_real(maps):
         names = [name for name, _ in maps._fields_]
@@ -248,7 +309,8 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
         map_addresses=[addresses[operand] for _, operand in slots], out_size=tuple(out.shape),
         out_stride=tuple(out.stride()), lse_size=tuple(lse.shape) if lse is not None else None, dtype=q.dtype,
         device=device, align_mask=0 if variant.launcher == "ref" else 15, counter_for=counter, stream=stream,
-        kernel_params=kernel_params)
+        kernel_params=kernel_params, with_sinks=f.sinks is not None, with_topk=f.topk_idx is not None,
+        kv_shared=f.kv_shared, split_for=split_for)
     return plan
 
 

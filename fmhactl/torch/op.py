@@ -19,7 +19,8 @@
   aligned; causal is window_right 0), sinks fp32 (heads,), topk_idx int32 (batch, seq_q,
   heads_kv, topk) -1 padded, kv_shared (v is k). A call with any of them runs a variant whose
   `features` cover it (sm90: the `_feat` kernels, sm90_mqa_gather for top-k and hd512), else the
-  torch reference in fp32 (backend "torch"). No backward for them.
+  torch reference in fp32 (backend "torch"); kernel calls take the cached launch path like plain
+  ones (fmhactl.torch.fastpath). No backward for them.
 """
 
 from __future__ import annotations
@@ -125,15 +126,13 @@ def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sinks: to
                     topk_idx: torch.Tensor | None = None, *, causal: bool = False,
                     scale: float | None = None, return_lse: bool = False, layout: str = "bhsd",
                     window_left: int = -1, window_right: int = -1, kv_shared: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-    """The op's kernel for every backend key: the cached launch path, else the general one (calls
-    with features always take the general one)."""
+    """The op's kernel for every backend key: the cached launch path (features too), else the
+    general one."""
     _kernel_runs[0] += 1
     f = _features.make(k, v, window_left, window_right, sinks, topk_idx, kv_shared)
-    if f.any:
-        return _general(q, k, v, causal, scale, return_lse, layout, f)
-    served = fastpath.attention(q, k, v, causal, scale, return_lse, layout)
+    served = fastpath.attention(q, k, v, causal, scale, return_lse, layout, f)
     if served is None:
-        return _general(q, k, v, causal, scale, return_lse, layout)
+        return _general(q, k, v, causal, scale, return_lse, layout, f)
     out, lse = served
     return out, (lse if lse is not None else q.new_empty((0,), dtype=torch.float32))
 
@@ -227,15 +226,19 @@ def _backward(ctx, grad_out, grad_lse):
 torch.library.register_autograd("fmhactl::attention", _backward, setup_context=_setup_context, lib=_lib)
 
 
-def _dispatcher_needed(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> bool:
+def _dispatcher_needed(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *extra: torch.Tensor | None) -> bool:
     """Whether this call must go through the dispatcher (so autograd, tracing, modes and the
-    profiler see the op) rather than straight to the cached launch."""
+    profiler see the op) rather than straight to the cached launch. extra: the feature tensors
+    (sinks, topk_idx), None where absent."""
     if torch.compiler.is_compiling():
         return True
     if type(q) is not torch.Tensor or type(k) is not torch.Tensor or type(v) is not torch.Tensor:
         return True  # fake, functional or other subclass tensors
     if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
         return True
+    for t in extra:
+        if t is not None and (type(t) is not torch.Tensor or (t.requires_grad and torch.is_grad_enabled())):
+            return True
     return bool(torch._C._len_torch_dispatch_stack() or torch._C._is_torch_function_mode_enabled()
                 or torch._C._autograd._profiler_enabled())
 
@@ -248,7 +251,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool
 
     In eager mode with nothing watching (no grad wanted, no tracing, no dispatch or function mode,
     no profiler) the call skips the dispatcher and goes straight to the cached launch path: the
-    same kernel and outputs as the op, minus the dispatcher's Python layers.
+    same kernel and outputs as the op, minus the dispatcher's Python layers (calls with features
+    too).
 
     Features (docs/features.md): window=(left, right) or window_left/window_right, sinks,
     topk_idx, kv_shared (or pass v as k with another feature). With check_values (eager calls
@@ -264,6 +268,10 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool
             _features.check_features(f, p, q, k, v, causal, layout)
             _features.check_one_buffer(f, k, v)
             _features.check_values(f, p)
+        if not _dispatcher_needed(q, k, v, f.sinks, f.topk_idx):
+            served = fastpath.attention(q, k, v, causal, scale, return_lse, layout, f)
+            if served is not None:
+                return served if return_lse else served[0]
         out, lse = attention_op(q, k, v, f.sinks, f.topk_idx, causal=causal, scale=scale, return_lse=return_lse,
                                 layout=layout, window_left=f.window_left, window_right=f.window_right,
                                 kv_shared=f.kv_shared)

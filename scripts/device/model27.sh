@@ -25,27 +25,7 @@ for s in dsv4; do cp "$RAW/$s.out" "$OUT/$s.json" 2>/dev/null; done
   echo "==== steps"; cat "$RAW/device.log"
   echo "==== GPU tests"; grep -E "^(tests/|[a-z0-9-]+: .*\(sm|PASS|FAIL|SKIP)|passed|failed|Error" "$RAW/gpu-test.out" | tail -n 25
   tail -n 2 "$RAW/op-opcheck.out" 2>/dev/null
-  python3 - "$RAW" <<'PY'
-import json, sys
-for step in ("dsv4",):
-    try:
-        r = json.load(open(f"{sys.argv[1]}/{step}.out"))
-    except (OSError, ValueError) as exc:
-        print(f"==== {step}: no JSON ({type(exc).__name__})"); continue
-    print(f"==== {step} ({r['gpu']}, torch {r['torch']}); fmhactl backends: {r['backends']}")
-    for row in r["results"]:
-        cells = [f"{i} {row[i]['median_ms']:.2f} ms {row[i]['tokens_per_s']:.0f} tok/s" if "median_ms" in row[i]
-                 else f"{i} skipped ({row[i]['skipped'][:90]})" for i in r["implementations"]]
-        print(f"prefill {row['prompt_length']}: " + " | ".join(cells))
-        print(f"  max|logit diff| vs sdpa {row.get('max_logit_diff_vs_sdpa')}; fa_rule {row.get('fa_rule')}")
-    d = r.get("decode")
-    if d:
-        cells = [f"{i} {d[i]['tokens_per_s']:.1f} tok/s" if "tokens_per_s" in d[i]
-                 else f"{i} skipped ({d[i]['skipped'][:90]})" for i in r["implementations"]]
-        print(f"decode {d['new_tokens']} after {d['context']}: " + " | ".join(cells))
-        print(f"  max|logit diff| vs sdpa {d.get('max_logit_diff_vs_sdpa')}; fa_rule {d.get('fa_rule')}; "
-              f"greedy agreement {d.get('greedy_agreement_vs_fmhactl')}")
-PY
+  python3 scripts/device/dsv4_summary.py "$RAW/dsv4.out"
   for s in dsv4; do echo "==== $s stderr (tail)"; tail -n 6 "$RAW/$s.err" 2>/dev/null; done
 } > "$OUT/summary.txt" 2>&1
 tar -czf "$OUT/raw.tgz" -C "$RAW" .
