@@ -36,6 +36,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from fmhactl.plans import sm90_gather
 from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, REGISTERS_PER_SM, SWIZZLE_REPEAT, ceil_div
 from fmhactl.plans.sm90_gather import MAX_GRID_X, MAX_GRID_YZ, keys_per_token, splits_for
 
@@ -49,8 +50,8 @@ CONSUMERS = 2  # consumer warpgroups, each over HEAD_DIM / CONSUMERS output colu
 THREADS = 128 * (CONSUMERS + 1)
 PRODUCER_REGS = 56
 CONSUMER_REGS = 224
-LIST_CAP = 2048  # top-k entries one CTA filters (its split's piece of the list; one round)
-LIST_BYTES = (LIST_CAP + 8) * 4  # the list, its counter and spare words
+LIST_CAP = sm90_gather.LIST_CAP  # top-k entries one CTA filters (its split's piece of the list; one round)
+LIST_BYTES = sm90_gather.LIST_BYTES  # the list, spare words and the filter's per-warp counts (as sm90_gather)
 ELEM = 2
 BAR_BYTES = 128  # full[STAGES], empty[STAGES], q_full: 8 B each, padded
 SPLITS_PER_SM = 1  # 216 KiB: one CTA an SM, so a split launch aims at one wave
@@ -170,7 +171,7 @@ def render_plan_header() -> list[str]:
            f"constexpr int kRows = {ROWS};", f"constexpr int kBlockN = {BLOCK_N};", f"constexpr int kStages = {STAGES};",
            f"constexpr int kConsumers = {CONSUMERS};", f"constexpr int kThreads = {THREADS};",
            f"constexpr int kProducerRegs = {PRODUCER_REGS};", f"constexpr int kConsumerRegs = {CONSUMER_REGS};",
-           f"constexpr int kListCap = {LIST_CAP};", "",
+           f"constexpr int kListCap = {LIST_CAP};", f"constexpr int kListCounts = {sm90_gather.LIST_COUNTS};", "",
            "template <int D>", "struct HeadDim {", "    static constexpr bool kDeclared = false;", "};"]
     for d in HEAD_DIMS:
         o = offsets(d)

@@ -50,7 +50,10 @@ MAX_TILES = 4  # M tiles per CTA: up to 64 heads share one gather of the keys
 MAX_COLS = 128  # output columns per warp (64 fp32 accumulators per thread)
 BLOCK_N = {64: 64, 128: 64, 256: 32, 512: 32}  # keys per gathered block (one ring stage)
 LIST_CAP = 2048  # top-k entries compacted per round (a longer list takes several rounds)
-LIST_BYTES = (LIST_CAP + 8) * 4  # the list, its counter and the CTA's bounds (32 B: keeps the stages 16-B aligned)
+LIST_COUNTS = LIST_CAP + 8  # int index of the filter's per-warp counts (kernels/common/topk_list.cuh)
+LIST_WARPS = 32  # one count per warp, up to 1024 threads
+# the list, its counter and the CTA's bounds (8 ints), the per-warp counts; a multiple of 16 B
+LIST_BYTES = (LIST_COUNTS + LIST_WARPS) * 4
 MIN_STAGES = 2
 MAX_STAGES = 6  # cp.async.wait_group takes an immediate: the kernel handles 0..MAX_STAGES-2 pending
 ELEM = 2
@@ -250,7 +253,7 @@ def render_plan_header() -> list[str]:
            "#pragma once", "", "namespace fmha_gather_plan {", "",
            f"constexpr int kRows = {ROWS};", f"constexpr int kMaxTiles = {MAX_TILES};",
            f"constexpr int kMaxCols = {MAX_COLS};", f"constexpr int kListCap = {LIST_CAP};",
-           f"constexpr int kListBytes = {LIST_BYTES};", f"constexpr int kMinStages = {MIN_STAGES};",
+           f"constexpr int kListBytes = {LIST_BYTES};", f"constexpr int kListCounts = {LIST_COUNTS};", f"constexpr int kMinStages = {MIN_STAGES};",
            f"constexpr int kMaxStages = {MAX_STAGES};", f"constexpr int kMaxSplits = {MAX_SPLITS};", "",
            "template <int D>", "struct HeadDim {", "    static constexpr bool kDeclared = false;", "};"]
     for d in HEAD_DIMS:

@@ -49,13 +49,25 @@ class LoadedModule:
         return self._functions[name]
 
 
+_DYNAMIC_SMEM_SET: dict[int, int] = {}  # CUfunction handle -> the largest MAX_DYNAMIC_SHARED_SIZE_BYTES set
+
+
 def allow_dynamic_smem(function, dynamic_smem: int) -> None:
-    """Let `function` launch with more than the default 48 KiB of dynamic SMEM (a function attribute: once is enough)."""
-    if dynamic_smem > 48 * 1024:
-        driver = _driver()
-        check(driver.cuFuncSetAttribute(
-            function, driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            dynamic_smem), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+    """Let `function` launch with `dynamic_smem` bytes of dynamic SMEM (over the default 48 KiB).
+
+    The attribute is the function's, shared by every launch of it, and a cached launch plan sets it
+    once and then enqueues without it: so it only ever grows. Setting it to a smaller launch's need
+    would make a larger plan of the same function fail (CUDA_ERROR_INVALID_VALUE)."""
+    if dynamic_smem <= 48 * 1024:
+        return
+    key = int(function)
+    if _DYNAMIC_SMEM_SET.get(key, 0) >= dynamic_smem:
+        return
+    driver = _driver()
+    check(driver.cuFuncSetAttribute(
+        function, driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        dynamic_smem), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+    _DYNAMIC_SMEM_SET[key] = dynamic_smem
 
 
 def launch(function, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_smem: int,

@@ -43,14 +43,20 @@ struct Group {
 // Run by `threads` threads (index `tid`, named barrier `bar` among exactly them). `scratch`: SMEM
 // for rows x splits floats and one int, free to overwrite. Returns after the merge (or at once in
 // every CTA but the last).
-template <int D, bool F16>
+//
+// The merge is one CTA reading splits x rows x D fp32 from L2 (hd512, 64 heads: 128 KiB a
+// split), so its time is the number of dependent L2 round trips: every load a thread needs for
+// a step is issued before any is used (the split LSEs all at once into SMEM; kItems outputs x
+// kBatch splits of O in flight), never one round trip per split or per row. kItems x kBatch
+// float4 live at once: a caller at a tight register cap passes fewer items.
+template <int D, bool F16, int kItems = 4>
 __device__ __forceinline__ void merge_last(const FmhaParams& p, const GatherSplit& sp, const Group& g, float* scratch,
                                            int tid, int threads, int bar) {
     constexpr float kLog2e = 1.4426950408889634f;
     constexpr float kLn2 = 0.69314718055994531f;
     const int splits = sp.splits;
     int* last = reinterpret_cast<int*>(scratch);
-    float* weights = scratch + 4;  // rows x splits
+    float* weights = scratch + 4;  // rows x splits: the splits' LSEs, then their weights
     bar_sync(bar, threads);  // every thread's partial stored; the scratch is no longer read
     if (tid == 0) {
         unsigned arrived;
@@ -62,50 +68,81 @@ __device__ __forceinline__ void merge_last(const FmhaParams& p, const GatherSpli
     if (!*last) return;
 
     const fmha_i64 rows_all = static_cast<fmha_i64>(p.batch) * p.seq_q * p.heads;
+    constexpr int kLseBatch = 4;
+    const int entries = g.rows_valid * splits;  // entry e: row e / splits, split e % splits
+    for (int e0 = tid; e0 < entries; e0 += kLseBatch * threads) {
+        float x[kLseBatch];
+#pragma unroll
+        for (int u = 0; u < kLseBatch; ++u) {
+            const int e = e0 + u * threads;
+            x[u] = e < entries ? __ldcg(sp.lse_partial + (e % splits) * rows_all + g.row0 + e / splits) : 0.f;
+        }
+#pragma unroll
+        for (int u = 0; u < kLseBatch; ++u)
+            if (e0 + u * threads < entries) weights[e0 + u * threads] = x[u];
+    }
+    bar_sync(bar, threads);
     for (int row = tid; row < g.rows_valid; row += threads) {
         const int h = g.head0 + row;
+        float* w = weights + row * splits;
         const float sink = p.sinks != nullptr ? p.sinks[h] * kLog2e : -FMHA_INF;
         float top = sink;
-        for (int s = 0; s < splits; ++s) top = fmaxf(top, __ldcg(sp.lse_partial + s * rows_all + g.row0 + row));
+        for (int s = 0; s < splits; ++s) top = fmaxf(top, w[s]);
         float den = 0.f;
         for (int s = 0; s < splits; ++s) {
-            const float w = top == -FMHA_INF ? 0.f : exp2f(__ldcg(sp.lse_partial + s * rows_all + g.row0 + row) - top);
-            weights[row * splits + s] = w;
-            den += w;
+            w[s] = top == -FMHA_INF ? 0.f : exp2f(w[s] - top);
+            den += w[s];
         }
         if (sink != -FMHA_INF) den += exp2f(sink - top);
         const float inv = top == -FMHA_INF ? 0.f : 1.f / den;
-        for (int s = 0; s < splits; ++s) weights[row * splits + s] *= inv;
+        for (int s = 0; s < splits; ++s) w[s] *= inv;
         if (p.lse != nullptr)
             p.lse[(static_cast<fmha_i64>(g.b) * p.heads + h) * p.seq_q + g.t] =
                 top == -FMHA_INF ? -FMHA_INF : (top + log2f(den)) * kLn2;
     }
     bar_sync(bar, threads);
-    constexpr int kQuads = D / 4;  // 4 columns (one float4 of each split) per step
-    constexpr int kBatch = 4;      // splits' float4s in flight per thread before any is used
+    constexpr int kQuads = D / 4;  // 4 columns (one float4 of each split) per output
+    constexpr int kBatch = 4;      // splits of each of kItems outputs (threads apart) loaded before any is used
     const float4* part = reinterpret_cast<const float4*>(sp.o_partial + g.row0 * D);
     const fmha_i64 split_stride = rows_all * kQuads;
-    for (int i = tid; i < g.rows_valid * kQuads; i += threads) {
-        const int row = i / kQuads, c4 = i % kQuads;
-        const float4* src = part + static_cast<fmha_i64>(row) * kQuads + c4;
-        float4 o = make_float4(0.f, 0.f, 0.f, 0.f);
+    const int outputs = g.rows_valid * kQuads;
+    for (int i0 = tid; i0 < outputs; i0 += kItems * threads) {
+        float4 o[kItems];
+#pragma unroll
+        for (int k = 0; k < kItems; ++k) o[k] = make_float4(0.f, 0.f, 0.f, 0.f);
         for (int s0 = 0; s0 < splits; s0 += kBatch) {
-            float4 x[kBatch];
+            float4 x[kItems][kBatch];
 #pragma unroll
-            for (int u = 0; u < kBatch; ++u)
-                x[u] = s0 + u < splits ? __ldcg(src + (s0 + u) * split_stride) : make_float4(0.f, 0.f, 0.f, 0.f);
+            for (int k = 0; k < kItems; ++k) {
+                const int i = i0 + k * threads;
 #pragma unroll
-            for (int u = 0; u < kBatch; ++u) {
-                const float w = s0 + u < splits ? weights[row * splits + s0 + u] : 0.f;
-                o.x += w * x[u].x;
-                o.y += w * x[u].y;
-                o.z += w * x[u].z;
-                o.w += w * x[u].w;
+                for (int u = 0; u < kBatch; ++u)
+                    x[k][u] = i < outputs && s0 + u < splits ? __ldcg(part + (s0 + u) * split_stride + i)
+                                                             : make_float4(0.f, 0.f, 0.f, 0.f);
+            }
+#pragma unroll
+            for (int k = 0; k < kItems; ++k) {
+                const int i = i0 + k * threads;
+                const int row = i < outputs ? i / kQuads : 0;
+#pragma unroll
+                for (int u = 0; u < kBatch; ++u) {
+                    const float w = i < outputs && s0 + u < splits ? weights[row * splits + s0 + u] : 0.f;
+                    o[k].x += w * x[k][u].x;
+                    o[k].y += w * x[k][u].y;
+                    o[k].z += w * x[k][u].z;
+                    o[k].w += w * x[k][u].w;
+                }
             }
         }
-        unsigned short* out = static_cast<unsigned short*>(p.o) + g.b * p.o_batch_stride +
-                              static_cast<fmha_i64>(g.t) * p.o_seq_stride + (g.head0 + row) * p.o_head_stride + 4 * c4;
-        *reinterpret_cast<uint2*>(out) = make_uint2(pack_pair<F16>(o.x, o.y), pack_pair<F16>(o.z, o.w));
+#pragma unroll
+        for (int k = 0; k < kItems; ++k) {
+            const int i = i0 + k * threads;
+            if (i >= outputs) continue;
+            const int row = i / kQuads, c4 = i % kQuads;
+            unsigned short* out = static_cast<unsigned short*>(p.o) + g.b * p.o_batch_stride +
+                                  static_cast<fmha_i64>(g.t) * p.o_seq_stride + (g.head0 + row) * p.o_head_stride + 4 * c4;
+            *reinterpret_cast<uint2*>(out) = make_uint2(pack_pair<F16>(o[k].x, o[k].y), pack_pair<F16>(o[k].z, o[k].w));
+        }
     }
 }
 

