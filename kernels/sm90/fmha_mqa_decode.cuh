@@ -47,6 +47,7 @@ constexpr int kBarX = 1;     // both consumer WGs' partial S stored
 constexpr int kBarFree = 2;  // + w: WG w's partial read by the other WG (2, 3)
 constexpr int kBarMerge = 4; // the consumers' merge
 constexpr int kConsumerThreads = 128 * kConsumers;
+constexpr float kRescaleSlack = 8.f;  // base-2 units: P <= 256 between rescales
 constexpr int kLag = kStages - 1;  // blocks a producer thread keeps in flight before waiting on the oldest
 static_assert(kConsumers == 2, "the partial-S exchange pairs two warpgroups");
 static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536, "setmaxnreg budget");
@@ -172,24 +173,28 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
     float m[2] = {-FMHA_INF, -FMHA_INF};  // running max (base 2, scaled), quad-uniform
     float l[2] = {0.f, 0.f};              // running sum of this thread's columns
 
-    auto tile_of = [&](int blk) {
-        return smem + HeadDim<D>::kRingOffset + (blk % kStages) * HeadDim<D>::kStageBytes;
-    };
+    // Descriptors are built once and stepped by compile-time byte offsets (wgmma_desc::advance):
+    // the K steps of a block then cost one add each, not an address and an encode per wgmma.
+    const unsigned char* ring = smem + HeadDim<D>::kRingOffset;
+    const unsigned long long q_desc = wg::kmajor_desc(q_tile, 0, wg_idx * S::kHalf, kRows);
+    const unsigned long long k_desc = wg::kmajor_desc(ring, 0, wg_idx * S::kHalf, kBlockN);
+    // V = the K stage read MN-major: this WG's 4 atom columns start kHalf / 64 atoms in
+    const unsigned long long v_desc = wg::mnmajor_desc(ring + wg_idx * (S::kHalf / 64) * kBlockN * 128, 0, kBlockN);
+    auto stage_bytes = [](int blk) { return static_cast<unsigned>((blk % kStages) * HeadDim<D>::kStageBytes); };
     // S_w = Q[:, half] K[:, half]^T over this WG's 256 head dims (issued, not waited for).
-    auto issue_qk = [&](float (&s)[S::kSRegs], const unsigned char* k_tile) {
+    auto issue_qk = [&](float (&s)[S::kSRegs], int blk) {
+        const unsigned long long kd = wgmma_desc::advance(k_desc, stage_bytes(blk));
 #pragma unroll
-        for (int kk = 0; kk < S::kHalf / 16; ++kk) {
-            const unsigned k0 = wg_idx * S::kHalf + kk * 16;
-            WgmmaSS<kBlockN, F16>::run(s, wg::kmajor_desc(q_tile, 0, k0, kRows), wg::kmajor_desc(k_tile, 0, k0, kBlockN),
-                                       kk > 0);
-        }
+        for (int kk = 0; kk < S::kHalf / 16; ++kk)
+            WgmmaSS<kBlockN, F16>::run(s, wgmma_desc::advance(q_desc, sw128::kmajor_k_offset(kk * 16, kRows)),
+                                       wgmma_desc::advance(kd, sw128::kmajor_k_offset(kk * 16, kBlockN)), kk > 0);
         wg::commit();
     };
-    // O_w += P V[:, half]: V is the K stage read MN-major, this WG's 4 atom columns (issued).
-    auto issue_pv = [&](unsigned (&pf)[S::kPRegs][4], const unsigned char* k_tile) {
-        const unsigned char* v_tile = k_tile + wg_idx * (S::kHalf / 64) * kBlockN * 128;
+    // O_w += P V[:, half] (issued).
+    auto issue_pv = [&](unsigned (&pf)[S::kPRegs][4], int blk) {
+        const unsigned long long vd = wgmma_desc::advance(v_desc, stage_bytes(blk));
 #pragma unroll
-        for (int kb = 0; kb < S::kPRegs; ++kb) WgmmaRS<S::kHalf, F16>::run(o, pf[kb], wg::mnmajor_desc(v_tile, kb * 16, kBlockN), 1);
+        for (int kb = 0; kb < S::kPRegs; ++kb) WgmmaRS<S::kHalf, F16>::run(o, pf[kb], wgmma_desc::advance(vd, kb * 16 * 128), 1);
         wg::commit();
     };
     // The partials meet: store own, wait for both, add the other's.
@@ -210,29 +215,36 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
     };
     // Online softmax (base 2) of block blk into P (pf); alpha: the factor O must take before
     // P V of this block is added. Keys n_valid.. of the last block are zero rows: masked.
+    // The running max moves only when a block's exceeds it by more than kRescaleSlack (FA4's
+    // conditional rescale): P = 2^(s - m) then stays <= 2^kRescaleSlack, exact in bf16 up to its
+    // usual rounding, while O and l keep one common m; most blocks then skip O's 128 multiplies.
     auto softmax = [&](float (&s)[S::kSRegs], int blk, unsigned (&pf)[S::kPRegs][4], float (&alpha)[2]) {
         const int n_valid = min(kBlockN, w.count - blk * kBlockN);
-        float bmax[2] = {-FMHA_INF, -FMHA_INF};
+        if (n_valid < kBlockN) {  // the CTA's last block only (uniform)
 #pragma unroll
-        for (int i = 0; i < S::kSRegs; ++i) {
-            const int col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-            s[i] = col < n_valid ? s[i] * p.scale_log2 : -FMHA_INF;
-            bmax[(i / 2) % 2] = fmaxf(bmax[(i / 2) % 2], s[i]);
+            for (int i = 0; i < S::kSRegs; ++i)
+                if (8 * (i / 4) + 2 * (lane % 4) + i % 2 >= n_valid) s[i] = -FMHA_INF;
         }
+        float bmax[2] = {-FMHA_INF, -FMHA_INF};  // of the raw scores: the scale is positive
+#pragma unroll
+        for (int i = 0; i < S::kSRegs; ++i) bmax[(i / 2) % 2] = fmaxf(bmax[(i / 2) % 2], s[i]);
         float use[2];
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             bmax[h] = fmaxf(bmax[h], __shfl_xor_sync(0xffffffffu, bmax[h], 1));
             bmax[h] = fmaxf(bmax[h], __shfl_xor_sync(0xffffffffu, bmax[h], 2));
-            const float m_new = fmaxf(m[h], bmax[h]);
-            use[h] = m_new == -FMHA_INF ? 0.f : m_new;
-            alpha[h] = m[h] == -FMHA_INF ? (m_new == -FMHA_INF ? 1.f : 0.f) : ex2(m[h] - use[h]);
-            m[h] = m_new;
+            const float cand = bmax[h] * p.scale_log2;
+            alpha[h] = 1.f;
+            if (m[h] == -FMHA_INF || cand > m[h] + kRescaleSlack) {
+                alpha[h] = m[h] == -FMHA_INF ? (cand == -FMHA_INF ? 1.f : 0.f) : ex2(m[h] - cand);
+                m[h] = cand;
+            }
+            use[h] = m[h] == -FMHA_INF ? 0.f : m[h];
         }
         float sum[2] = {0.f, 0.f};
 #pragma unroll
         for (int i = 0; i < S::kSRegs; ++i) {
-            s[i] = ex2(s[i] - use[(i / 2) % 2]);
+            s[i] = ex2(fmaf(s[i], p.scale_log2, -use[(i / 2) % 2]));
             sum[(i / 2) % 2] += s[i];
         }
 #pragma unroll
@@ -267,8 +279,8 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
         wg::fence_regs(o);
         fence_p(p_prev);
         wg::fence();
-        issue_qk(s, tile_of(blk));
-        issue_pv(p_prev, tile_of(blk - 1));
+        issue_qk(s, blk);
+        issue_pv(p_prev, blk - 1);
         wg::wait<1>();
         wg::fence_regs(s);
         exchange(s, blk);
@@ -283,7 +295,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
         mbar::wait_parity(bars.q_full, 0);
         mbar::wait_parity(&bars.full[0], 0);
         wg::fence();
-        issue_qk(s, tile_of(0));
+        issue_qk(s, 0);
         wg::wait<0>();
         wg::fence_regs(s);
         exchange(s, 0);
@@ -298,7 +310,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
         wg::fence_regs(o);
         fence_p(pa);
         wg::fence();
-        issue_pv(pa, tile_of(nblocks - 1));
+        issue_pv(pa, nblocks - 1);
         wg::wait<0>();
         fence_p(pa);
         wg::fence_regs(o);
