@@ -96,6 +96,16 @@ def _nvrtc():
     return nvrtc
 
 
+# ptxas reports lost performance as "info" (C7513: wgmma serialised, C7510: wgmma pipeline split
+# across functions, ...): a kernel engineer wants those beside the warnings.
+PERFORMANCE_LOSS = "Potential Performance Loss"
+
+
+def log_warnings(log: str) -> list[str]:
+    """The compile log's warnings, and ptxas's performance-loss notes (one line each)."""
+    return [line.strip() for line in log.splitlines() if "warning" in line.lower() or PERFORMANCE_LOSS in line]
+
+
 def _options(variant: Variant, target: BuildTarget) -> list[str]:
     source = variant.source_path
     opts = [f"--gpu-architecture={target.arch}", "-std=c++17", "-lineinfo", "--ptxas-options=-v",
@@ -217,7 +227,7 @@ def build_nvrtc(variant: Variant, target: BuildTarget, *, force: bool = False) -
             cubin, log = _compile_nvrtc(source, _options(variant, target))
         elapsed = time.perf_counter() - started
         kernels = parse_ptxas_log(log)
-        warnings = [line for line in log.splitlines() if "warning" in line.lower()]
+        warnings = log_warnings(log)
         _atomic_write(cubin_path, cubin)
         if not kernels:
             kernels = _resources_without_ptxas_report(cubin_path, warnings)
@@ -260,7 +270,8 @@ def _cached_result(variant: Variant, target: BuildTarget, cubin_path: Path, meta
         else:
             kernels = [KernelResources(**k) for k in meta["kernels"]]
             return BuildResult(variant.name, target, cubin_path, kernels, float(meta["compile_seconds"]),
-                               True, src_hash, key, toolchain, list(meta.get("warnings", [])),
+                               True, src_hash, key, toolchain,
+                               log_warnings(meta["log"]) if isinstance(meta.get("log"), str) else list(meta.get("warnings", [])),
                                dict(meta.get("entry_names") or {}))
     except FileNotFoundError as exc:
         problem = f"{Path(exc.filename or '').name or 'a file'} is missing"

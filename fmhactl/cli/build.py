@@ -60,4 +60,8 @@ def build_command(
           ("variant", "arch", "kernel", *numeric, "cache"), rows, right=numeric,
           styles={6: lambda c: "red" if c != "0" else "", 8: lambda c: "red" if "regs" in c else "",
                   10 + len(mix_cols): lambda c: "green" if c == "hit" else ""})
+    for r in results:
+        for line in r.warnings:
+            err_console.print(f"warning: {r.variant} {r.target.arch}: {line}", style="yellow", highlight=False,
+                              markup=False, soft_wrap=True)
     note(f"{len(results)} builds, {sum(r.cache_hit for r in results)} cache hits")

@@ -300,19 +300,26 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
         wg::fence_regs(s);
         exchange(s, 0);
         softmax(s, 0, pa, alpha);  // O is still 0: no rescale
-        for (int blk = 1; blk < nblocks; ++blk) {
+        // Unrolled by two so that P's buffers swap roles without a copy: a register copy into
+        // P's A fragments would sit inside the next wgmma stage, and ptxas (13.0) then
+        // serialises every wgmma of the loop (C7513).
+        for (int blk = 1; blk < nblocks; blk += 2) {
             step(blk, pa, pb);
-#pragma unroll
-            for (int kb = 0; kb < S::kPRegs; ++kb)
-#pragma unroll
-                for (int j = 0; j < 4; ++j) pa[kb][j] = pb[kb][j];  // P V of blk - 1 has retired: pa is free
+            if (blk + 1 < nblocks) step(blk + 1, pb, pa);
         }
         wg::fence_regs(o);
-        fence_p(pa);
         wg::fence();
-        issue_pv(pa, nblocks - 1);
-        wg::wait<0>();
-        fence_p(pa);
+        if ((nblocks - 1) % 2 == 0) {
+            fence_p(pa);
+            issue_pv(pa, nblocks - 1);
+            wg::wait<0>();
+            fence_p(pa);
+        } else {
+            fence_p(pb);
+            issue_pv(pb, nblocks - 1);
+            wg::wait<0>();
+            fence_p(pb);
+        }
         wg::fence_regs(o);
         mbar::arrive(&bars.empty[(nblocks - 1) % kStages]);
     }
