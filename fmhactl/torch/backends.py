@@ -32,6 +32,21 @@ PREFERENCES: dict[int, tuple[str, ...]] = {
     9: ("sm90_persistent", "sm90_pingpong", "sm90_pipelined", "sm90_persistent_feat", "sm90_pingpong_feat",
         "sm90_mqa_gather"),
 }
+# T = 1 over one shared K = V at hd512 (DeepSeek-V4's decode) with at least this many (batch x KV
+# head) query rows: sm90_mqa_decode (wgmma, 64 heads a CTA) ahead of sm90_mqa_gather. Measured on
+# the H100 (docs/features.md, "Decode on the H100"): top-k 512 at b64 38.4 vs 48.8 us, window 128
+# at b64 28.8 vs 30.4; at b16 a tie (32.1 / 32.2), below it the gather kernel's smaller CTAs win.
+WGMMA_DECODE_MIN_ROWS = 64
+
+
+def preferences(cc: tuple[int, int], cfg: AttnConfig) -> tuple[str, ...]:
+    """The native family of capability cc in the order tried for this call."""
+    names = PREFERENCES.get(int(cc[0]), ())
+    if int(cc[0]) == 9 and cfg.seq_q == 1 and cfg.batch * cfg.heads_kv >= WGMMA_DECODE_MIN_ROWS:
+        names = ("sm90_mqa_decode",) + names  # it declines what it cannot run (hd512 and K = V only)
+    return names
+
+
 # A call with attention features (docs/features.md) that no kernel covers runs the torch reference
 # in fp32 (fmhactl.torch.features.fallback): slow, never silently wrong.
 FALLBACK = "torch"
@@ -115,7 +130,7 @@ def choose(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant],
             raise NoBackend(f"backend override {override!r} cannot run {cfg.key}: {why}")
         return Backend(variant.name, where[0], where[1], "override")
     skipped: list[str] = []
-    for name in PREFERENCES.get(int(cc[0]), ()):
+    for name in preferences(cc, cfg):
         variant = registry.get(name)
         if variant is None:
             continue

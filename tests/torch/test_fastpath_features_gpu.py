@@ -17,7 +17,7 @@ import fmhactl.torch as ft  # noqa: E402
 from fmhactl.torch import fastpath  # noqa: E402
 from fmhactl.torch.op import kernel_runs  # noqa: E402
 
-from tests.torch.test_op_features_gpu import CASES, _inputs  # noqa: E402
+from tests.torch.test_op_features_gpu import BATCHED, CASES, _case, _inputs  # noqa: E402
 
 
 def _call(q, k, v, sinks, idx, window, kv_shared, op=False):
@@ -40,10 +40,10 @@ def _general(*args, **kwargs):
 
 
 @pytest.mark.parametrize("via_op", [False, True], ids=["eager", "dispatcher"])
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", list(CASES) + list(BATCHED))
 def test_cached_feature_call_equals_the_general_path(name, via_op):
-    d, h, hkv, t, s, window, sink, topk, kv_shared = CASES[name]
-    q, k, v, sinks, idx = _inputs(d, h, hkv, t, s, sink, topk, kv_shared)
+    (d, h, hkv, t, s, window, sink, topk, kv_shared), batch = _case(name)
+    q, k, v, sinks, idx = _inputs(d, h, hkv, t, s, sink, topk, kv_shared, batch=batch)
     backend = ft.backend_for(q, k, v, causal=True, layout="bshd", window=window, sinks=sinks, topk_idx=idx,
                              kv_shared=kv_shared)
     if backend.mode != "native":
@@ -55,7 +55,7 @@ def test_cached_feature_call_equals_the_general_path(name, via_op):
     first = fastpath.status()
     assert first["feature_plans"] == before["feature_plans"] + 1, f"{name} ({backend}): no plan made: {first}"
     assert first["plan_launches"] == before["plan_launches"] + 1
-    q2, k2, v2, sinks2, idx2 = _inputs(d, h, hkv, t, s, sink, topk, kv_shared, seed=1)  # new addresses, same key
+    q2, k2, v2, sinks2, idx2 = _inputs(d, h, hkv, t, s, sink, topk, kv_shared, seed=1, batch=batch)  # new addresses
     out2, lse2 = _call(q2, k2, v2, sinks2, idx2, window, kv_shared, op=via_op)
     second = fastpath.status()
     assert second["plan_launches"] == first["plan_launches"] + 1, f"{name}: second call not served: {second}"
@@ -66,10 +66,10 @@ def test_cached_feature_call_equals_the_general_path(name, via_op):
     assert torch.equal(out2, want_out2) and torch.equal(lse2, want_lse2), f"{name} (second call) on {backend.variant}"
 
 
-@pytest.mark.parametrize("name", ["window-sink-kv-d128", "topk-d512", "topk-window-d512"])
+@pytest.mark.parametrize("name", ["window-sink-kv-d128", "topk-d512", "topk-window-d512", "topk-window-d512-b64"])
 def test_cuda_graph_capture_of_a_feature_call_replays_with_new_inputs(name):
-    d, h, hkv, t, s, window, sink, topk, kv_shared = CASES[name]
-    q, k, v, sinks, idx = _inputs(d, h, hkv, t, s, sink, topk, kv_shared)
+    (d, h, hkv, t, s, window, sink, topk, kv_shared), batch = _case(name)
+    q, k, v, sinks, idx = _inputs(d, h, hkv, t, s, sink, topk, kv_shared, batch=batch)
     capture = torch.cuda.Stream()
     capture.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(capture):  # warm-up on the capture stream: plan, workspace, counters
@@ -81,7 +81,7 @@ def test_cuda_graph_capture_of_a_feature_call_replays_with_new_inputs(name):
         out, lse = _call(q, k, v, sinks, idx, window, kv_shared)
     assert fastpath.status()["plan_launches"] == launches + 1, "the capture did not take the cached path"
     for seed in (2, 3):
-        q2, k2, v2, sinks2, idx2 = _inputs(d, h, hkv, t, s, sink, topk, kv_shared, seed=seed)
+        q2, k2, v2, sinks2, idx2 = _inputs(d, h, hkv, t, s, sink, topk, kv_shared, seed=seed, batch=batch)
         q.copy_(q2), k.copy_(k2)
         if not kv_shared:
             v.copy_(v2)

@@ -112,8 +112,8 @@ def test_fallback_computes_the_rules(case):
 
 
 def _cfg(**kw):
-    return AttnConfig(batch=1, heads=64, heads_kv=1, seq_q=1, seq_k=4096, head_dim=kw.pop("head_dim", 512),
-                      causal=True, **kw)
+    return AttnConfig(batch=kw.pop("batch", 1), heads=64, heads_kv=1, seq_q=kw.pop("seq_q", 1), seq_k=4096,
+                      head_dim=kw.pop("head_dim", 512), causal=True, **kw)
 
 
 def test_backend_choice_for_features_on_hopper():
@@ -123,6 +123,20 @@ def test_backend_choice_for_features_on_hopper():
     win = backends.choose((9, 0), _cfg(head_dim=128, window_left=127, sink=True, kv_shared=True), reg)
     assert win.variant == "sm90_persistent_feat"
     assert backends.choose((9, 0), _cfg(head_dim=128), reg).variant == "sm90_persistent"  # plain: unchanged
+
+
+def test_large_batch_hd512_decode_takes_the_wgmma_kernel_on_hopper():
+    reg = registry()
+    rows = backends.WGMMA_DECODE_MIN_ROWS
+    big = _cfg(batch=rows, topk=512, sink=True, kv_shared=True)
+    assert backends.choose((9, 0), big, reg).variant == "sm90_mqa_decode"
+    win = _cfg(batch=rows, window_left=127, sink=True, kv_shared=True)
+    assert backends.choose((9, 0), win, reg).variant == "sm90_mqa_decode"
+    assert backends.choose((9, 0), _cfg(batch=rows - 1, topk=512, kv_shared=True), reg).variant == "sm90_mqa_gather"
+    # what it cannot run keeps its kernel: K apart from V, two query tokens, hd128
+    assert backends.choose((9, 0), _cfg(batch=rows, topk=512), reg).variant == "sm90_mqa_gather"
+    assert backends.choose((9, 0), _cfg(batch=rows, seq_q=2, topk=512, kv_shared=True), reg).variant == "sm90_mqa_gather"
+    assert backends.choose((9, 0), _cfg(batch=rows, head_dim=128), reg).variant == "sm90_persistent"
 
 
 def test_backend_falls_back_to_torch_where_no_kernel_has_the_feature():

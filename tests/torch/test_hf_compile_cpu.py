@@ -114,7 +114,7 @@ def test_kernel_runs_counts_the_op_inside_a_compiled_graph(monkeypatch):
         (b, sq, h, d), (_, sk, hkv, _) = op.to_bshd(q, layout).shape, op.to_bshd(k, layout).shape
         return op.Problem(b, h, hkv, sq, sk, d)
 
-    def reference(q, k, v, causal, scale, return_lse, layout):
+    def reference(q, k, v, causal, scale, return_lse, layout, features=None):  # op._general's signature
         out = cpu_op(q, k, v, causal, scale)
         return out, q.new_empty((0,), dtype=torch.float32)
 

@@ -24,20 +24,33 @@ CASES = {  # name: (head_dim, heads, heads_kv, seq_q, seq_k, window, sink, topk,
 }
 
 
-def _inputs(d, h, hkv, t, s, sink, topk, kv_shared, seed=0):
+def _inputs(d, h, hkv, t, s, sink, topk, kv_shared, seed=0, batch=1):
     gen = torch.Generator(device="cuda").manual_seed(seed)
-    q = torch.randn(1, t, h, d, device="cuda", dtype=torch.bfloat16, generator=gen)
-    k = torch.randn(1, s, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
-    v = k if kv_shared else torch.randn(1, s, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+    q = torch.randn(batch, t, h, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+    k = torch.randn(batch, s, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+    v = k if kv_shared else torch.randn(batch, s, hkv, d, device="cuda", dtype=torch.bfloat16, generator=gen)
     sinks = (torch.rand(h, device="cuda", generator=gen) * 6 - 2) if sink else None
-    idx = torch.randint(-1, s, (1, t, hkv, topk), device="cuda", dtype=torch.int32, generator=gen) if topk else None
+    idx = torch.randint(-1, s, (batch, t, hkv, topk), device="cuda", dtype=torch.int32, generator=gen) if topk else None
     return q, k, v, sinks, idx
 
 
-@pytest.mark.parametrize("name", list(CASES))
+# DeepSeek-V4 decode at a batch the op runs on sm90_mqa_decode (fmhactl.torch.backends.preferences)
+BATCHED = {"topk-window-d512-b64": ("topk-window-d512", 64), "window-d512-b64": ("window-sink-d512-prefill", 64)}
+
+
+def _case(name):
+    """(head_dim, heads, heads_kv, seq_q, seq_k, window, sink, topk, kv_shared), batch"""
+    if name in BATCHED:
+        base, batch = BATCHED[name]
+        d, h, hkv, t, s, window, sink, topk, kv_shared = CASES[base]
+        return (d, h, hkv, 1, s, window, sink, topk, kv_shared), batch
+    return CASES[name], 1
+
+
+@pytest.mark.parametrize("name", list(CASES) + list(BATCHED))
 def test_feature_matches_reference(name):
-    d, h, hkv, t, s, window, sink, topk, kv_shared = CASES[name]
-    q, k, v, sinks, idx = _inputs(d, h, hkv, t, s, sink, topk, kv_shared)
+    (d, h, hkv, t, s, window, sink, topk, kv_shared), batch = _case(name)
+    q, k, v, sinks, idx = _inputs(d, h, hkv, t, s, sink, topk, kv_shared, batch=batch)
     backend = ft.backend_for(q, k, v, causal=True, layout="bshd", window=window, sinks=sinks, topk_idx=idx,
                              kv_shared=kv_shared)
     print(f"{name}: {backend}")
@@ -53,6 +66,8 @@ def test_feature_matches_reference(name):
     assert bool(lse_ok.all()), f"{name}: LSE differs"
     if torch.cuda.get_device_capability()[0] == 9:
         assert backend.mode == "native", f"{name}: {backend}"
+        if name in BATCHED:
+            assert backend.variant == "sm90_mqa_decode", f"{name}: {backend}"
 
 
 def test_opcheck_with_features():
