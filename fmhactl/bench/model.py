@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 from fmhactl.errors import BadInput, MissingEnvironment
@@ -124,8 +124,42 @@ def time_calls(fn, warmup: int, iters: int) -> list[float]:
     return sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
-def _time_forward(model, ids, warmup: int, iters: int, attention_mask=None) -> list[float]:
-    return time_calls(lambda: model(ids, attention_mask=attention_mask, use_cache=False), warmup, iters)
+INTERLEAVE_ROUNDS = 5
+
+
+def time_interleaved(calls: dict[str, Callable[[], object]], warmup: int, iters: int,
+                     rounds: int = INTERLEAVE_ROUNDS) -> dict[str, list[float]]:
+    """time_calls for several implementations at once, their calls interleaved: `rounds` rounds,
+    each timing about iters / rounds calls of every implementation, the order reversed every
+    other round. A small model's forward is host-bound and its time drifts (clocks, allocator,
+    host state) over the seconds a measurement takes; timing one implementation after the other
+    would hand that drift to one side. Returns each implementation's sorted CUDA-event ms."""
+    import torch
+
+    names = list(calls)
+    per_round = max(1, -(-iters // rounds))
+    times: dict[str, list[float]] = {name: [] for name in names}
+    with torch.inference_mode():
+        for name in names:
+            for _ in range(warmup):
+                calls[name]()
+        torch.cuda.synchronize()
+        for r in range(rounds):
+            for name in (names if r % 2 == 0 else names[::-1]):
+                events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                          for _ in range(per_round)]
+                for start, end in events:
+                    start.record()
+                    calls[name]()
+                    end.record()
+                torch.cuda.synchronize()
+                times[name] += [start.elapsed_time(end) for start, end in events]
+    return {name: sorted(t) for name, t in times.items()}
+
+
+def _time_forwards(models: dict, ids, warmup: int, iters: int, attention_mask=None) -> dict[str, list[float]]:
+    return time_interleaved({impl: (lambda m=model: m(ids, attention_mask=attention_mask, use_cache=False))
+                             for impl, model in models.items()}, warmup, iters)
 
 
 def padded_lengths(length: int) -> tuple[int, ...]:
@@ -159,8 +193,7 @@ def _padded_entry(models: dict, spec: ModelSpec, length: int, gen, warmup: int, 
     ids = torch.randint(0, spec.vocab_size, mask.shape, generator=gen, device="cuda")
     before = sum(fallbacks().values())
     entry: dict = {"lengths": list(lengths), "padding": "left"}
-    for impl, model in models.items():
-        times = _time_forward(model, ids, warmup, iters, attention_mask=mask)
+    for impl, times in _time_forwards(models, ids, warmup, iters, attention_mask=mask).items():
         median = statistics.median(times)
         entry[impl] = {"median_ms": median, "tokens_per_s": sum(lengths) / (median * 1e-3) if median > 0 else 0.0}
     with torch.inference_mode():
@@ -221,8 +254,7 @@ def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1,
     for length in prompt_lengths:
         ids = torch.randint(0, spec.vocab_size, (batch, length), generator=gen, device="cuda")
         entry: dict = {"prompt_length": length, "batch": batch}
-        for impl, model in models.items():
-            times = _time_forward(model, ids, warmup, iters)
+        for impl, times in _time_forwards(models, ids, warmup, iters).items():
             median = statistics.median(times)
             entry[impl] = {"median_ms": median, "p10_ms": times[len(times) // 10],
                            "p90_ms": times[(9 * len(times)) // 10],
