@@ -2,9 +2,9 @@
 # Issue 24 measured again on one H100 with bench's GPU head start (fmhactl/bench/job.py) and the
 # cached launch path for feature calls: every torch GPU test, then the op vs SDPA per call on the
 # sm90 suite + B32 H16 S512 D128 (bench --overhead: per-call µs is the GPU time at these shapes),
-# the decode grid (bench --decode), and the llama / qwen2 models (prefill 17/511/2048(/8192), a
+# the decode grid (bench --decode), the kernel alone on the same suite (bench sm90_persistent), and the llama / qwen2 models (prefill 17/511/2048(/8192), a
 # padded batch of 4, greedy 128 after 2048).   OUT=/dir bash scripts/device/op24.sh [BUDGET]   carry: .whl
-# $OUT: summary.txt, overhead.json, decode.json, model_llama.json, model_qwen2.json, raw.tgz.
+# $OUT: summary.txt, overhead.json, decode.json, kernels.json, model_llama.json, model_qwen2.json, raw.tgz.
 set -u -o pipefail
 OUT=${OUT:-/tmp/op24}; mkdir -p "$OUT"
 RAW=$(mktemp -d /tmp/op24-raw.XXXX)
@@ -23,10 +23,11 @@ log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/n
 run gpu-test 200 python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/torch
 run overhead 120 python3 -m fmhactl bench --overhead --json $SUITE --shape b=32,h=16,t=512,s=512,d=128 --shape b=1,h=8,t=32,s=32,d=64,causal
 run decode 70 python3 -m fmhactl bench --decode --json
+run kernels 150 python3 -m fmhactl bench sm90_persistent --suite sm90 --shape b=32,h=16,t=512,s=512,d=128 --json
 run model_llama 90 python3 -m fmhactl bench --model llama-small --prompt 17 --prompt 511 --prompt 2048 --padded --greedy 128 --json
 run model_qwen2 120 python3 -m fmhactl bench --model qwen2-small --prompt 17 --prompt 511 --prompt 2048 --prompt 8192 --padded --greedy 128 --json
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
-for s in overhead decode model_llama model_qwen2; do cp "$RAW/$s.out" "$OUT/$s.json" 2>/dev/null; done
+for s in overhead decode kernels model_llama model_qwen2; do cp "$RAW/$s.out" "$OUT/$s.json" 2>/dev/null; done
 {
   echo "==== steps"; cat "$RAW/device.log"
   echo "==== torch GPU tests"; grep -E "^(FAILED|ERROR|SKIPPED)|passed|failed" "$RAW/gpu-test.out" | tail -n 25

@@ -46,6 +46,16 @@ def decode(got) -> None:
               + "  ".join(cells) + f"  path: {row.get('backend')}")
 
 
+def kernels(got) -> None:
+    print("==== the kernel alone (bench sm90_persistent): median us; cuDNN/kernel and flash/kernel > 1: the kernel is faster")
+    for row in got:
+        m = row.get("metrics", {})
+        k = m.get("kernel", {}).get("median_ms")
+        cells = [f"{n}/kernel {b['median_ms'] / k:.3f}" for n, b in m.get("baselines", {}).items()
+                 if k and b.get("available") and b.get("median_ms")]
+        print(f"{row.get('config_key', '?'):40s} {(k or float('nan')) * 1e3:9.1f} us  " + "  ".join(cells))
+
+
 def model(got) -> None:
     print(f"==== {got['model']['name']}: tokens/s fmhactl / sdpa (> 1: fmhactl faster)")
     for r in got["results"]:
@@ -61,7 +71,8 @@ def model(got) -> None:
 
 
 def main(out: Path) -> None:
-    for name, show in (("overhead.json", overhead), ("decode.json", decode), ("model_llama.json", model),
+    for name, show in (("overhead.json", overhead), ("decode.json", decode), ("kernels.json", kernels),
+                       ("model_llama.json", model),
                        ("model_qwen2.json", model)):
         got = _load(out / name)
         if got is not None:
