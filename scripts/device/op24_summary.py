@@ -71,7 +71,7 @@ def model(got) -> None:
 
 
 def main(out: Path) -> None:
-    for name, show in (("overhead.json", overhead), ("decode.json", decode), ("kernels.json", kernels),
+    for name, show in (("overhead.json", overhead), ("decode.json", decode), ("kernels.json", kernels), ("kernels256.json", kernels),
                        ("model_llama.json", model),
                        ("model_qwen2.json", model)):
         got = _load(out / name)
