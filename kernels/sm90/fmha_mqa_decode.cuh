@@ -6,11 +6,15 @@
 //   mask one per key for the whole tile.
 // * WG2, the producer, gathers: Q once, then each block of kBlockN listed keys with 16-byte
 //   cp.async into a ring stage in the canonical SW128 K-major layout (sw128::offset), the layout
-//   a TMA box of the same rows would produce. A producer thread waits for its own copies
-//   kStages-1 blocks later (cp.async.wait_group), makes them visible to the async proxy
-//   (fence.proxy.async) and arrives on the stage's `full` mbarrier (128 arrivals): up to kLag
-//   blocks' gathers stay in flight while the consumers multiply the one before them. The release
-//   of block j comes before the wait for block j + kLag's free stage, so it waits only for j's rows.
+//   a TMA box of the same rows would produce. Each producer thread hands its copies of a block
+//   to the stage's `full` mbarrier with cp.async.mbarrier.arrive.noinc (128 arrivals): the
+//   barrier completes when every thread's copies have landed, and the producer never waits for
+//   data, only for free stages, so every stage the consumers are not reading is in flight. (It
+//   used to wait for its own copies kStages-1 blocks later, cp.async.wait_group, before it could
+//   arrive: with the consumers holding two stages a block's hand-over then waited on the
+//   consumers' previous block, which serialised the ring; measured in docs/features.md.)
+//   The consumers fence their view to the async proxy (fence.proxy.async) after each wait,
+//   before a wgmma reads the stage: cp.async writes are generic-proxy writes.
 // * WG0 / WG1 each own half of the head dim (256 columns of O: 128 fp32 registers a thread).
 //   QK^T is split over D the same way: S_w = Q[:, half_w] K[:, half_w]^T (SS wgmma), the two
 //   partials meet in SMEM (each thread stores its fragment, the WGs' fragments coincide element
@@ -48,7 +52,6 @@ constexpr int kBarFree = 2;  // + w: WG w's partial read by the other WG (2, 3)
 constexpr int kBarMerge = 4; // the consumers' merge
 constexpr int kConsumerThreads = 128 * kConsumers;
 constexpr float kRescaleSlack = 8.f;  // base-2 units: P <= 256 between rescales
-constexpr int kLag = kStages - 1;  // blocks a producer thread keeps in flight before waiting on the oldest
 static_assert(kConsumers == 2, "the partial-S exchange pairs two warpgroups");
 static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= 65536, "setmaxnreg budget");
 
@@ -71,10 +74,11 @@ __device__ __forceinline__ void copy16(unsigned dst, const void* src, bool valid
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
                  : "memory");
 }
-__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wait_group() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+__device__ __forceinline__ void wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+// The mbarrier gets this thread's arrival once all of its earlier cp.async have completed (their
+// writes visible to a thread that then waits on it); noinc: the arrival is one of the init count.
+__device__ __forceinline__ void arrive_when_landed(unsigned long long* bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(wg::smem_u32(bar)) : "memory");
 }
 
 __device__ __forceinline__ float ex2(float x) {
@@ -103,7 +107,7 @@ struct Work {
     bool sparse;
 };
 
-// Producer (WG2, 128 threads): Q, then every block of the CTA's keys, kLag blocks in flight a thread.
+// Producer (WG2, 128 threads): Q, then every block of the CTA's keys into the first free stage.
 template <int D>
 __device__ __forceinline__ void producer(const FmhaParams& p, unsigned char* smem, const Bars& bars, const Work& w,
                                          const int* list) {
@@ -121,22 +125,13 @@ __device__ __forceinline__ void producer(const FmhaParams& p, unsigned char* sme
             const unsigned short* src = ok ? qbase + (w.head0 + r) * p.q_head_stride + c * 8 : qbase;
             copy16(q_s + sw128::offset(r, c * 8, kRows), src, ok);
         }
-        commit();
+        arrive_when_landed(bars.q_full);
     }
     const unsigned short* kbase =
         static_cast<const unsigned short*>(p.k) + w.b * p.k_batch_stride + w.kvh * p.k_head_stride;
     const int nblocks = (w.count + kBlockN - 1) / kBlockN;
-    // Block j (j = -1: Q) is complete for this thread: fence its rows to the async proxy, then arrive.
-    auto release = [&](int j) {
-        tma::fence_proxy_async_shared();
-        mbar::arrive(j < 0 ? bars.q_full : &bars.full[j % kStages]);
-    };
     const int c = tp % S::kChunks;  // every copy of this thread is chunk c of some row (128 % kChunks == 0)
     for (int blk = 0; blk < nblocks; ++blk) {
-        // Hand over block blk - kLag (Q at -1) BEFORE waiting for a free stage: its release then
-        // waits only for its own rows, not for the consumers to finish the block before it.
-        wait_group<kLag - 1>();  // this thread's groups up to blk - kLag have landed
-        if (blk - kLag >= -1) release(blk - kLag);
         const int slot = blk % kStages;
         mbar::wait_parity(&bars.empty[slot], ((blk / kStages) & 1) ^ 1);
         const unsigned k_s = ring_s + slot * HeadDim<D>::kStageBytes;
@@ -148,10 +143,9 @@ __device__ __forceinline__ void producer(const FmhaParams& p, unsigned char* sme
             const fmha_i64 row = key >= 0 ? key : 0;
             copy16(k_s + sw128::offset(r, c * 8, kBlockN), kbase + row * p.k_seq_stride + c * 8, key >= 0);
         }
-        commit();
+        arrive_when_landed(&bars.full[slot]);
     }
-    wait_group<0>();  // the last kLag blocks (and Q, if fewer blocks): nothing in flight at exit
-    for (int j = max(-1, nblocks - kLag); j < nblocks; ++j) release(j);
+    wait_all();  // nothing in flight when the producer's threads exit
 }
 
 template <int D, bool F16>
@@ -276,6 +270,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
     float alpha[2];
     auto step = [&](int blk, unsigned (&p_prev)[S::kPRegs][4], unsigned (&p_next)[S::kPRegs][4]) {
         mbar::wait_parity(&bars.full[blk % kStages], (blk / kStages) & 1);
+        tma::fence_proxy_async_shared();  // the stage's cp.async writes, to the wgmma's async proxy
         wg::fence_regs(o);
         fence_p(p_prev);
         wg::fence();
@@ -294,6 +289,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
     if (nblocks > 0) {
         mbar::wait_parity(bars.q_full, 0);
         mbar::wait_parity(&bars.full[0], 0);
+        tma::fence_proxy_async_shared();  // Q's and block 0's cp.async writes, to the async proxy
         wg::fence();
         issue_qk(s, 0);
         wg::wait<0>();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where sm90_mqa_decode's time goes, per SASS instruction: ncu with source counters on ONE launch
-# (b1 top-k 512 with the split forced to 1: one CTA walks all 16 blocks; then the default plan at
+# (b64 top-k 512 with the split forced to 1: each CTA walks all 16 blocks, the loop alone; then the default plan at
 # b64), exported as per-instruction CSV (stall samples by reason beside each SASS line).
 # Usage: OUT=/dir bash scripts/device/decode27_sass_profile.sh      carry: .whl
 set -u -o pipefail
@@ -22,6 +22,6 @@ profile() {  # NAME SHAPE [env...]
   "$NCU" -i "/tmp/$name.ncu-rep" --page source --csv --print-source sass > "/tmp/$name-sass.csv" 2>&1
   xz -9 -c "/tmp/$name-sass.csv" > "$OUT/$name-sass.csv.xz"
 }
-profile b1split1 "b=1,$TOPK" FMHACTL_DECODE_SPLITS=1
+profile b64split1 "b=64,$TOPK" FMHACTL_DECODE_SPLITS=1
 profile b64 "b=64,$TOPK"
-ls -la "$OUT"; head -c 3000 "$OUT/b1split1-details.txt"; grep -E "Tensor|hmma|Stall|Warp Cycles|Duration|Elapsed|cycles" "$OUT"/*-details.txt | head -40
+ls -la "$OUT"; head -c 3000 "$OUT/b64split1-details.txt"; grep -E "Tensor|hmma|Stall|Warp Cycles|Duration|Elapsed|cycles" "$OUT"/*-details.txt | head -40

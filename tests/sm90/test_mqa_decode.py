@@ -3,7 +3,7 @@ memory and are wgmma (HGMMA: 16 SS m64n32k16 for QK^T + 2 RS m64n256k16 for PV) 
 and mbarriers; the plan header is the plan's; the registry takes every dsv4-long config and says
 why it refuses others; launch geometry; the wgmma descriptors the kernel builds read exactly the
 bytes the producer's SW128 gather wrote (the layout model of fmhactl/layout); and a step model of
-the producer/consumer mbarrier protocol (parities, the lagged release) finishes for every block
+the producer/consumer mbarrier protocol (parities, arrivals on landing) finishes for every block
 count without a stage being overwritten while a consumer may still read it."""
 
 import re
@@ -194,58 +194,70 @@ def run_protocol(nblocks: int, seed: int, stages: int = sm90_decode.STAGES) -> N
     """The kernel's loops (fmha_mqa_decode.cuh) as agents under a random interleaving: the
     producer (one thread stands for all 128: they run the same sequence, so `full` counts 1
     arrival), two consumer warpgroups (`empty` counts 2), and the memory system landing the
-    producer's cp.async groups in order at random times. Asserts every wait that passes sees the
-    phase it means (no parity aliasing), a consumer reads a stage only once its block's rows landed
-    and were released, the producer refills a stage only after both consumers left it, and no
-    interleaving deadlocks."""
+    producer's copies in order at random times, each landing making the arrival its
+    cp.async.mbarrier.arrive.noinc registered (Q on q_full, a block on its stage's full). The
+    consumers are software-pipelined: stage blk is read from iteration blk (QK^T) through
+    iteration blk + 1 (P V) and released after it. Asserts every wait that passes sees the phase
+    it means (no parity aliasing), a consumer reads a stage only once its block's rows landed, the
+    producer refills a stage only after both consumers left it, and no interleaving deadlocks."""
     import random
 
     rng = random.Random(seed)
-    lag = stages - 1
     full = [Barrier(1) for _ in range(stages)]
     empty = [Barrier(2) for _ in range(stages)]
     q_full = Barrier(1)
-    groups: list[int] = [-1]  # committed cp.async groups in order (Q first)
+    groups: list[int] = []  # the producer's copies in issue order (-1: Q), each arriving once landed
     landed = 0
     content = [None] * stages  # block whose rows a stage holds (or is receiving)
     readers = [set() for _ in range(stages)]  # consumers that may still read a stage
 
-    def producer():
+    def land() -> None:
         nonlocal landed
+        g = groups[landed]
+        landed += 1
+        (q_full if g < 0 else full[g % stages]).arrive()
+
+    def producer():
+        groups.append(-1)  # Q, then arrive_when_landed(q_full)
+        yield
         for blk in range(nblocks):
-            while len(groups) - landed > lag - 1:  # cp.async.wait_group<lag-1>
-                yield
-            if blk - lag >= -1:
-                j = blk - lag
-                (q_full if j < 0 else full[j % stages]).arrive()
             slot = blk % stages
             while not empty[slot].passes(((blk // stages) & 1) ^ 1):
                 yield
             assert empty[slot].phases == blk // stages, "empty parity aliased"
             assert not readers[slot], "stage refilled while a consumer reads it"
             content[slot] = blk
-            groups.append(blk)
+            groups.append(blk)  # the copies, then arrive_when_landed(full[slot])
             yield
-        while landed < len(groups):  # wait_group<0>
+        while landed < len(groups):  # cp.async.wait_all
             yield
-        for j in range(max(-1, nblocks - lag), nblocks):
-            (q_full if j < 0 else full[j % stages]).arrive()
+
+    def take(me: int, blk: int):
+        slot = blk % stages
+        while not full[slot].passes((blk // stages) & 1):
+            yield
+        assert full[slot].phases == blk // stages + 1, "full parity aliased"
+        assert content[slot] == blk and groups.index(blk) < landed, "read before the rows landed"
+        readers[slot].add(me)
+
+    def leave(me: int, blk: int) -> None:
+        readers[blk % stages].discard(me)
+        empty[blk % stages].arrive()
 
     def consumer(me: int):
-        if nblocks > 0:
-            while not q_full.passes(0):
-                yield
-        for blk in range(nblocks):
-            slot = blk % stages
-            while not full[slot].passes((blk // stages) & 1):
-                yield
-            assert full[slot].phases == blk // stages + 1, "full parity aliased"
-            assert content[slot] == blk and groups.index(blk) < landed, "read before the rows landed"
-            readers[slot].add(me)
-            yield  # the wgmmas
-            readers[slot].discard(me)
-            empty[slot].arrive()
+        if nblocks == 0:
+            return
+        while not q_full.passes(0):
             yield
+        yield from take(me, 0)
+        yield  # QK^T of block 0, softmax
+        for blk in range(1, nblocks):
+            yield from take(me, blk)
+            yield  # QK^T of blk with P V of blk - 1, softmax of blk
+            leave(me, blk - 1)
+            yield
+        yield  # P V of the last block
+        leave(me, nblocks - 1)
 
     agents = [producer(), consumer(0), consumer(1)]
     live = list(agents)
@@ -253,7 +265,7 @@ def run_protocol(nblocks: int, seed: int, stages: int = sm90_decode.STAGES) -> N
         if not live:
             return
         if landed < len(groups) and rng.random() < 0.3:
-            landed += 1
+            land()
             continue
         agent = rng.choice(live)
         try:
