@@ -107,32 +107,26 @@ struct Work {
     bool sparse;
 };
 
-// WG2's threads (tp = 0..127): Q's 64 rows into SMEM, handed to q_full once landed. Issued before
-// the top-k filter, which Q does not depend on, so its load overlaps the filter's.
-template <int D>
-__device__ __forceinline__ void load_q(const FmhaParams& p, unsigned char* smem, const Bars& bars, const Work& w,
-                                       int tp) {
-    using S = Shape<D>;
-    const unsigned q_s = wg::smem_u32(smem + HeadDim<D>::kQOffset);
-    const unsigned short* qbase = static_cast<const unsigned short*>(p.q) + w.b * p.q_batch_stride +
-                                  static_cast<fmha_i64>(w.t) * p.q_seq_stride;
-#pragma unroll 4
-    for (int i = 0; i < S::kQCopies; ++i) {
-        const int idx = i * 128 + tp, r = idx / S::kChunks, c = idx % S::kChunks;
-        const bool ok = r < w.rows_valid;
-        const unsigned short* src = ok ? qbase + (w.head0 + r) * p.q_head_stride + c * 8 : qbase;
-        copy16(q_s + sw128::offset(r, c * 8, kRows), src, ok);
-    }
-    arrive_when_landed(bars.q_full);
-}
-
-// Producer (WG2, 128 threads): every block of the CTA's keys into the first free stage (Q: load_q).
+// Producer (WG2, 128 threads): Q, then every block of the CTA's keys into the first free stage.
 template <int D>
 __device__ __forceinline__ void producer(const FmhaParams& p, unsigned char* smem, const Bars& bars, const Work& w,
                                          const int* list) {
     using S = Shape<D>;
     const int tp = threadIdx.x % 128;
+    const unsigned q_s = wg::smem_u32(smem + HeadDim<D>::kQOffset);
     const unsigned ring_s = wg::smem_u32(smem + HeadDim<D>::kRingOffset);
+    {
+        const unsigned short* qbase = static_cast<const unsigned short*>(p.q) + w.b * p.q_batch_stride +
+                                      static_cast<fmha_i64>(w.t) * p.q_seq_stride;
+#pragma unroll 4
+        for (int i = 0; i < S::kQCopies; ++i) {
+            const int idx = i * 128 + tp, r = idx / S::kChunks, c = idx % S::kChunks;
+            const bool ok = r < w.rows_valid;
+            const unsigned short* src = ok ? qbase + (w.head0 + r) * p.q_head_stride + c * 8 : qbase;
+            copy16(q_s + sw128::offset(r, c * 8, kRows), src, ok);
+        }
+        arrive_when_landed(bars.q_full);
+    }
     const unsigned short* kbase =
         static_cast<const unsigned short*>(p.k) + w.b * p.k_batch_stride + w.kvh * p.k_head_stride;
     const int nblocks = (w.count + kBlockN - 1) / kBlockN;
@@ -433,7 +427,6 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
         mbar::fence_init();
     }
     __syncthreads();
-    if (threadIdx.x >= 128 * kConsumers) load_q<D>(p, smem, bars, w, threadIdx.x - 128 * kConsumers);
     if (w.sparse) {
         // Filter this CTA's entries [e_begin, e_end) of the raw list to the keys in [lo, hi], in
         // list order (kernels/common/topk_list.cuh).
