@@ -31,6 +31,7 @@
 // K = V, the block and SMEM of fmhactl/plans/sm90_decode.py.
 #pragma once
 
+#include "common/cp_async.cuh"
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
 #include "common/mbarrier.cuh"
@@ -70,11 +71,8 @@ struct Shape {
     static_assert(kHalf == 256, "PV is one m64n256 RS wgmma per 16 keys");
 };
 
-__device__ __forceinline__ void copy16(unsigned dst, const void* src, bool valid) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0)
-                 : "memory");
-}
-__device__ __forceinline__ void wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+using cp_async::copy16;
+using cp_async::wait_all;
 // The mbarrier gets this thread's arrival once all of its earlier cp.async have completed (their
 // writes visible to a thread that then waits on it); noinc: the arrival is one of the init count.
 __device__ __forceinline__ void arrive_when_landed(unsigned long long* bar) {
