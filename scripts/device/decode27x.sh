@@ -2,8 +2,8 @@
 # Issue 27/24, decode: the pipelined sm90_mqa_decode, the shared split merge (loads in flight) and
 # the in-order top-k filter, on one H100, with an A/B against the kernels before them in the same
 # call. Usage:  OUT=/dir bash scripts/device/decode27x.sh [BUDGET_S]     carry: .whl .ab
-# .ab/old/ holds the previous kernel sources (the same paths as in the tree); the A/B steps copy
-# them over the tree's and build into a separate FMHACTL_HOME.
+# .ab/old/ holds the previous sources (kernels/..., and fmhactl/... where the plan changed; the same
+# paths as in the tree); the A/B steps copy them over the tree's and build into a separate FMHACTL_HOME.
 # Steps: build; GPU tests (decode, gather, the op's feature and cached-path tests); verify
 # dsv4-long on both kernels; decode benches (top-k 512 and window 128, b = 1/4/16/64, sdpa-mask
 # at b1/b4); the same benches on the old kernels; ncu of one b64 top-k launch.
@@ -46,7 +46,8 @@ if [ -n "$NCU" ]; then
 fi
 # the A/B: the previous kernels in this tree, their own cache
 if [ -z "${DRY:-}" ] && [ -d .ab/old ]; then
-  mkdir -p /tmp/decode27x-new && cp -r kernels /tmp/decode27x-new/ && cp -r .ab/old/kernels . && log "A/B: old kernel sources in place"
+  rm -rf /tmp/decode27x-new && mkdir -p /tmp/decode27x-new && cp -r kernels fmhactl /tmp/decode27x-new/ && cp -r .ab/old/. . \
+    && log "A/B: old sources in place ($(cd .ab/old && find . -type f | tr '\n' ' '))"
 fi
 FMHACTL_HOME=/tmp/fmhactl-decode27x-old run bench-old-decode-topk 30 python3 -m fmhactl bench $V $B --timeout 28 $(shapes $TOPK)
 FMHACTL_HOME=/tmp/fmhactl-decode27x-old run bench-old-decode-win 20 python3 -m fmhactl bench $V $B --timeout 18 $(shapes $WIN)
@@ -54,7 +55,7 @@ if [ -z "${SKIP_GATHER:-}" ]; then  # else gather is unchanged
   FMHACTL_HOME=/tmp/fmhactl-decode27x-old run bench-old-gather-topk 30 python3 -m fmhactl bench $G $B --timeout 28 $(shapes $TOPK)
   FMHACTL_HOME=/tmp/fmhactl-decode27x-old run bench-old-gather-win 20 python3 -m fmhactl bench $G $B --timeout 18 $(shapes $WIN)
 fi
-[ -z "${DRY:-}" ] && [ -d /tmp/decode27x-new/kernels ] && cp -r /tmp/decode27x-new/kernels . 
+[ -z "${DRY:-}" ] && [ -d /tmp/decode27x-new/kernels ] && rm -rf kernels fmhactl && cp -r /tmp/decode27x-new/kernels /tmp/decode27x-new/fmhactl .
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 collect_rows
 grep -E "fmha_mqa_decode|Duration|gpu__time|dram__bytes|inst_executed|DRAM Throughput|Achieved Occupancy|Warp Cycles|Stall|SM Frequency" \
