@@ -44,9 +44,8 @@ HEADER_PATH = "kernels/sm90/fmha_mqa_decode_plan.h"
 
 HEAD_DIMS = (512,)
 ROWS = 64  # the wgmma M: query heads of one token per CTA
-BLOCK_N = 16  # keys per ring stage (the QK^T wgmma N): small stages, many in flight (per-CTA latency bound)
-STAGES = 8
-SPLIT_KEYS = 32  # split granularity: a split's piece is at least MIN_SPLIT_BLOCKS x this many keys
+BLOCK_N = 32  # keys per ring stage (the QK^T wgmma N)
+STAGES = 4
 CONSUMERS = 2  # consumer warpgroups, each over HEAD_DIM / CONSUMERS output columns
 THREADS = 128 * (CONSUMERS + 1)
 PRODUCER_REGS = 56
@@ -54,7 +53,7 @@ CONSUMER_REGS = 224
 LIST_CAP = sm90_gather.LIST_CAP  # top-k entries one CTA filters (its split's piece of the list; one round)
 LIST_BYTES = sm90_gather.LIST_BYTES  # the list, spare words and the filter's per-warp counts (as sm90_gather)
 ELEM = 2
-BAR_BYTES = 256  # full[STAGES], empty[STAGES], q_full: 8 B each, padded
+BAR_BYTES = 128  # full[STAGES], empty[STAGES], q_full: 8 B each, padded
 SPLITS_PER_SM = 1  # 216 KiB: one CTA an SM, so a split launch aims at one wave
 MAX_SPLITS = 32  # as sm90_gather (its splits_for caps there)
 SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # forces the split count, for A/B timing (scripts/device/decode27w.sh)
@@ -150,7 +149,7 @@ def plan_for(head_dim: int, heads: int, heads_kv: int, seq_q: int, batch: int, k
     group = heads // heads_kv
     plan = DecodePlan(head_dim, group, kv_shared, topk)
     ctas = seq_q * heads_kv * batch * plan.head_chunks
-    splits = splits_for(keys, ctas, SPLIT_KEYS, sm_count, SPLITS_PER_SM)
+    splits = splits_for(keys, ctas, BLOCK_N, sm_count, SPLITS_PER_SM)
     forced = os.environ.get(SPLITS_ENV, "")
     if forced.isdigit() and 1 <= int(forced) <= MAX_SPLITS:  # A/B override; limit_reason still applies
         splits = int(forced)

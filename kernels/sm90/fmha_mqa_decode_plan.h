@@ -6,8 +6,8 @@
 namespace fmha_decode_plan {
 
 constexpr int kRows = 64;
-constexpr int kBlockN = 16;
-constexpr int kStages = 8;
+constexpr int kBlockN = 32;
+constexpr int kStages = 4;
 constexpr int kConsumers = 2;
 constexpr int kThreads = 384;
 constexpr int kProducerRegs = 56;
@@ -19,6 +19,6 @@ template <int D>
 struct HeadDim {
     static constexpr bool kDeclared = false;
 };
-template <> struct HeadDim<512> { static constexpr bool kDeclared = true; static constexpr int kQOffset = 0, kXOffset = 65536, kRingOffset = 73728, kBarOffset = 204800, kListOffset = 205056, kStageBytes = 16384; };
+template <> struct HeadDim<512> { static constexpr bool kDeclared = true; static constexpr int kQOffset = 0, kXOffset = 65536, kRingOffset = 81920, kBarOffset = 212992, kListOffset = 213120, kStageBytes = 32768; };
 
 }  // namespace fmha_decode_plan
