@@ -56,7 +56,7 @@ ELEM = 2
 BAR_BYTES = 128  # full[STAGES], empty[STAGES], q_full: 8 B each, padded
 SPLITS_PER_SM = 1  # 216 KiB: one CTA an SM, so a split launch aims at one wave
 MAX_SPLITS = 32  # as sm90_gather (its splits_for caps there)
-SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # forces the split count, for A/B timing (scripts/device/decode27w.sh)
+SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # forces the split count, for A/B timing (scripts/device/decode27x.sh)
 
 assert 128 * PRODUCER_REGS + 128 * CONSUMERS * CONSUMER_REGS <= REGISTERS_PER_SM
 assert 8 * (2 * STAGES + 1) <= BAR_BYTES

@@ -9,7 +9,7 @@
 # at b1/b4); the same benches on the old kernels; ncu of one b64 top-k launch.
 # $OUT: summary.txt, bench.json, verify.json, ncu.txt, raw.tgz.
 set -u -o pipefail
-OUT=${OUT:-/tmp/decode27x}; mkdir -p "$OUT"
+OUT=${OUT:-/tmp/decode27x}; [ -n "${DRY:-}" ] || mkdir -p "$OUT"
 RAW=$(mktemp -d /tmp/decode27x-raw.XXXX)
 if [ -z "${DRY:-}" ] && ! python3 -c "import pydantic" 2>/dev/null && [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
