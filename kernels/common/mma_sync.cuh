@@ -8,6 +8,19 @@
 
 namespace mma_sync {
 
+// (lo, hi) -> one register of two 16-bit values, lo in the low half: the lower k (or column) index
+// of a fragment pair (an mma.sync or wgmma A fragment, or two adjacent outputs).
+template <bool kBf16>
+__device__ __forceinline__ unsigned pack2(float lo, float hi) {
+    unsigned r;
+    if constexpr (kBf16) {
+        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    } else {
+        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    }
+    return r;
+}
+
 template <bool kBf16>
 struct Mma16 {
     static __device__ __forceinline__ void mma(float (&c)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
@@ -27,16 +40,7 @@ struct Mma16 {
     static __device__ __forceinline__ void mma(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
         mma(c, a[0], a[1], a[2], a[3], b0, b1);
     }
-    // (lo, hi) -> one register, lo in the low half: the lower k (or column) index of a fragment pair.
-    static __device__ __forceinline__ unsigned pack(float lo, float hi) {
-        unsigned r;
-        if constexpr (kBf16) {
-            asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-        } else {
-            asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-        }
-        return r;
-    }
+    static __device__ __forceinline__ unsigned pack(float lo, float hi) { return pack2<kBf16>(lo, hi); }
 };
 
 // Lanes 4g..4g+3 hold row g of a C fragment (and row g + 8): reduce over them.

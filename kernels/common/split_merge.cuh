@@ -1,4 +1,5 @@
-// Split-K (flash-decoding) merge for kernels whose second argument is GatherSplit
+// The LSE arithmetic of the SM90 gather kernels (sm90_mqa_gather, sm90_mqa_decode): an unsplit
+// row's end with the sink (finish_row), and the split-K (flash-decoding) merge for kernels whose second argument is GatherSplit
 // (fmhactl/plans/sm90_gather.py): every split CTA of a (token, head chunk) has stored its rows'
 // O / l (fp32) and base-2 LSE in the workspace; the last of them to count itself in merges the
 // splits by LSE, adds the sink once (M = max(lse_s, sink): no term overflows) and writes O and the
@@ -13,6 +14,7 @@
 
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
+#include "common/mma_sync.cuh"
 #include "sm90/fmha_mqa_gather_plan.h"  // GatherSplit (declared in fmhactl/plans/sm90_gather.py)
 
 namespace split_merge {
@@ -21,15 +23,24 @@ __device__ __forceinline__ void bar_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-template <bool F16>
-__device__ __forceinline__ unsigned pack_pair(float lo, float hi) {
-    unsigned r;
-    if (F16) {
-        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    } else {
-        asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+// An unsplit row's end (the same rule merge_last applies across splits): O's scale and the LSE
+// (natural log) of a row whose keys gave running max m and sum total (base 2), with the sink's
+// logit (base 2, -inf: none) in the denominator only: l * 2^(m - M) + 2^(sink - M), M = max(m,
+// sink), so neither term overflows; a row with no key gets O = 0 and LSE = sink (or -inf).
+struct RowEnd {
+    float o_scale, lse;
+};
+__device__ __forceinline__ RowEnd finish_row(float m, float total, float sink) {
+    constexpr float kLn2 = 0.69314718055994531f;
+    const float top = fmaxf(m, sink);
+    RowEnd end{0.f, -FMHA_INF};
+    if (top != -FMHA_INF) {
+        const float f = m == -FMHA_INF ? 0.f : exp2f(m - top);
+        const float den = total * f + (sink == -FMHA_INF ? 0.f : exp2f(sink - top));
+        end.o_scale = f / den;
+        end.lse = (top + log2f(den)) * kLn2;
     }
-    return r;
+    return end;
 }
 
 // Where a split CTA's rows live: workspace row `row0 + r` of split `split` is head `head0 + r` of
@@ -141,7 +152,7 @@ __device__ __forceinline__ void merge_last(const FmhaParams& p, const GatherSpli
             const int row = i / kQuads, c4 = i % kQuads;
             unsigned short* out = static_cast<unsigned short*>(p.o) + g.b * p.o_batch_stride +
                                   static_cast<fmha_i64>(g.t) * p.o_seq_stride + (g.head0 + row) * p.o_head_stride + 4 * c4;
-            *reinterpret_cast<uint2*>(out) = make_uint2(pack_pair<F16>(o[k].x, o[k].y), pack_pair<F16>(o[k].z, o[k].w));
+            *reinterpret_cast<uint2*>(out) = make_uint2(mma_sync::pack2<!F16>(o[k].x, o[k].y), mma_sync::pack2<!F16>(o[k].z, o[k].w));
         }
     }
 }

@@ -35,6 +35,7 @@
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
 #include "common/mbarrier.cuh"
+#include "common/mma_sync.cuh"  // pack2, quad_max / quad_sum: the wgmma C fragment has the same 4-lane rows
 #include "common/split_merge.cuh"
 #include "common/sw128.cuh"
 #include "common/tma.cuh"
@@ -151,7 +152,6 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
                                          const Bars& bars, const Work& w, int wg_idx) {
     using S = Shape<D>;
     constexpr float kLog2e = 1.4426950408889634f;
-    constexpr float kLn2 = 0.69314718055994531f;
     const int tid = threadIdx.x % 128, lane = tid % 32, warp = tid / 32;
     const unsigned char* q_tile = smem + HeadDim<D>::kQOffset;
     // The exchange: per WG, S::kSRegs / 4 float4 a thread, thread-major within each (conflict-free).
@@ -223,8 +223,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
         float use[2];
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            bmax[h] = fmaxf(bmax[h], __shfl_xor_sync(0xffffffffu, bmax[h], 1));
-            bmax[h] = fmaxf(bmax[h], __shfl_xor_sync(0xffffffffu, bmax[h], 2));
+            bmax[h] = mma_sync::quad_max(bmax[h]);
             const float cand = bmax[h] * p.scale_log2;
             alpha[h] = 1.f;
             if (m[h] == -FMHA_INF || cand > m[h] + kRescaleSlack) {
@@ -244,7 +243,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
 #pragma unroll
         for (int kb = 0; kb < S::kPRegs; ++kb)
 #pragma unroll
-            for (int j = 0; j < 4; ++j) pf[kb][j] = split_merge::pack_pair<F16>(s[8 * kb + 2 * j], s[8 * kb + 2 * j + 1]);
+            for (int j = 0; j < 4; ++j) pf[kb][j] = mma_sync::pack2<!F16>(s[8 * kb + 2 * j], s[8 * kb + 2 * j + 1]);
     };
     auto rescale = [&](const float (&alpha)[2]) {
         if (__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) {
@@ -326,9 +325,7 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
         const fmha_i64 row0 = (static_cast<fmha_i64>(w.b) * p.seq_q + w.t) * p.heads + w.head0;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            float total = l[h];
-            total += __shfl_xor_sync(0xffffffffu, total, 1);
-            total += __shfl_xor_sync(0xffffffffu, total, 2);
+            const float total = mma_sync::quad_sum(l[h]);
             const int row = row_base + 8 * h;
             if (row >= w.rows_valid) continue;
             const bool any = m[h] != -FMHA_INF && total > 0.f;
@@ -349,30 +346,21 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
         return;
     }
 
-    // Epilogue: denominator l * 2^(m - M) + 2^(sink - M), M = max(m, sink); a row with no key
-    // gets O = 0 and LSE = sink (or -inf without one).
+    // Epilogue: O's scale and the LSE with the sink (split_merge::finish_row).
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        float total = l[h];
-        total += __shfl_xor_sync(0xffffffffu, total, 1);
-        total += __shfl_xor_sync(0xffffffffu, total, 2);
+        const float total = mma_sync::quad_sum(l[h]);
         const int row = row_base + 8 * h;
         if (row >= w.rows_valid) continue;
         const int head = w.head0 + row;
         const float sink = p.sinks != nullptr ? p.sinks[head] * kLog2e : -FMHA_INF;
-        const float top = fmaxf(m[h], sink);
-        float o_scale = 0.f, lse = -FMHA_INF;
-        if (top != -FMHA_INF) {
-            const float f = m[h] == -FMHA_INF ? 0.f : exp2f(m[h] - top);
-            const float den = total * f + (sink == -FMHA_INF ? 0.f : exp2f(sink - top));
-            o_scale = f / den;
-            lse = (top + log2f(den)) * kLn2;
-        }
+        const split_merge::RowEnd end = split_merge::finish_row(m[h], total, sink);
+        const float o_scale = end.o_scale, lse = end.lse;
         unsigned short* out = static_cast<unsigned short*>(p.o) + w.b * p.o_batch_stride +
                               static_cast<fmha_i64>(w.t) * p.o_seq_stride + head * p.o_head_stride + col_base;
 #pragma unroll
         for (int i = 2 * h; i < S::kORegs; i += 4)
-            *reinterpret_cast<unsigned*>(out + 8 * (i / 4)) = split_merge::pack_pair<F16>(o[i] * o_scale, o[i + 1] * o_scale);
+            *reinterpret_cast<unsigned*>(out + 8 * (i / 4)) = mma_sync::pack2<!F16>(o[i] * o_scale, o[i + 1] * o_scale);
         if (wg_idx == 0 && lane % 4 == 0 && p.lse != nullptr)
             p.lse[(static_cast<fmha_i64>(w.b) * p.heads + head) * p.seq_q + w.t] = lse;
     }

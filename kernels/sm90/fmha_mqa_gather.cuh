@@ -155,7 +155,6 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
     using Mma = Mma16<kBf16>;
     constexpr int kBlockN = S::kBlockN;
     constexpr float kLog2e = 1.4426950408889634f;
-    constexpr float kLn2 = 0.69314718055994531f;
     extern __shared__ __align__(128) unsigned char smem[];
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -394,8 +393,7 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
         return;
     }
 
-    // Epilogue: denominator l * 2^(m - M) + 2^(sink - M), M = max(m, sink), so neither term
-    // overflows; a row with no key gets O = 0 and LSE = sink (or -inf without one).
+    // Epilogue: O's scale and the LSE with the sink (split_merge::finish_row).
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
         const float total = quad_sum(l[r]);
@@ -403,14 +401,8 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const GatherSplit
         if (row >= rows_valid) continue;
         const int h = head0 + row;
         const float sink = p.sinks != nullptr ? p.sinks[h] * kLog2e : -FMHA_INF;
-        const float top = fmaxf(m[r], sink);
-        float o_scale = 0.f, lse = -FMHA_INF;
-        if (top != -FMHA_INF) {
-            const float f = m[r] == -FMHA_INF ? 0.f : exp2f(m[r] - top);
-            const float den = total * f + (sink == -FMHA_INF ? 0.f : exp2f(sink - top));
-            o_scale = f / den;
-            lse = (top + log2f(den)) * kLn2;
-        }
+        const split_merge::RowEnd end = split_merge::finish_row(m[r], total, sink);
+        const float o_scale = end.o_scale, lse = end.lse;
         unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride +
                               static_cast<fmha_i64>(t) * p.o_seq_stride + h * p.o_head_stride + slice * S::kCols;
 #pragma unroll
