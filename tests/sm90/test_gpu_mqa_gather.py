@@ -7,10 +7,7 @@ the partial-S exchange of the D-slice warps (hd256, hd512)."""
 
 import pytest
 
-from fmhactl.config import parse_shape
-from fmhactl.registry import get_variant
-from fmhactl.results.store import ResultStore
-from fmhactl.verify.sweep import run_verify
+from tests.sm90.gpu_verify import assert_verify_statuses
 
 pytestmark = pytest.mark.gpu
 
@@ -62,16 +59,4 @@ def _hopper_only():
 
 
 def test_mqa_gather_matches_the_reference():
-    variant = get_variant("sm90_mqa_gather")
-    configs = [parse_shape(s) for s in SHAPES + UNSUPPORTED]
-    assert [variant.unsupported_reason(c) is None for c in configs] == [True] * len(SHAPES) + [False] * len(UNSUPPORTED)
-    with ResultStore() as store:
-        summary = run_verify([variant], configs, store=store, timeout_s=120)
-    want = {c.key: "PASS" if variant.unsupported_reason(c) is None else "UNSUPPORTED" for c in configs}
-    got = {row.config_key: row.status for row in summary.rows}
-    assert got == want, [(r.config_key, r.status, r.metrics.get("reasons"), r.metrics.get("error"))
-                         for r in summary.rows if r.status != want[r.config_key]]
-    for row in summary.rows:
-        if row.status == "PASS":
-            assert row.metrics.get("lse_max_err") is not None, f"{row.config_key}: LSE not checked"
-            assert row.metrics.get("unwritten", 0) == 0, row.config_key
+    assert_verify_statuses("sm90_mqa_gather", SHAPES, UNSUPPORTED)
