@@ -7,10 +7,8 @@
 #   OUT=/dir bash scripts/device/decode27_probe.sh [PROBES...]      carry: .whl .ab
 set -u -o pipefail
 OUT=${OUT:-/tmp/decode27-probe}; mkdir -p "$OUT"
-if ! python3 -c "import pydantic" 2>/dev/null && [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-fi
-export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1
+source scripts/device/steps.sh  # device_python, left, log, run, collect_rows
+device_python
 TOPK="h=64,hkv=1,t=1,s=32768,d=512,kvshared,sink,topk=512"
 B="--seed 27 --warmup 5 --iters 30 --json --timeout 20"
 cp kernels/sm90/fmha_mqa_decode.cuh /tmp/decode-base.cuh

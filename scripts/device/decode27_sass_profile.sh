@@ -5,10 +5,9 @@
 # Usage: OUT=/dir bash scripts/device/decode27_sass_profile.sh      carry: .whl
 set -u -o pipefail
 OUT=${OUT:-/tmp/decode27-sass}; mkdir -p "$OUT"
-if ! python3 -c "import pydantic" 2>/dev/null && [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-fi
-export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-decode27x}
+source scripts/device/steps.sh  # device_python, left, log, run, collect_rows
+device_python
+export FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-decode27x}
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1)
 TOPK="h=64,hkv=1,t=1,s=32768,d=512,kvshared,sink,topk=512"
 profile() {  # NAME SHAPE [env...]

@@ -11,14 +11,12 @@
 set -u -o pipefail
 OUT=${OUT:-/tmp/decode27x}; [ -n "${DRY:-}" ] || mkdir -p "$OUT"
 RAW=$(mktemp -d /tmp/decode27x-raw.XXXX)
-if [ -z "${DRY:-}" ] && ! python3 -c "import pydantic" 2>/dev/null && [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-fi
-export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-decode27x}
+source scripts/device/steps.sh  # device_python, left, log, run, collect_rows
+device_python
+export FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-decode27x}
 BUDGET=${BUDGET:-${1:-420}}
 start=$(date +%s)
 STEP_RESERVE=15 STEP_MIN=8
-source scripts/device/steps.sh  # left, log, run, collect_rows
 V=sm90_mqa_decode
 G=sm90_mqa_gather
 TOPK="h=64,hkv=1,t=1,s=32768,d=512,kvshared,sink,topk=512"

@@ -14,14 +14,12 @@
 set -u -o pipefail
 OUT=${OUT:-/tmp/fast24-out}; mkdir -p "$OUT"
 RAW=$(mktemp -d /tmp/fast24-raw.XXXX)
-if ! python3 -c "import pydantic" 2>/dev/null && [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-fi
-export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-fast24}
+source scripts/device/steps.sh  # device_python, left, log, run, collect_rows
+device_python
+export FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-fast24}
 BUDGET=${BUDGET:-${1:-560}}
 start=$(date +%s)
 STEP_RESERVE=10 STEP_MIN=15
-source scripts/device/steps.sh  # left, log, run
 log "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null)"
 run gpu-test 200 python3 -m pytest -q -rs -p no:cacheprovider tests/torch/test_fastpath_features_gpu.py \
   tests/torch/test_op_features_gpu.py tests/torch/test_fastpath_cpu.py

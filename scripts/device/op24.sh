@@ -8,14 +8,12 @@
 set -u -o pipefail
 OUT=${OUT:-/tmp/op24}; mkdir -p "$OUT"
 RAW=$(mktemp -d /tmp/op24-raw.XXXX)
-if [ -z "${DRY:-}" ] && ! python3 -c "import pydantic" 2>/dev/null && [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-fi
-export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1 FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-op24}
+source scripts/device/steps.sh  # device_python, left, log, run, collect_rows
+device_python
+export FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-op24}
 BUDGET=${BUDGET:-${1:-560}}
 start=$(date +%s)
 STEP_RESERVE=15 STEP_MIN=15
-source scripts/device/steps.sh  # left, log, run
 # the sm90 suite's shapes the overhead bench takes (it refuses tensors over 2^28 elements: the suite's
 # b64 t1 s4096 decode row, which bench --decode's grid covers)
 SUITE=$(python3 -c "import tomllib; print(' '.join('--shape ' + s for s in tomllib.load(open('scenarios/bench/sm90.toml', 'rb'))['shapes'] if not s.startswith('b=64,')))")

@@ -4,6 +4,14 @@
 # for each step's stdout/stderr and device.log); optionally STEP_RESERVE (seconds kept for the
 # summary, default 12), STEP_MIN (a step with less time is skipped, default 10), SKIP ("name ...":
 # steps not to run), DRY=1 (print the steps, run nothing: a CPU check of the script).
+# The device lacks some wheels (pydantic, ...): install the carried ones (`carry: .whl`) under
+# /tmp/site when they are missing, and put the tree and /tmp/site on PYTHONPATH. DRY installs nothing.
+device_python() {
+  if [ -z "${DRY:-}" ] && ! python3 -c "import pydantic" 2>/dev/null && [ -d .whl ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  fi
+  export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1
+}
 left() { echo $(( BUDGET - ($(date +%s) - start) )); }
 log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
 # run NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - STEP_RESERVE); stdout to
