@@ -104,6 +104,10 @@ def sm90_decode_launch(cfg: AttnConfig, switches: dict, sm_count: int | None = N
     return LaunchShape(plan.grid(cfg.seq_q, cfg.heads_kv, cfg.batch), (plan.threads, 1, 1), plan.smem_bytes)
 
 
+# Launchers whose kernel takes GatherSplit (plans/sm90_gather.py) as its second argument, and the
+# plan whose split count and workspace it carries.
+SPLIT_PLANNERS = {"sm90_gather": sm90_gather_plan, "sm90_decode": sm90_decode_plan}
+
 LAUNCHERS = {"ref": ref_launch, "sm100": sm100_launch, "sm90": sm90_launch, "sm90_gather": sm90_gather_launch,
              "sm90_decode": sm90_decode_launch}
 

@@ -12,7 +12,7 @@ from fmhactl.config import AttnConfig
 from fmhactl.runtime import driver
 from fmhactl.runtime.device import sm_count, worker_device_info
 from fmhactl.runtime.kernel_job import KernelJob
-from fmhactl.plans.launch import sm90_persistent
+from fmhactl.plans.launch import SPLIT_PLANNERS, sm90_persistent
 from fmhactl.runtime.nvtx_ranges import launch_range
 from fmhactl.runtime.features import FeatureInputs, make_feature_inputs
 from fmhactl.runtime.params import make_params
@@ -137,7 +137,7 @@ class Executor:
             args.append(self._tma_maps(job, cfg, q, k, v))
         elif job.launcher == "sm90":
             args.append(self._sm90_maps(job, cfg, q, k, v, o))
-        elif job.launcher in ("sm90_gather", "sm90_decode"):
+        elif job.launcher in SPLIT_PLANNERS:
             args.append(self.gather_split(job, cfg, stream))
         return fn, shape, args
 
@@ -198,12 +198,10 @@ class Executor:
         count of the launch's plan and, when it splits, the partial-O/LSE workspace and the merge
         counters, one set per (device, stream) like tile_counter (the counters start at zero and
         every launch leaves them at zero), grown to the largest launch seen."""
-        from fmhactl.plans.launch import sm90_decode_plan, sm90_gather_plan
         from fmhactl.runtime.params import GatherSplit
 
         torch = _torch()
-        planner = sm90_decode_plan if job.launcher == "sm90_decode" else sm90_gather_plan  # both take GatherSplit
-        plan = planner(cfg, job.switches, self._sm_count())
+        plan = SPLIT_PLANNERS[job.launcher](cfg, job.switches, self._sm_count())
         split = GatherSplit()
         split.splits = plan.splits
         if plan.splits == 1:

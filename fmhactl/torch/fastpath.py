@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from fmhactl.plans.launch import SPLIT_PLANNERS
 from fmhactl.torch import backends, decode
 from fmhactl.torch import features as _features
 from fmhactl.torch import launch as _launch
@@ -284,7 +285,7 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
     params = args[0]
     maps = type(args[1]).from_buffer_copy(args[1]) if len(args) > 1 else None  # ours to patch
     split_for = None
-    if variant.launcher in ("sm90_gather", "sm90_decode"):  # GatherSplit: its workspace is the stream's (Executor.gather_split)
+    if variant.launcher in SPLIT_PLANNERS:  # GatherSplit: its workspace is the stream's (Executor.gather_split)
         def split_for(s: int, _executor=executor, _job=job, _cfg=cfg):
             return _executor.gather_split(_job, _cfg, s)
     slots: tuple[tuple[int, int], ...] = ()
