@@ -10,7 +10,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-HBM_BYTES_PER_S = 3.35e12
+from decode_bandwidth import HBM_BYTES_PER_S, bytes_moved  # this folder (python3 scripts/device/...)
 
 
 def _load(path: Path) -> list[dict]:
@@ -18,12 +18,6 @@ def _load(path: Path) -> list[dict]:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return []
-
-
-def _bytes_moved(cfg: dict) -> int:
-    """Gathered K rows (K = V) + Q + O + LSE of a T = 1 decode call."""
-    keys = cfg.get("topk") or 128
-    return cfg["batch"] * (keys * cfg["head_dim"] * 2 + 2 * cfg["heads"] * cfg["head_dim"] * 2 + cfg["heads"] * 4)
 
 
 def main(out: Path) -> None:
@@ -46,7 +40,7 @@ def main(out: Path) -> None:
         if not k.get("median_ms"):
             print(f"{row['step']:26s} {row.get('config_key')}: no timing ({row.get('status')})")
             continue
-        need = _bytes_moved(cfg)
+        need = bytes_moved(cfg)
         ms = k["median_ms"]
         step = row["step"]
         parts = step.split("-")  # bench-{new,old}-{decode,gather}-{topk,win,splitsN}

@@ -15,14 +15,19 @@ import sys
 HBM_BYTES_PER_S = 3.35e12
 
 
+def bytes_moved(cfg: dict) -> int:
+    """A T = 1 decode call's K rows (every top-k entry, or the 128-key window; K = V) + Q + O + LSE."""
+    keys = cfg.get("topk") or 128
+    return cfg["batch"] * (keys * cfg["head_dim"] * 2 + 2 * cfg["heads"] * cfg["head_dim"] * 2 + cfg["heads"] * 4)
+
+
 def main(path: str) -> int:
     for row in json.load(open(path)):
         cfg, metrics = row.get("config", {}), row.get("metrics", {})
         kernel = metrics.get("kernel", {})
         if not kernel.get("median_ms") or cfg.get("seq_q") != 1:
             continue
-        batch, dim, keys = cfg["batch"], cfg["head_dim"], cfg.get("topk") or 128
-        need = batch * (keys * dim * 2 + 2 * cfg["heads"] * dim * 2 + cfg["heads"] * 4)
+        need = bytes_moved(cfg)
         seconds = kernel["median_ms"] * 1e-3
         base = {name: round(b["median_ms"], 4) for name, b in metrics.get("baselines", {}).items() if b.get("available")}
         print(f"{row.get('step', ''):18s} {row['config_key']:58s} {seconds * 1e6:7.1f} us  "
