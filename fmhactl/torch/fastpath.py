@@ -72,6 +72,7 @@ class LaunchPlan:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     with_sinks: bool = False  # the block's sinks pointer is this call's (fp32, contiguous by the key)
     with_topk: bool = False  # the block's topk_idx pointer is this call's (int32, contiguous by the key)
+    with_features: bool = False  # made for a call with attention features (status()["feature_plans"])
     kv_shared: bool = False  # V is read from K: the block's v pointer (and V's map) is k's address
     split_for: Callable[[int], ctypes.Structure] | None = None  # stream -> sm90_gather's GatherSplit
     launches: int = 0  # calls this plan enqueued (status()["plan_launches"] sums them)
@@ -138,7 +139,7 @@ def status() -> dict:
     """Whether the cached path serves calls, how many signatures it holds, and why it is off if it is."""
     return {"enabled": bool(_state["enabled"]), "plans": sum(p is not None for p in _plans.values()),
             "general_path_signatures": sum(p is None for p in _plans.values()), "off_reason": _state["why_off"],
-            "feature_plans": sum(p is not None and len(k) > _PLAIN_KEY_LEN for k, p in list(_plans.items())),
+            "feature_plans": sum(p is not None and p.with_features for p in list(_plans.values())),
             "plan_launches": sum(p.launches for p in list(_plans.values()) if p is not None),
             "decode_launches": decode.launches()}
 
@@ -174,9 +175,6 @@ def _driver():
         except (OSError, AttributeError) as exc:
             _state["why_off"] = f"libcuda could not be bound through ctypes: {exc}"
     return _state["driver"]
-
-
-_PLAIN_KEY_LEN = 17  # call_key's length without features (a feature call's key has one more entry)
 
 
 def _tensor_key(t: torch.Tensor | None) -> tuple | None:
@@ -311,7 +309,7 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
         out_stride=tuple(out.stride()), lse_size=tuple(lse.shape) if lse is not None else None, dtype=q.dtype,
         device=device, align_mask=0 if variant.launcher == "ref" else 15, counter_for=counter, stream=stream,
         kernel_params=kernel_params, with_sinks=f.sinks is not None, with_topk=f.topk_idx is not None,
-        kv_shared=f.kv_shared, split_for=split_for)
+        kv_shared=f.kv_shared, split_for=split_for, with_features=f.any)
     return plan
 
 
