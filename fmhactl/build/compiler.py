@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -13,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fmhactl import paths
+from fmhactl import locks, paths
 from fmhactl.build.hashing import include_dirs, source_hash
 from fmhactl.build.resources import KernelResources, parse_ptxas_log, resources_from_cubin
 from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment, warn
@@ -168,20 +166,9 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-@contextlib.contextmanager
 def _key_lock(cubin_path: Path):
     """An exclusive advisory lock on one cache key, across processes."""
-    try:
-        cubin_path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(cubin_path.with_suffix(".lock"), "a+b")  # noqa: SIM115 - closed by the with below
-    except OSError as exc:
-        raise MissingEnvironment(f"build cache {cubin_path.parent} is not writable: {exc.strerror or exc}") from None
-    with handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    return locks.exclusive(cubin_path.with_suffix(".lock"), f"build cache {cubin_path.parent}")
 
 
 # --emulate native: emulated sm100 builds run the native backend's sm_100a PTX, rewritten by

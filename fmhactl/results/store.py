@@ -6,6 +6,7 @@ transaction, so a crash mid-sweep loses nothing already stored.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -13,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fmhactl import paths
+from fmhactl import locks, paths
 from fmhactl.errors import MissingEnvironment
 from fmhactl.records import RECORD_SCHEMA
 
@@ -133,29 +134,33 @@ class ResultStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise MissingEnvironment(f"results store {self.path}: folder cannot be created: {exc}") from None
-        existing = self.path.is_file() and self.path.stat().st_size > 0
-        try:
-            self._conn = sqlite3.connect(self.path, timeout=30.0)
-        except sqlite3.Error as exc:
-            raise MissingEnvironment(f"results store {self.path} cannot be opened: {exc}") from None
-        self._conn.row_factory = sqlite3.Row
-        try:
-            if existing:
-                self._check_existing()
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.executescript(_SCHEMA)
-            self._conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                               (str(SCHEMA_VERSION),))
-            self._migrate()
-            self._conn.commit()
-        except sqlite3.DatabaseError as exc:
-            self._conn.close()
-            raise MissingEnvironment(f"results store {self.path} is unusable ({exc}); move it aside or set "
-                                     "FMHACTL_HOME to another folder") from None
-        except MissingEnvironment:
-            self._conn.close()
-            raise
+        # One process at a time creates or checks the schema (locks.py says why).
+        in_memory = str(self.path) == ":memory:"
+        with contextlib.nullcontext() if in_memory else locks.exclusive(
+                self.path.with_name(self.path.name + ".lock"), f"results store {self.path}"):
+            existing = self.path.is_file() and self.path.stat().st_size > 0
+            try:
+                self._conn = sqlite3.connect(self.path, timeout=30.0)
+            except sqlite3.Error as exc:
+                raise MissingEnvironment(f"results store {self.path} cannot be opened: {exc}") from None
+            self._conn.row_factory = sqlite3.Row
+            try:
+                if existing:
+                    self._check_existing()
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.executescript(_SCHEMA)
+                self._conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                                   (str(SCHEMA_VERSION),))
+                self._migrate()
+                self._conn.commit()
+            except sqlite3.DatabaseError as exc:
+                self._conn.close()
+                raise MissingEnvironment(f"results store {self.path} is unusable ({exc}); move it aside or set "
+                                         "FMHACTL_HOME to another folder") from None
+            except MissingEnvironment:
+                self._conn.close()
+                raise
 
     def _check_existing(self) -> None:
         """Refuse, without writing, a file that is not an fmhactl results store of a known schema."""
