@@ -9,7 +9,7 @@ ones inside functions). docs/architecture.md draws the same picture.
     3  (also sweep: multi-GPU / Ray placement and parallel builds; torch: the PyTorch op;
         trace: emulation traces)
     1  registry, layout, plans (tile plans, pure launch geometry), results, build, ptx
-    0  errors, paths, config, records, progress, schemas
+    0  errors, paths, config, records, progress, schemas, locks
 
 A module may import its own rank or lower, never higher, and no module imports itself back
 through others (no cycles). No rank overrides for single modules: a module that needs one belongs
@@ -39,7 +39,7 @@ RANKS = {  # most specific prefix wins
     "fmhactl.torch": 3,  # the PyTorch op and transformers backend (explicit import only)
     "fmhactl.trace": 3,  # emulation traces: schedule, cost model, Chrome trace
     "fmhactl.errors": 0, "fmhactl.paths": 0, "fmhactl.config": 0, "fmhactl.records": 0,
-    "fmhactl.progress": 0, "fmhactl.schemas": 0, "fmhactl": 0,
+    "fmhactl.progress": 0, "fmhactl.schemas": 0, "fmhactl.locks": 0, "fmhactl": 0,
 }
 DEFAULT_RANK = 4  # a package added later sits with the services: it may use everything but the CLI
 UI_LIBRARIES = ("typer", "rich", "textual", "click")
