@@ -23,10 +23,10 @@ SMEM (dynamic, re-aligned to 1024 B in the kernel): Q | exchange | STAGES x K bl
 the compacted top-k list (top-k launches only). 64 + 16 + 128 KiB + 8 KiB = 216 KiB: one CTA per
 SM, up to STAGES-1 = 3 blocks (96 KiB) of rows in flight while one is multiplied.
 
-Split-K (flash-decoding) as sm90_mqa_gather: when the CTAs of (tokens x head chunks x KV heads x
-batch) are fewer than the SMs, each token's keys are cut into `splits` pieces (top-k: contiguous
-ranges of the raw list, each CTA filtering its own; window: whole-block key ranges), one CTA each,
-one wave (one CTA fits an SM). The kernel's second argument is sm90_gather.GATHER_SPLIT (the same
+Split-K (flash-decoding) as sm90_mqa_gather, with its own count (splits_for_decode): while the CTAs
+of (tokens x head chunks x KV heads x batch) fill less than half the SMs, each token's keys are cut
+into `splits` pieces of at least MIN_SPLIT_KEYS keys (top-k: contiguous ranges of the raw list,
+each CTA filtering its own; window: whole-block key ranges), one CTA each, in one wave. The kernel's second argument is sm90_gather.GATHER_SPLIT (the same
 declaration and ctypes twin); the last split CTA of a (token, head chunk) merges by LSE
 (kernels/common/split_merge.cuh) and adds the sink once.
 """
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from fmhactl.plans import sm90_gather
 from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, REGISTERS_PER_SM, SWIZZLE_REPEAT, ceil_div
-from fmhactl.plans.sm90_gather import MAX_GRID_X, MAX_GRID_YZ, keys_per_token, splits_for
+from fmhactl.plans.sm90_gather import DEFAULT_SM_COUNT, MAX_GRID_X, MAX_GRID_YZ, keys_per_token
 
 HEADER_PATH = "kernels/sm90/fmha_mqa_decode_plan.h"
 
@@ -54,7 +54,13 @@ LIST_CAP = sm90_gather.LIST_CAP  # top-k entries one CTA filters (its split's pi
 LIST_BYTES = sm90_gather.LIST_BYTES  # the list, spare words and the filter's per-warp counts (as sm90_gather)
 ELEM = 2
 BAR_BYTES = 128  # full[STAGES], empty[STAGES], q_full: 8 B each, padded
-SPLITS_PER_SM = 1  # 216 KiB: one CTA an SM, so a split launch aims at one wave
+# Split-K rule, measured on the H100 (notes/features/session12/README.md: every top-k 512 and
+# window 128 shape at b1..b64 forced to 1, 2 and 4 splits): a split pays a Q load, a filter and a
+# partial to merge, so each split keeps at least MIN_SPLIT_KEYS keys (window 128: 17.0-18.3 us at
+# 1 split against 21.9-27.5 at 2), and a split grid fills at most 1/SPLIT_SM_SHARE of the SMs (b64
+# top-k 512: 35.2 us at 1 split against 36.8 at 2; b1-b16: 4 splits 26.8-27.2 against 8 splits 29.7-32.6).
+MIN_SPLIT_KEYS = 128
+SPLIT_SM_SHARE = 2
 MAX_SPLITS = 32  # as sm90_gather (its splits_for caps there)
 SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # forces the split count, for A/B timing (scripts/device/decode27x.sh)
 
@@ -143,13 +149,20 @@ class DecodePlan:
         return None
 
 
+def splits_for_decode(keys: int, ctas: int, sm_count: int | None) -> int:
+    """Split-K count: at least MIN_SPLIT_KEYS of the token's (at most) `keys` keys a split, and
+    CTAs x splits at most 1/SPLIT_SM_SHARE of the SMs, at most MAX_SPLITS (see the constants)."""
+    want = (sm_count or DEFAULT_SM_COUNT) // (SPLIT_SM_SHARE * max(1, ctas))
+    return max(1, min(MAX_SPLITS, want, keys // MIN_SPLIT_KEYS))
+
+
 def plan_for(head_dim: int, heads: int, heads_kv: int, seq_q: int, batch: int, kv_shared: bool, topk: int = 0,
              sm_count: int | None = None, keys: int = 0) -> DecodePlan:
     """keys: the most keys a token sees (sm90_gather.keys_per_token); 0 = unknown: no split."""
     group = heads // heads_kv
     plan = DecodePlan(head_dim, group, kv_shared, topk)
     ctas = seq_q * heads_kv * batch * plan.head_chunks
-    splits = splits_for(keys, ctas, BLOCK_N, sm_count, SPLITS_PER_SM)
+    splits = splits_for_decode(keys, ctas, sm_count)
     forced = os.environ.get(SPLITS_ENV, "")
     if forced.isdigit() and 1 <= int(forced) <= MAX_SPLITS:  # A/B override; limit_reason still applies
         splits = int(forced)

@@ -34,15 +34,28 @@ PREFERENCES: dict[int, tuple[str, ...]] = {
 }
 # T = 1 over one shared K = V at hd512 (DeepSeek-V4's decode) with at least this many (batch x KV
 # head) query rows: sm90_mqa_decode (wgmma, 64 heads a CTA) ahead of sm90_mqa_gather. Measured on
-# the H100 (docs/features.md, "Decode on the H100"): top-k 512 at b64 38.4 vs 48.8 us, window 128
-# at b64 28.8 vs 30.4; at b16 a tie (32.1 / 32.2), below it the gather kernel's smaller CTAs win.
+# the H100 in one call under the decode split rule (notes/features/session12/README.md, call 2):
+# top-k 512 b1/b4/b16/b64 26.1/26.8/26.8/35.2 us against the gather kernel's 24.8/22.9/32.5/49.4;
+# window 128 16.9-18.5 against 18.4-30.4 at every batch. A range of neither kind (causal or dense
+# over the cache) was not timed there: it keeps session 11's bound.
 WGMMA_DECODE_MIN_ROWS = 64
+WGMMA_DECODE_MIN_ROWS_TOPK = 16
+WGMMA_DECODE_MIN_ROWS_WINDOW = 1
+
+
+def wgmma_decode_min_rows(cfg: AttnConfig) -> int:
+    """The (batch x KV head) rows from which a T = 1 call tries sm90_mqa_decode first."""
+    if cfg.topk:
+        return WGMMA_DECODE_MIN_ROWS_TOPK
+    if cfg.window_left >= 0:
+        return WGMMA_DECODE_MIN_ROWS_WINDOW
+    return WGMMA_DECODE_MIN_ROWS
 
 
 def preferences(cc: tuple[int, int], cfg: AttnConfig) -> tuple[str, ...]:
     """The native family of capability cc in the order tried for this call."""
     names = PREFERENCES.get(int(cc[0]), ())
-    if int(cc[0]) == 9 and cfg.seq_q == 1 and cfg.batch * cfg.heads_kv >= WGMMA_DECODE_MIN_ROWS:
+    if int(cc[0]) == 9 and cfg.seq_q == 1 and cfg.batch * cfg.heads_kv >= wgmma_decode_min_rows(cfg):
         names = ("sm90_mqa_decode",) + names  # it declines what it cannot run (hd512 and K = V only)
     return names
 

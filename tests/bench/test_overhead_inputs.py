@@ -20,12 +20,21 @@ def test_default_shape_is_tiny_and_causal():
 
 @pytest.mark.parametrize("shapes, rule", [
     (["b=1,h=x"], "h must be an integer"),
-    (["b=16,h=64,t=8192,s=8192,d=128"], "elements per tensor"),
+    (["b=24,h=64,t=8192,s=8192,d=128"], "elements per tensor"),  # 1.5 x 2^30: over the cap
     (["b=1"] * 33, "at most 32 shapes"),
 ])
 def test_bad_shapes_are_refused(shapes, rule):
     with pytest.raises(BadInput, match=rule):
         parse_shapes(shapes)
+
+
+def test_every_sm90_suite_shape_is_taken():
+    """Issue 24 times the op on every shape of the sm90 suite, its b64 T=1 decode row (2^29 elements) too."""
+    import tomllib
+    from pathlib import Path
+
+    suite = tomllib.loads((Path(__file__).parents[2] / "scenarios/bench/sm90.toml").read_text())["shapes"]
+    assert len(parse_shapes(suite)) == len(suite)
 
 
 @pytest.mark.parametrize("args, rule", [

@@ -99,11 +99,15 @@ def test_unsupported_reasons(shape, reason):
 
 
 @pytest.mark.parametrize("shape,grid,splits", [
-    (f"b=64,{TOPK}", (2, 1, 64), 2),   # 64 CTAs < 132 SMs: 2 splits of 256 entries, one wave
-    (f"b=1,{TOPK}", (8, 1, 1), 8),     # 8 splits of 64 entries (2 blocks each)
-    (f"b=4,{TOPK.replace('h=64', 'h=128')}", (16, 1, 4), 8),  # 2 head chunks x 8 splits
+    (f"b=64,{TOPK}", (1, 1, 64), 1),   # 64 CTAs: 2 splits would fill more than half the 132 SMs
+    (f"b=16,{TOPK}", (4, 1, 16), 4),   # 16 x 4 = 64 CTAs <= 66: 4 splits of 128 entries
+    (f"b=1,{TOPK}", (4, 1, 1), 4),     # at most 512 / MIN_SPLIT_KEYS = 4 splits
+    (f"b=4,{TOPK}", (4, 1, 4), 4),
+    (f"b=4,{TOPK.replace('h=64', 'h=128')}", (8, 1, 4), 4),  # 2 head chunks x 4 splits
     ("b=160,h=64,hkv=1,t=1,s=8192,d=512,kvshared,sink,topk=512", (1, 1, 160), 1),  # >= 132 CTAs: no split
-    ("b=2,h=64,hkv=1,t=16,s=4096,d=512,kvshared,causal,wl=127", (32, 1, 2), 2),  # 16 tokens: 2 splits of 64 keys
+    ("b=1,h=64,hkv=1,t=1,s=32768,d=512,kvshared,causal,wl=127", (1, 1, 1), 1),  # window 128: one split
+    ("b=1,h=64,hkv=1,t=1,s=32768,d=512,kvshared,causal", (32, 1, 1), 32),  # a long causal range: MAX_SPLITS
+    ("b=2,h=64,hkv=1,t=16,s=4096,d=512,kvshared,causal,wl=255", (32, 1, 2), 2),  # 16 tokens, 256 keys: 2 splits
 ])
 def test_launch_geometry(shape, grid, splits, monkeypatch):
     monkeypatch.delenv(sm90_decode.SPLITS_ENV, raising=False)

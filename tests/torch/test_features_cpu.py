@@ -125,18 +125,21 @@ def test_backend_choice_for_features_on_hopper():
     assert backends.choose((9, 0), _cfg(head_dim=128), reg).variant == "sm90_persistent"  # plain: unchanged
 
 
-def test_large_batch_hd512_decode_takes_the_wgmma_kernel_on_hopper():
+def test_hd512_decode_takes_the_wgmma_kernel_where_it_was_faster_on_hopper():
     reg = registry()
-    rows = backends.WGMMA_DECODE_MIN_ROWS
+    rows = backends.WGMMA_DECODE_MIN_ROWS_TOPK
     big = _cfg(batch=rows, topk=512, sink=True, kv_shared=True)
     assert backends.choose((9, 0), big, reg).variant == "sm90_mqa_decode"
-    win = _cfg(batch=rows, window_left=127, sink=True, kv_shared=True)
-    assert backends.choose((9, 0), win, reg).variant == "sm90_mqa_decode"
     assert backends.choose((9, 0), _cfg(batch=rows - 1, topk=512, kv_shared=True), reg).variant == "sm90_mqa_gather"
+    win = _cfg(batch=1, window_left=127, sink=True, kv_shared=True)  # window: from one row
+    assert backends.choose((9, 0), win, reg).variant == "sm90_mqa_decode"
+    dense = backends.WGMMA_DECODE_MIN_ROWS  # neither top-k nor window: the untimed range keeps its bound
+    assert backends.choose((9, 0), _cfg(batch=dense, kv_shared=True), reg).variant == "sm90_mqa_decode"
+    assert backends.choose((9, 0), _cfg(batch=dense - 1, kv_shared=True), reg).variant == "sm90_mqa_gather"
     # what it cannot run keeps its kernel: K apart from V, two query tokens, hd128
-    assert backends.choose((9, 0), _cfg(batch=rows, topk=512), reg).variant == "sm90_mqa_gather"
-    assert backends.choose((9, 0), _cfg(batch=rows, seq_q=2, topk=512, kv_shared=True), reg).variant == "sm90_mqa_gather"
-    assert backends.choose((9, 0), _cfg(batch=rows, head_dim=128), reg).variant == "sm90_persistent"
+    assert backends.choose((9, 0), _cfg(batch=dense, topk=512), reg).variant == "sm90_mqa_gather"
+    assert backends.choose((9, 0), _cfg(batch=dense, seq_q=2, topk=512, kv_shared=True), reg).variant == "sm90_mqa_gather"
+    assert backends.choose((9, 0), _cfg(batch=dense, head_dim=128), reg).variant == "sm90_persistent"
 
 
 def test_backend_falls_back_to_torch_where_no_kernel_has_the_feature():
