@@ -23,7 +23,8 @@
 //   with P from registers (RS wgmma, N = 256) and V = the same K stage read MN-major.
 // * Barriers: full[s] (producer -> consumers, 128 arrivals), empty[s] (consumers -> producer, 256
 //   arrivals), q_full (128); named barrier kBarX (the 256 consumer threads: both partials
-//   stored) and kBarFree + w (WG 1-w has read WG w's partial, which WG w may then overwrite).
+//   stored) and kBarFree + w (WG 1-w has read WG w's partial, which WG w may then overwrite);
+//   kBarEpilogue + w (WG w's O staged in its half of Q's SMEM, then stored row by row).
 // * Split-K: GatherSplit (fmhactl/plans/sm90_gather.py) as sm90_mqa_gather; the last split CTA
 //   merges (kernels/common/split_merge.cuh), run by the consumer warpgroups only (the producer
 //   has exited by then: no CTA-wide barrier after the role split).
@@ -52,6 +53,7 @@ using namespace fmha_decode_plan;
 constexpr int kBarX = 1;     // both consumer WGs' partial S stored
 constexpr int kBarFree = 2;  // + w: WG w's partial read by the other WG (2, 3)
 constexpr int kBarMerge = 4; // the consumers' merge
+constexpr int kBarEpilogue = 5;  // + w: WG w's O staged in SMEM (5, 6)
 constexpr int kConsumerThreads = 128 * kConsumers;
 constexpr float kRescaleSlack = 8.f;  // base-2 units: P <= 256 between rescales
 static_assert(kConsumers == 2, "the partial-S exchange pairs two warpgroups");
@@ -319,7 +321,6 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
 
     // Rows of this thread: 16 * warp + lane / 4 (+ 8).
     const int row_base = 16 * warp + lane / 4;
-    const int col_base = wg_idx * S::kHalf + 2 * (lane % 4);
     if (sp.splits > 1) {
         const fmha_i64 rows_all = static_cast<fmha_i64>(p.batch) * p.seq_q * p.heads;
         const fmha_i64 row0 = (static_cast<fmha_i64>(w.b) * p.seq_q + w.t) * p.heads + w.head0;
@@ -331,7 +332,9 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
             const bool any = m[h] != -FMHA_INF && total > 0.f;
             const float inv = any ? 1.f / total : 0.f;
             const fmha_i64 at = w.split * rows_all + row0 + row;
-            float* out = sp.o_partial + at * D + col_base;
+            // Straight from the fragment: staging it through SMEM as the unsplit O below was
+            // measured no faster here (0.98-0.99x, session 12 call 5).
+            float* out = sp.o_partial + at * D + wg_idx * S::kHalf + 2 * (lane % 4);
 #pragma unroll
             for (int i = 2 * h; i < S::kORegs; i += 4)
                 *reinterpret_cast<float2*>(out + 8 * (i / 4)) = make_float2(o[i] * inv, o[i + 1] * inv);
@@ -346,7 +349,15 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
         return;
     }
 
-    // Epilogue: O's scale and the LSE with the sink (split_merge::finish_row).
+    // Epilogue: O's scale and the LSE with the sink (split_merge::finish_row). O goes out through
+    // SMEM: the C fragment's 4-byte pieces straight to global memory were 64 scattered stores a
+    // thread, a quarter of the one-block CTA's stall samples (ncu, session 12 call 3); staged, each
+    // warp stores whole 512-byte row halves with 16-byte stores. The stage is this WG's half of Q
+    // (only this WG's QK^T reads it, and all of those retired above), 16-byte chunks XOR-swizzled
+    // by row so that neither the fragment writes nor the row reads conflict on banks.
+    static_assert(S::kHalf * kRows * 2 == 32768 && S::kHalf / 8 == 32, "the stage is one 32 KiB Q half, 32 chunks a row");
+    unsigned char* stage = smem + HeadDim<D>::kQOffset + wg_idx * S::kHalf * kRows * 2;
+    mbar::wait_parity(bars.q_full, 0);  // with no block to multiply the consumers never waited for Q's copies
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         const float total = mma_sync::quad_sum(l[h]);
@@ -355,14 +366,21 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const GatherSplit&
         const int head = w.head0 + row;
         const float sink = p.sinks != nullptr ? p.sinks[head] * kLog2e : -FMHA_INF;
         const split_merge::RowEnd end = split_merge::finish_row(m[h], total, sink);
-        const float o_scale = end.o_scale, lse = end.lse;
-        unsigned short* out = static_cast<unsigned short*>(p.o) + w.b * p.o_batch_stride +
-                              static_cast<fmha_i64>(w.t) * p.o_seq_stride + head * p.o_head_stride + col_base;
+        unsigned char* stage_row = stage + row * (S::kHalf * 2) + 4 * (lane % 4);
 #pragma unroll
         for (int i = 2 * h; i < S::kORegs; i += 4)
-            *reinterpret_cast<unsigned*>(out + 8 * (i / 4)) = mma_sync::pack2<!F16>(o[i] * o_scale, o[i + 1] * o_scale);
+            *reinterpret_cast<unsigned*>(stage_row + (((i / 4) ^ (row % 8)) * 16)) =
+                mma_sync::pack2<!F16>(o[i] * end.o_scale, o[i + 1] * end.o_scale);
         if (wg_idx == 0 && lane % 4 == 0 && p.lse != nullptr)
-            p.lse[(static_cast<fmha_i64>(w.b) * p.heads + head) * p.seq_q + w.t] = lse;
+            p.lse[(static_cast<fmha_i64>(w.b) * p.heads + head) * p.seq_q + w.t] = end.lse;
+    }
+    wg::bar_sync(kBarEpilogue + wg_idx, 128);
+    unsigned short* out = static_cast<unsigned short*>(p.o) + w.b * p.o_batch_stride +
+                          static_cast<fmha_i64>(w.t) * p.o_seq_stride + w.head0 * p.o_head_stride + wg_idx * S::kHalf;
+#pragma unroll 4
+    for (int row = warp; row < w.rows_valid; row += 4) {  // a warp a row half: 32 lanes x 16 bytes
+        const uint4 v = *reinterpret_cast<const uint4*>(stage + row * (S::kHalf * 2) + ((lane ^ (row % 8)) * 16));
+        *reinterpret_cast<uint4*>(out + row * p.o_head_stride + lane * 8) = v;
     }
 }
 
