@@ -11,7 +11,8 @@ here is keyed by everything but the KV length: the first call with a signature c
 builds and loads the kernels and fills the parameter block; every later call writes the K/V
 pointers, strides and length, picks the split count (pure integer arithmetic), allocates the
 outputs (and the fp32 workspace when it splits) and enqueues one kernel (two with a separate merge). No TMA
-descriptors, so nothing is encoded per step.
+descriptors, so nothing is encoded per step. The split kernel takes ring_smem_bytes(head_dim) of
+dynamic SMEM (its per-warp cp.async ring of K/V blocks), allowed once per function at plan build.
 
 Used automatically by the cached launch path (fmhactl.torch.fastpath) for calls it can serve:
 sm_90 GPU, bf16/fp16, head dim 64 or 128, seq_q <= MAX_SEQ_Q, no backend override,
@@ -45,6 +46,16 @@ MAX_SPLITS = 256  # the merge's SMEM weight buffer (kMaxSplits)
 CTAS_PER_SM = 2  # split until about this many CTAs per SM
 SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # "CTAS_PER_SM,MIN_SPLIT_KEYS": the split heuristic's two knobs (tuning runs)
 MAX_GRID_Z = 65535  # grid.z = batch * heads_kv
+# The split kernel's cp.async ring per head dim (FMHA_DECODE_STAGES_D* in kernels/sm90/fmha_decode_split.h:
+# stages of one 16-key K block and its V block per warp) and the CTAs per SM that ring and its
+# __launch_bounds__ leave room for (FMHA_DECODE_CTAS_D*); tests/torch/test_decode_cpu.py checks both.
+RING_STAGES = {64: 4, 128: 3}
+RESIDENT_CTAS = {64: 3, 128: 2}
+
+
+def ring_smem_bytes(head_dim: int) -> int:
+    """The split kernel's dynamic SMEM: every warp's ring of K and V blocks (16-bit elements)."""
+    return WARPS * RING_STAGES[head_dim] * 2 * KEYS_PER_WARP_STEP * head_dim * 2
 SOURCE = "sm90/fmha_decode.cu"
 ARCH = "sm_90a"
 
@@ -84,11 +95,20 @@ def row_groups(seq_q: int, heads: int, heads_kv: int) -> int:
     return -(-seq_q * (heads // heads_kv) // ROWS_PER_CTA)
 
 
-def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int) -> tuple[int, int]:
+def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int,
+                  resident: int = 0) -> tuple[int, int]:
     """(n_splits, split_keys): enough splits for about CTAS_PER_SM CTAs per SM, none shorter than
-    MIN_SPLIT_KEYS keys (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS; every split non-empty."""
+    MIN_SPLIT_KEYS keys (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS; every split non-empty.
+
+    resident: the CTAs per SM the kernel can hold (0: unknown). Rounding the split count up can
+    make a grid a little larger than one wave (b8 x 8 KV heads: 5 x 64 = 320 CTAs); where the
+    kernel holds only CTAS_PER_SM a SM (the hd128 ring: 2), the few CTAs past the wave would run
+    alone at a fraction of the bandwidth, so the count is rounded down to what fits in one wave
+    (4 splits of twice the keys) unless no split at all fits."""
     base = max(1, batch * heads_kv * groups)
     wanted = -(-CTAS_PER_SM * max(1, sm_count) // base)
+    if resident > 0:
+        wanted = min(wanted, max(1, resident * max(1, sm_count) // base))
     by_length = max(1, -(-seq_k // MIN_SPLIT_KEYS))
     n = max(1, min(wanted, by_length, MAX_SPLITS))
     split_keys = -(-seq_k // n)
@@ -179,7 +199,7 @@ def clear() -> None:
 def _functions(device_index: int, dtype: str, head_dim: int) -> tuple[int, int]:
     from fmhactl.build.compiler import BuildTarget
     from fmhactl.build.entry import build
-    from fmhactl.runtime.driver import LoadedModule
+    from fmhactl.runtime.driver import LoadedModule, allow_dynamic_smem
 
     with _lock:
         if _state["cubin"] is None:
@@ -190,6 +210,9 @@ def _functions(device_index: int, dtype: str, head_dim: int) -> tuple[int, int]:
         module = _modules[device_index]
     split = module.function(f"fmha_decode_split_{dtype}_d{head_dim}")
     combine = module.function(f"fmha_decode_combine_{dtype}_d{head_dim}")
+    # the plan enqueues through the raw driver, which sets no attribute: the ring's SMEM (over
+    # 48 KiB at hd128) is allowed here, once per function
+    allow_dynamic_smem(split, ring_smem_bytes(head_dim))
     return int(split), int(combine)
 
 
@@ -231,7 +254,8 @@ class DecodePlan:
         seq_k = k.shape[self.seq_dim]
         if seq_k == 0:
             return None  # the general path reports it
-        n_splits, split_keys = choose_splits(self.base_ctas[0], 1, self.base_ctas[1], seq_k, self.sm_count)
+        n_splits, split_keys = choose_splits(self.base_ctas[0], 1, self.base_ctas[1], seq_k, self.sm_count,
+                                             RESIDENT_CTAS[self.head_dim])
         out = torch.empty_strided(self.out_size, self.out_stride, dtype=self.dtype, device=self.device)
         lse = torch.empty(self.lse_size, dtype=torch.float32, device=self.device) if self.lse_size else None
         work = None
@@ -262,8 +286,8 @@ class DecodePlan:
             fused = counters is not None
             s.counters = counters
             kernel_params = ctypes.addressof(self.kernel_params)
-            driver.launch(self.split_fn, (self.base_ctas[1], n_splits, self.base_ctas[0]), (32 * WARPS, 1, 1), 0,
-                          stream, kernel_params)
+            driver.launch(self.split_fn, (self.base_ctas[1], n_splits, self.base_ctas[0]), (32 * WARPS, 1, 1),
+                          ring_smem_bytes(self.head_dim), stream, kernel_params)
             if n_splits > 1 and not fused:
                 driver.launch(self.combine_fn, (self.base_ctas[1], 1, self.base_ctas[0]), (32 * WARPS, 1, 1), 0, stream,
                               kernel_params)

@@ -19,6 +19,17 @@ __device__ __forceinline__ void copy16(unsigned smem_dst, const void* src, bool 
 // Every cp.async this thread issued has landed in SMEM.
 __device__ __forceinline__ void wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
+// Ring pipelines: close this thread's copies issued since the last commit into one group (an empty
+// group is fine: it keeps the group count in step with the ring's stages).
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+// All but this thread's N most recent groups have landed. Other lanes' copies are visible to this
+// one only after each has waited and a barrier (__syncwarp for a warp's own ring) follows.
+template <int N>
+__device__ __forceinline__ void wait_group() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
 // One warp gathers `Rows` listed rows (Rows a multiple of 32) of a (seq, Cols) slice into the SW128
 // tile that a TMA box of the same rows would produce (sw128::offset): row r of the tile is source
 // row keys[r / 32] of lane r % 32, or zeros where that key is < 0; columns at or past `valid_cols`

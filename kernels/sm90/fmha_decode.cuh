@@ -30,6 +30,7 @@
 // stride a multiple of 8 elements, 16-byte aligned bases; batch * heads_kv <= 65535.
 #pragma once
 
+#include "common/cp_async.cuh"
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
 #include "common/mma_sync.cuh"
@@ -73,6 +74,45 @@ __device__ __forceinline__ unsigned word(const U4& u, int i) {
 
 using mma_sync::quad_max;
 using mma_sync::quad_sum;
+
+__device__ __forceinline__ U4 lds16(unsigned addr) {
+    U4 r;
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "r"(addr));
+    return r;
+}
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// The split kernel's dynamic SMEM: the warps' cp.async rings, then (after the loop) MergeSmem.
+extern __shared__ __align__(128) unsigned char decode_smem[];
+
+// One warp's ring: kStages stages, each a 16-key K block then its V block (16 rows x D, 16-bit).
+template <int D>
+struct Ring {
+    static constexpr int kStages = D == 128 ? FMHA_DECODE_STAGES_D128 : FMHA_DECODE_STAGES_D64;
+    static constexpr int kTileBytes = FMHA_DECODE_KEYS * D * 2;
+    static constexpr int kStageBytes = 2 * kTileBytes;
+    static constexpr int kWarpBytes = kStages * kStageBytes;
+    static constexpr int kBytes = FMHA_DECODE_WARPS * kWarpBytes;
+};
+
+// Byte offsets of 16-byte chunk `chunk` (8 d's) of row `row` in a K or V block. A quarter warp's
+// 16-byte reads must hit 8 distinct chunk positions mod 8 (128 bytes = all 32 banks), and a row is
+// a multiple of 128 bytes, so each tile XORs the chunk index with row bits its reads vary in.
+// K reads: rows 2p and 2p + 1 (g = 2p, 2p + 1) x chunks 4c + q4: flip bit 2 on odd rows.
+// V reads: rows {0, 2, 4, 6} + const (q4) x chunks 8e + {2p, 2p + 1} (g): XOR 2 * ((row >> 1) & 3).
+// The cp.async writes (8 consecutive chunks of one row per quarter warp) stay conflict-free: an
+// XOR by a value below 8 permutes each aligned group of 8 chunks.
+template <int D>
+__device__ __forceinline__ unsigned k_offset(int row, int chunk) {
+    return row * (2 * D) + ((chunk ^ ((row & 1) << 2)) << 4);
+}
+template <int D>
+__device__ __forceinline__ unsigned v_offset(int row, int chunk) {
+    return row * (2 * D) + ((chunk ^ (((row >> 1) & 3) << 1)) << 4);
+}
 
 // SMEM for the cross-warp merge: per warp, per row, max and sum, then O (rows x D).
 template <int D>
@@ -203,7 +243,11 @@ template <int D, class Mma>
 __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSplit& s) {
     constexpr int kQBlocks = D / 32;  // 32-d blocks of QK^T (2 MMAs each)
     constexpr int kVBlocks = D / 64;  // 64-d blocks of PV (8 MMAs each)
-    __shared__ MergeSmem<D> smem;
+    {  // the host sizes the ring (fmhactl.torch.decode.ring_smem_bytes): a mismatch must not read past it
+        unsigned dynamic_bytes;
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamic_bytes));
+        if (dynamic_bytes < Ring<D>::kBytes) __trap();
+    }
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int g = lane / 4, q4 = lane % 4;
@@ -266,33 +310,68 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
 #pragma unroll
             for (int x = 0; x < 4; ++x) acc[e][j][x] = 0.f;
 
-    // K: QK n-tile i holds keys kb + 8i + g (this lane's B column), d permuted within 32-d blocks.
-    // Zeros outside [k_start, k_end): no load. The next block's K is loaded right after this
-    // block's QK^T, so it is in flight under the softmax and PV (asm volatile keeps the order).
-    U4 kf[2][kQBlocks];
-    auto load_k = [&](int kb) {
+    // The warp's cp.async ring: stage `slot` holds the K block (16 keys x D) and the V block of
+    // one of its key blocks, rows zero-filled outside [k_start, k_end) (V must be zeros there,
+    // not stale SMEM: 0 * NaN would poison O through P = 0). Each lane copies whole 16-byte chunks
+    // of consecutive rows, so a warp's copy of a row is one coalesced request. Blocks at or past
+    // k_end are not copied, but every step commits a group (empty or not), so wait_group<S-1>
+    // always means "this block's stage has landed".
+    using R = Ring<D>;
+    constexpr int kStages = R::kStages;
+    constexpr int kStep = FMHA_DECODE_WARPS * FMHA_DECODE_KEYS;
+    constexpr int kChunks = D / 8;                                 // 16-byte chunks per row
+    constexpr int kRowsPerPass = 32 / kChunks;                     // rows one warp-wide copy covers
+    const unsigned ring = smem_addr(decode_smem) + warp * R::kWarpBytes;
+    const int copy_ch = lane % kChunks, copy_row = lane / kChunks;
+    auto issue = [&](int kb, unsigned stage) {
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            const int key = kb + 8 * i + g;
-            const unsigned short* krow = kbase + static_cast<fmha_i64>(key) * p.k_seq_stride;
-#pragma unroll
-            for (int c = 0; c < kQBlocks; ++c)
-                kf[i][c] = key >= k_start && key < k_end ? load16(krow + c * 32 + q4 * 8) : U4{0, 0, 0, 0};
+        for (int it = 0; it < FMHA_DECODE_KEYS / kRowsPerPass; ++it) {
+            const int row = it * kRowsPerPass + copy_row, key = kb + row;
+            const bool ok = key >= k_start && key < k_end;
+            const fmha_i64 src = ok ? key : 0;  // an address that exists; nothing is read from it
+            cp_async::copy16(stage + k_offset<D>(row, copy_ch), kbase + src * p.k_seq_stride + copy_ch * 8, ok);
+            cp_async::copy16(stage + R::kTileBytes + v_offset<D>(row, copy_ch),
+                             vbase + src * p.v_seq_stride + copy_ch * 8, ok);
         }
     };
-    constexpr int kStep = FMHA_DECODE_WARPS * FMHA_DECODE_KEYS;
-    load_k(k_first + warp * FMHA_DECODE_KEYS);
-    for (int kb = k_first + warp * FMHA_DECODE_KEYS; kb < k_end; kb += kStep) {
-        // V: keys kb + 2*q4 + {0, 1, 8, 9} (this lane's k positions of PV), d = 64e + 8g .. +7.
+    const int kb0 = k_first + warp * FMHA_DECODE_KEYS;
+#pragma unroll
+    for (int st = 0; st < kStages - 1; ++st) {
+        if (kb0 + st * kStep < k_end) issue(kb0 + st * kStep, ring + st * R::kStageBytes);
+        cp_async::commit();
+    }
+
+    // Fragment reads, lane-constant parts. K: QK n-tile i holds keys kb + 8i + g (this lane's B
+    // column), d permuted within 32-d blocks so that one 16-byte read (8 consecutive d's) is the
+    // B fragment of two MMAs; row 8i + g has the parity of g. V: rows 2*q4 + {0, 1, 8, 9} (this
+    // lane's k positions of PV), d = 64e + 8g .. +7: chunk 8e + g, and (row >> 1) & 3 = q4.
+    const unsigned k_lane = g * (2 * D) + (q4 << 4), k_swz = (g & 1) << 6;
+    const unsigned v_lane = 2 * q4 * (2 * D) + ((g ^ (2 * q4)) << 4);
+    int slot = 0;
+    for (int kb = kb0; kb < k_end; kb += kStep) {
+        // Refill the stage read in the previous step with the block kStages - 1 ahead: every
+        // lane's reads of it are done (syncwarp). Then wait for this block's stage.
+        __syncwarp();
+        const int ahead = kb + (kStages - 1) * kStep;
+        const int fill = slot == 0 ? kStages - 1 : slot - 1;
+        if (ahead < k_end) issue(ahead, ring + fill * R::kStageBytes);
+        cp_async::commit();
+        cp_async::wait_group<kStages - 1>();
+        __syncwarp();
+        const unsigned kt = ring + slot * R::kStageBytes, vt = kt + R::kTileBytes;
+        slot = slot == kStages - 1 ? 0 : slot + 1;
+
+        U4 kf[2][kQBlocks];
+#pragma unroll
+        for (int i = 0; i < 2; ++i)
+#pragma unroll
+            for (int c = 0; c < kQBlocks; ++c) kf[i][c] = lds16(kt + k_lane + i * 8 * (2 * D) + ((c << 6) ^ k_swz));
         U4 vf[kVBlocks][4];
 #pragma unroll
-        for (int x = 0; x < 4; ++x) {
-            const int key = kb + 2 * q4 + (x & 1) + 8 * (x >> 1);
-            const unsigned short* vrow = vbase + static_cast<fmha_i64>(key) * p.v_seq_stride;
+        for (int x = 0; x < 4; ++x)
 #pragma unroll
             for (int e = 0; e < kVBlocks; ++e)
-                vf[e][x] = key >= k_start && key < k_end ? load16(vrow + e * 64 + g * 8) : U4{0, 0, 0, 0};
-        }
+                vf[e][x] = lds16(vt + v_lane + ((x & 1) + 8 * (x >> 1)) * (2 * D) + e * 128);
 
         // S = Q K^T for 16 keys: s[i][0..1] row g, s[i][2..3] row g+8; keys kb + 8i + 2*q4 + {0,1}.
         float sc[2][4];
@@ -306,7 +385,6 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
                 Mma::mma(sc[i], qf[0][c].z, qf[1][c].z, qf[0][c].w, qf[1][c].w, kf[i][c].z, kf[i][c].w);
             }
         }
-        load_k(kb + kStep);  // the next block's K (zeros past k_end)
 
         float pr[2][4];
 #pragma unroll
@@ -346,6 +424,11 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
                 Mma::mma(acc[e][j], a0, a1, a2, a3, b0, b1);
             }
     }
+    // Every copy this thread issued was for a block the loop read, so all have landed; the wait
+    // is a guard. The merge below reuses the ring's SMEM: no warp may still be reading its stages.
+    cp_async::wait_all();
+    __syncthreads();
+    MergeSmem<D>& smem = *reinterpret_cast<MergeSmem<D>*>(decode_smem);
 
     // Merge the 4 warps: each publishes its max, sum and unnormalised O for the 16 rows.
 #pragma unroll
@@ -412,6 +495,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
     if (!is_last) return;
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
     static_assert(sizeof(smem.o) >= FMHA_DECODE_ROWS * kMaxSplits * sizeof(float), "merge weights fit in smem.o");
+    static_assert(sizeof(MergeSmem<D>) <= Ring<D>::kBytes, "the merge fits in the ring's SMEM");
     combine_rows<D, Mma>(p, s, b, h_kv, row0, &smem.o[0][0][0]);
 }
 
@@ -426,7 +510,7 @@ __device__ __forceinline__ void combine_kernel(const FmhaParams& p, const Decode
 }  // namespace fmha_decode
 
 #define FMHA_DECODE_ENTRIES(DT, MMA, D)                                                                   \
-    extern "C" __global__ void __launch_bounds__(FMHA_DECODE_THREADS, 3)                               \
+    extern "C" __global__ void __launch_bounds__(FMHA_DECODE_THREADS, FMHA_DECODE_CTAS_D##D)           \
         fmha_decode_split_##DT##_d##D(const FmhaParams p, const DecodeSplit s) {                       \
         fmha_decode::split_kernel<D, fmha_decode::MMA>(p, s);                                            \
     }                                                                                                    \

@@ -3,6 +3,14 @@
 // header on the host and checks every offset and the size.
 #pragma once
 
+// The split kernel's per-warp cp.async ring (stages of one 16-key K block and its V block) and the
+// CTAs per SM its __launch_bounds__ asks for, per head dim: the host sizes the dynamic SMEM
+// (WARPS * STAGES * 2 * 16 * D * 2 bytes) and the split count from them.
+#define FMHA_DECODE_STAGES_D64 4
+#define FMHA_DECODE_STAGES_D128 3
+#define FMHA_DECODE_CTAS_D64 3
+#define FMHA_DECODE_CTAS_D128 2
+
 struct DecodeSplit {
     float* o_partial;    // (n_splits, batch * heads * seq_q, head_dim) fp32: O of each split, normalised
     float* lse_partial;  // (n_splits, batch * heads * seq_q) fp32: base-2 LSE of each split (-inf: no key)

@@ -35,6 +35,16 @@ def test_split_count_follows_the_sm_count_and_the_cache_length():
     assert many_heads == 1 and short <= -(-256 // decode.MIN_SPLIT_KEYS)  # no split shorter than the minimum
 
 
+def test_split_count_keeps_the_grid_in_one_wave_of_resident_ctas():
+    # b8 x 8 KV heads: rounding up asks for 5 splits (320 CTAs); at 2 resident CTAs a SM (hd128's
+    # ring) 56 of them would form a second wave, so 4 splits (256 CTAs) of twice the keys
+    assert decode.choose_splits(8, 8, 1, 8192, 132)[0] == 5
+    assert decode.choose_splits(8, 8, 1, 8192, 132, resident=2) == (4, 2048)
+    assert decode.choose_splits(8, 8, 1, 8192, 132, resident=3)[0] == 5  # hd64: 320 fit in one wave
+    assert decode.choose_splits(1, 8, 1, 32768, 132, resident=2) == decode.choose_splits(1, 8, 1, 32768, 132)
+    assert decode.choose_splits(64, 32, 8, 4096, 132, resident=2)[0] == 1  # more than a wave anyway: no split
+
+
 def test_row_groups_pack_query_heads_and_tokens():
     assert decode.row_groups(1, 32, 8) == 1  # 4 heads -> 4 of 16 rows
     assert decode.row_groups(16, 32, 8) == 4  # 64 rows
@@ -48,7 +58,10 @@ def test_decode_split_ctypes_matches_the_c_header(tmp_path):
     program = tmp_path / "abi.c"
     program.write_text('#include <stdio.h>\n#include <stddef.h>\n#include "sm90/fmha_decode_split.h"\n'
                        f"int main(void) {{\n{prints}\n"
-                       '    printf("sizeof %zu\\n", sizeof(struct DecodeSplit));\n    return 0;\n}\n')
+                       '    printf("sizeof %zu\\n", sizeof(struct DecodeSplit));\n'
+                       '    printf("stages64 %d\\nstages128 %d\\n", FMHA_DECODE_STAGES_D64, FMHA_DECODE_STAGES_D128);\n'
+                       '    printf("ctas64 %d\\nctas128 %d\\n", FMHA_DECODE_CTAS_D64, FMHA_DECODE_CTAS_D128);\n'
+                       '    return 0;\n}\n')
     exe = tmp_path / "abi"
     subprocess.run(["gcc", "-std=c11", "-I", str(paths.kernels_dir()), str(program), "-o", str(exe)], check=True)
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
@@ -56,11 +69,15 @@ def test_decode_split_ctypes_matches_the_c_header(tmp_path):
     for name in names:
         assert int(printed[name]) == getattr(decode.DecodeSplit, name).offset, name
     assert int(printed["sizeof"]) == ctypes.sizeof(decode.DecodeSplit)
+    for d in decode.HEAD_DIMS:  # the ring the host sizes the dynamic SMEM for, the residency it splits for
+        assert int(printed[f"stages{d}"]) == decode.RING_STAGES[d]
+        assert int(printed[f"ctas{d}"]) == decode.RESIDENT_CTAS[d]
 
 
 class RecordingDriver:
     def __init__(self) -> None:
         self.launches: list[tuple] = []
+        self.smem: list[int] = []
 
     def launch(self, function, grid, block, dynamic_smem, stream, kernel_params) -> None:
         from fmhactl.runtime.params import FmhaParams
@@ -69,6 +86,7 @@ class RecordingDriver:
         params = FmhaParams.from_buffer_copy(ctypes.string_at(ptrs[0], ctypes.sizeof(FmhaParams)))
         split = decode.DecodeSplit.from_buffer_copy(ctypes.string_at(ptrs[1], ctypes.sizeof(decode.DecodeSplit)))
         self.launches.append((function, grid, block, stream, params, split))
+        self.smem.append(dynamic_smem)
 
 
 def _plan(batch=1, heads=8, heads_kv=2, seq_q=1, head_dim=128, sms=132, lse=True) -> decode.DecodePlan:
@@ -103,7 +121,7 @@ def test_a_growing_cache_changes_length_strides_and_splits_per_call(fused, monke
         k, v = _kv_cache(1, 2, length, 8192), _kv_cache(1, 2, length, 8192)
         out, lse = plan.run(q, k, v, driver, stream=7)
         assert out.shape == (1, 8, 1, 128) and lse.shape == (1, 8, 1)
-    n_splits = [decode.choose_splits(2, 1, 1, n, 132)[0] for n in (60, 4096, 4097)]
+    n_splits = [decode.choose_splits(2, 1, 1, n, 132, decode.RESIDENT_CTAS[128])[0] for n in (60, 4096, 4097)]
     assert n_splits[0] == 1 and n_splits[2] > 1
     # one launch without a split; with splits one (fused merge) or two (a merge launch)
     assert len(driver.launches) == (1 + 1 + 1 if fused else 1 + 2 + 2)
@@ -119,6 +137,8 @@ def test_a_growing_cache_changes_length_strides_and_splits_per_call(fused, monke
             assert not counters[-1].any()
         else:
             assert split.counters is None
+    # the split kernel's ring: 4 warps x 3 stages x (K + V) x 16 keys x 128 d x 2 bytes; the merge: static only
+    assert all(smem == (96 * 1024 if launch[0] == 11 else 0) for launch, smem in zip(driver.launches, driver.smem))
     combine = [x for x in driver.launches if x[0] == 22]
     assert all(c[1] == (1, 1, 2) for c in combine)  # one CTA per (row group, batch x KV head)
     assert len(combine) == (0 if fused else 2)
@@ -155,6 +175,57 @@ def test_kernels_build_for_sm90a_without_spills(tmp_path, monkeypatch):
         for d in decode.HEAD_DIMS:
             assert {f"fmha_decode_split_{dtype}_d{d}", f"fmha_decode_combine_{dtype}_d{d}"} <= names
     assert all(k.spill_stores == 0 and k.stack_bytes == 0 and k.registers <= 255 for k in result.kernels)
+    # the residency the split heuristic counts on: registers and SMEM (ring + static + the 1 KiB the
+    # hardware keeps per CTA, of 228 KiB a SM) for RESIDENT_CTAS, and SMEM for no more
+    for k in result.kernels:
+        if "_split_" in k.kernel:
+            d = int(k.kernel.rsplit("_d", 1)[1])
+            ctas, per_cta = decode.RESIDENT_CTAS[d], decode.ring_smem_bytes(d) + k.static_smem + 1024
+            assert k.registers * 32 * decode.WARPS * ctas <= 65536, k
+            assert ctas * per_cta <= 228 * 1024 < (ctas + 1) * per_cta, k
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_ring_layout_reads_what_the_copies_wrote_without_bank_conflicts(head_dim):
+    """fmha_decode.cuh's SMEM blocks: k_offset / v_offset (where the cp.async copies put chunk `ch`
+    of row `row`) against the offsets the fragment reads compute, and the banks of each quarter
+    warp's 16-byte accesses (8 lanes, 128 bytes: conflict-free when the 8 chunks differ mod 8)."""
+    d2 = 2 * head_dim
+
+    def k_offset(row, ch):
+        return row * d2 + ((ch ^ ((row & 1) << 2)) << 4)
+
+    def v_offset(row, ch):
+        return row * d2 + ((ch ^ (((row >> 1) & 3) << 1)) << 4)
+
+    def conflict_free(offsets):  # offsets[lane]
+        return all(len({(o % 128) // 16 for o in offsets[8 * p:8 * p + 8]}) == 8 for p in range(4))
+
+    chunks = head_dim // 8
+    for it in range(16 * chunks // 32):  # the copies: lane -> (row, chunk)
+        rows = [it * (32 // chunks) + lane // chunks for lane in range(32)]
+        assert conflict_free([k_offset(r, lane % chunks) for lane, r in enumerate(rows)])
+        assert conflict_free([v_offset(r, lane % chunks) for lane, r in enumerate(rows)])
+    assert sorted(k_offset(r, c) for r in range(16) for c in range(chunks)) == list(range(0, 16 * d2, 16))
+    assert sorted(v_offset(r, c) for r in range(16) for c in range(chunks)) == list(range(0, 16 * d2, 16))
+    for i in range(2):
+        for c in range(head_dim // 32):
+            got = []
+            for lane in range(32):
+                g, q4 = lane // 4, lane % 4
+                k_lane, k_swz = g * d2 + (q4 << 4), (g & 1) << 6
+                got.append(k_lane + i * 8 * d2 + ((c << 6) ^ k_swz))
+                assert got[-1] == k_offset(8 * i + g, 4 * c + q4)  # key 8i + g, d 32c + 8q4 .. +7
+            assert conflict_free(got)
+    for x in range(4):
+        for e in range(head_dim // 64):
+            got = []
+            for lane in range(32):
+                g, q4 = lane // 4, lane % 4
+                v_lane = 2 * q4 * d2 + ((g ^ (2 * q4)) << 4)
+                got.append(v_lane + ((x & 1) + 8 * (x >> 1)) * d2 + e * 128)
+                assert got[-1] == v_offset(2 * q4 + (x & 1) + 8 * (x >> 1), 8 * e + g)  # d 64e + 8g .. +7
+            assert conflict_free(got)
 
 
 # ---- the register-fragment mapping, replayed lane by lane ---------------------------------------
