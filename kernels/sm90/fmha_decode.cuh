@@ -19,13 +19,26 @@
 //   dependent load after another was a 20-40 us floor at T = 1).
 // * CTA = 4 warps on one (batch, kv head, 16-row group, split); warp w takes the split's 16-key
 //   blocks w, w+4, ...; the warps merge their (max, sum, O) through SMEM at the end.
-// * No SMEM staging: K and V go global -> registers with 16-byte loads straight into mma.sync
-//   m16n8k16 fragments. QK^T permutes the head dim (a reduction dim) so that one 16-byte load of
-//   8 consecutive d's of a key is that lane's B fragment for two MMAs (Q uses the same
-//   permutation); PV permutes the output columns (tile j, column n holds d = 8n + j) so that one
-//   16-byte load of a V row feeds 8 MMAs after a byte permute pairs two keys.
-// * 3 CTAs per SM at both head dims (__launch_bounds__(128, 3): 168 registers at hd128 without
-//   spills, was 180 = 2 CTAs; hd64 fits 4): more K/V loads in flight per SM.
+// * K and V go global -> SMEM through a cp.async ring per warp: stages of one 16-key K block and
+//   its V block (hd128: 3 stages, 8 KiB each; hd64: 4 stages, 4 KiB each), refilled kStages - 1
+//   blocks ahead, so each warp keeps 16 KiB (hd128) / 12 KiB (hd64) of loads in flight while it
+//   computes: in-flight bytes are bounded by SMEM, not registers. The register version (K of the
+//   next block and V of this one loaded straight into fragments, ~8 KB a warp of which V's latency
+//   was exposed every block) streamed 2.0 TB/s at hd128 and 1.2 TB/s at hd64 at a 32k cache
+//   (notes/op-session7.md) against ~3.3 peak. A warp copies whole rows (16-byte chunks of
+//   consecutive lanes), zero-filling rows outside the split's key range, and waits only on its
+//   own groups (cp.async.wait_group + __syncwarp): no CTA barrier in the loop.
+// * Fragments are 16-byte ld.shared reads of the permuted layouts the register version loaded
+//   from global: QK^T permutes the head dim (a reduction dim) so that one 16-byte read of 8
+//   consecutive d's of a key is that lane's B fragment for two MMAs (Q uses the same permutation);
+//   PV permutes the output columns (tile j, column n holds d = 8n + j) so that one 16-byte read of
+//   a V row feeds 8 MMAs after a byte permute pairs two keys. Each tile XORs its chunk index with
+//   row bits (k_offset, v_offset) so that these reads and the copies are free of bank conflicts.
+// * SMEM and occupancy (FMHA_DECODE_STAGES_D*, FMHA_DECODE_CTAS_D* in fmha_decode_split.h, which
+//   the host mirrors to size the dynamic SMEM and the split count): hd128 96 KiB of ring + 2 KiB
+//   static, 2 CTAs per SM (__launch_bounds__(128, 2), 194 registers); hd64 64 KiB + 2 KiB, 3 CTAs
+//   per SM (126 registers). The warps' merge (MergeSmem) reuses the ring after the loop. Those
+//   are the compile's numbers; bandwidth and times of the ring are not yet measured on a GPU.
 // Requirements (the host checks them): head_dim 64 or 128, contiguous head dim, every other
 // stride a multiple of 8 elements, 16-byte aligned bases; batch * heads_kv <= 65535.
 #pragma once
@@ -184,7 +197,9 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
     // O: item = (valid row, 4 consecutive d's). With fewer items than threads (T = 1: a few rows),
     // `lanes` threads share an item, each taking every lanes-th split, and add up through SMEM;
     // each thread keeps kUnroll 16-byte loads in flight (the split loop is latency bound).
-    constexpr int kUnroll = D == 64 ? 8 : 6;  // 8 at hd128 spills the fused split kernel (168 registers)
+    // 6 at hd128: 8 spilled the register version of the split kernel at its 168-register bound (3
+    // CTAs per SM); the ring version has 255 (2 CTAs per SM) but 8 there is not measured
+    constexpr int kUnroll = D == 64 ? 8 : 6;
     __shared__ float4 lane_sums[FMHA_DECODE_THREADS];
     const float4* part = reinterpret_cast<const float4*>(s.o_partial);
     const fmha_i64 split_stride = rows_total * kVec;
