@@ -37,8 +37,12 @@
 // * SMEM and occupancy (FMHA_DECODE_STAGES_D*, FMHA_DECODE_CTAS_D* in fmha_decode_split.h, which
 //   the host mirrors to size the dynamic SMEM and the split count): hd128 96 KiB of ring + 2 KiB
 //   static, 2 CTAs per SM (__launch_bounds__(128, 2), 194 registers); hd64 64 KiB + 2 KiB, 3 CTAs
-//   per SM (126 registers). The warps' merge (MergeSmem) reuses the ring after the loop. Those
-//   are the compile's numbers; bandwidth and times of the ring are not yet measured on a GPU.
+//   per SM (126 registers). The warps' merge (MergeSmem) reuses the ring after the loop. Why 3
+//   stages and 2 CTAs at hd128, not 2 stages and 3 CTAs: choose_splits sizes grids for about 2
+//   CTAs per SM, so the SM's in-flight bytes are those of 2 CTAs either way: 2 x 4 warps x 2
+//   stages ahead x 8 KiB = 128 KiB, against 64 KiB with 2 stages (one block ahead, the depth of
+//   the register version); choose_splits caps grids at one wave of the resident CTAs. Those are
+//   the compile's numbers; bandwidth and times of the ring are not yet measured on a GPU.
 // Requirements (the host checks them): head_dim 64 or 128, contiguous head dim, every other
 // stride a multiple of 8 elements, 16-byte aligned bases; batch * heads_kv <= 65535.
 #pragma once
