@@ -545,3 +545,30 @@ def test_the_switches_the_benches_flip_exist_and_restore_the_defaults():
     decode.set_enabled(False)
     decode.set_enabled(True)
     assert decode._state["enabled"]
+
+
+@pytest.mark.parametrize("stages", sorted(set(decode.RING_STAGES.values())))
+@pytest.mark.parametrize("blocks", [0, 1, 2, 3, 4, 5, 9, 31])
+def test_ring_schedule_reads_each_block_after_its_group_landed(stages, blocks):
+    """fmha_decode.cuh's per-warp ring, step by step: the prologue fills stages 0..S-2, step n
+    refills the stage step n-1 read with block n+S-1 (when it exists), commits a group (empty or
+    not) and waits until at most S-1 groups are pending; the stage it then reads must hold block n,
+    from a group already landed, and no stage is refilled while a later step still has to read it."""
+    slots: dict[int, tuple[int, int]] = {}  # stage -> (block, group)
+    groups = 0
+    for st in range(stages - 1):
+        if st < blocks:
+            slots[st] = (st, groups)
+        groups += 1
+    slot = 0
+    for n in range(blocks):
+        fill = stages - 1 if slot == 0 else slot - 1
+        ahead = n + stages - 1
+        if ahead < blocks:
+            assert slots.get(fill, (-1, 0))[0] < n  # the stage's previous block was already read
+            slots[fill] = (ahead, groups)
+        groups += 1
+        landed = groups - (stages - 1)  # groups 0 .. landed-1 are complete after wait_group<S-1>
+        block, group = slots[slot]
+        assert block == n and group < landed
+        slot = slot + 1 if slot < stages - 1 else 0
