@@ -2,12 +2,13 @@
 # Issue 24 item 3: the op's split-KV decode kernel with the per-warp cp.async ring (branch h24d),
 # A/B against the register version in the same call, on one H100.
 #   OUT=/dir bash scripts/device/decode24_ring.sh [BUDGET_S]        carry: .whl .ab
-# .ab/old/ holds main's version of every file the ring changed (kernels/sm90/fmha_decode.cuh,
-# fmha_decode_split.h, kernels/common/cp_async.cuh, fmhactl/torch/decode.py), at the same paths.
+# .ab/old/ holds main's version of every file the branch changed (kernels/sm90/fmha_decode.cuh,
+# fmha_decode_split.h, kernels/common/cp_async.cuh, fmhactl/torch/decode.py, the tests, docs), at
+# the same paths; only the bench of the old tree runs on them.
 # Steps: build; the decode GPU tests; bench --decode (the default grid: t 1/4/16, s 2k-32k, hd 64/128,
-# b8, MHA) on the new tree; ncu of one hd128 s32k and one hd64 s32k split launch (DRAM bandwidth,
-# SMEM bank conflicts, occupancy); then .ab/old copied over the tree, the same bench into its own
-# FMHACTL_HOME, and the tree restored.
+# b8, MHA) on the new tree; then .ab/old copied over the tree, build + the same bench into its own
+# FMHACTL_HOME, and the tree restored; last, ncu of one hd128 s32k and one hd64 s32k split launch
+# of the new kernel (DRAM bandwidth, SMEM bank conflicts, occupancy). ~300 s of a 480 s budget.
 # $OUT: summary.txt (decode24_ring_summary.py: new vs old vs cuDNN per shape), decode_new.json,
 # decode_old.json, pytest.txt, ncu.txt, device.log, raw.tgz.
 set -u -o pipefail
@@ -28,6 +29,20 @@ for k in build(decode.variant(), BuildTarget(decode.ARCH)).kernels: print(k)'
 run build-new 60 python3 -c "$BUILD"
 run pytest-decode 150 python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/torch/test_decode_gpu.py
 run bench-new 90 python3 -m fmhactl bench --decode --json
+# the A/B: main's versions (.ab/old) over the tree, their own kernel cache; every file they
+# replace is saved first and put back right after
+SAVED=/tmp/decode24-new.tar
+if [ -z "${DRY:-}" ] && [ -d .ab/old ]; then
+  (cd .ab/old && find . -type f) > /tmp/decode24-files.txt
+  tar -cf "$SAVED" -T /tmp/decode24-files.txt && cp -r .ab/old/. . \
+    && log "A/B: old sources in place ($(tr '\n' ' ' < /tmp/decode24-files.txt))"
+fi
+FMHACTL_HOME=$OLD_HOME run build-old 60 python3 -c "$BUILD"
+FMHACTL_HOME=$OLD_HOME run bench-old 90 python3 -m fmhactl bench --decode --json
+if [ -z "${DRY:-}" ] && [ -f "$SAVED" ]; then
+  tar -xf "$SAVED" && rm -f "$SAVED" && log "A/B: new sources restored"
+fi
+# last: ncu of the new kernel (the tree is the new one again)
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1)
 if [ -n "$NCU" ]; then
   for shape in b=1,h=32,hkv=8,t=1,s=32768,d=128 b=1,h=16,hkv=4,t=1,s=32768,d=64; do
@@ -37,16 +52,6 @@ if [ -n "$NCU" ]; then
   done
 else
   log "ncu: not found, skipped"
-fi
-# the A/B: main's sources over the tree, their own kernel cache; restored right after
-if [ -z "${DRY:-}" ] && [ -d .ab/old ]; then
-  rm -rf /tmp/decode24-new && mkdir -p /tmp/decode24-new && cp -r kernels fmhactl /tmp/decode24-new/ && cp -r .ab/old/. . \
-    && log "A/B: old sources in place ($(cd .ab/old && find . -type f | tr '\n' ' '))"
-fi
-FMHACTL_HOME=$OLD_HOME run build-old 60 python3 -c "$BUILD"
-FMHACTL_HOME=$OLD_HOME run bench-old 90 python3 -m fmhactl bench --decode --json
-if [ -z "${DRY:-}" ] && [ -d /tmp/decode24-new/kernels ]; then
-  rm -rf kernels fmhactl && cp -r /tmp/decode24-new/kernels /tmp/decode24-new/fmhactl . && log "A/B: new sources restored"
 fi
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 cp "$RAW/bench-new.out" "$OUT/decode_new.json" 2>/dev/null
