@@ -46,7 +46,8 @@ def test_variants_without_a_feature_report_it_unsupported():
     assert "feature topk" in registry["sm100_tma_s2_smem"].unsupported_reason(topk)
 
 
-SWITCH_OF = {"window": "FMHA_WINDOW", "sink": "FMHA_SINK", "kv_shared": "FMHA_KV_SHARED", "topk": "FMHA_TOPK"}
+SWITCH_OF = {"window": "FMHA_WINDOW", "sink": "FMHA_SINK", "kv_shared": "FMHA_KV_SHARED", "topk": "FMHA_TOPK",
+             "key_ranges": "FMHA_KEY_RANGES"}
 
 
 def test_sm100_features_are_exactly_the_feature_switches():
