@@ -27,14 +27,15 @@ class FeatureInputs:
 
 
 def make_feature_inputs(cfg: AttnConfig, seed: int, device: str = "cuda") -> FeatureInputs:
-    """Sinks and index lists that exercise every rule of docs/features.md.
+    """Sinks, index lists and key ranges that exercise every rule of docs/features.md.
 
     Sinks: uniform in [-2, ln(seq_k) + 2] (the range where they change the result), head 0 at -inf
     (no effect) and head 1 at +20 (dominates) when there are enough heads. Top-k lists: random key
     indices with, per row, about 1/8 padding (-1), 1/8 duplicates of an earlier entry and 1/16
     out-of-range values (seq_k + r or -2 - r, which a kernel skips like -1); query row 0 of every
     batch and KV head is all -1 (an empty row) when there are other rows: a decode step (seq_q 1)
-    keeps its list, or every top-k decode config would check an empty attention only.
+    keeps its list, or every top-k decode config would check an empty attention only. Key ranges:
+    `draw_key_ranges`.
     """
     import torch
 
