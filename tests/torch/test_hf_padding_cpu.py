@@ -38,24 +38,14 @@ def masked_reference(q, k, v, valid, shift, causal, scale):
     return (p @ v).transpose(1, 2)  # (b, t, h, d)
 
 
-@pytest.mark.parametrize("causal", [True, False])
-@pytest.mark.parametrize("rows, t, n, shift", [
+PADDED_CASES = [  # rows, seq_q, seq_k, shift
     (((3, 12), (0, 12), (7, 12), (11, 12)), 12, 12, 0),   # left padding, prefill
     (((0, 12), (0, 5), (0, 9), (0, 1)), 12, 12, 0),       # right padding: padded queries see all valid keys
     (((4, 20), (0, 20), (9, 20)), 1, 20, 19),             # decode step, left padding, cache
     (((2, 15), (0, 10), (0, 0)), 5, 20, 15),              # static-cache tail and an empty row
-    (((1, 7), (0, 4)), 3, 9, 2),                          # both paddings, T < S
-])
-def test_padded_rows_match_masked_attention(causal, rows, t, n, shift):
-    torch.manual_seed(0)
-    b, h, hkv, d = len(rows), 4, 2, 16
-    q, k, v = torch.randn(b, h, t, d), torch.randn(b, hkv, n, d), torch.randn(b, hkv, n, d)
-    valid = torch.zeros(b, n, dtype=torch.bool)
-    for i, (a, z) in enumerate(rows):
-        valid[i, a:z] = True
-    got = hf.padded_attention(q, k, v, hf.PaddedBatch(rows, shift, causal), 0.25, attend=reference_piece)
-    want = masked_reference(q, k, v, valid, shift, causal, 0.25)
-    torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+    (((5, 70), (0, 33), (0, 0), (20, 60)), 70, 70, 0),    # > 64 queries: both paddings, an empty row
+    (((1, 7), (0, 4)), 3, 9, 2),                          # both paddings, T < S, shift != S - T
+]
 
 
 def ranged_reference(q, k, v, key_ranges, causal, scale, calls=None):
@@ -75,18 +65,12 @@ def refuse_pieces(*args):
 
 
 @pytest.mark.parametrize("causal", [True, False])
-@pytest.mark.parametrize("rows, t, n, shift", [
-    (((3, 12), (0, 12), (7, 12), (11, 12)), 12, 12, 0),   # left padding, prefill
-    (((0, 12), (0, 5), (0, 9), (0, 1)), 12, 12, 0),       # right padding: padded queries see all valid keys
-    (((4, 20), (0, 20), (9, 20)), 1, 20, 19),             # decode step, left padding, cache
-    (((2, 15), (0, 10), (0, 0)), 5, 20, 15),              # static-cache tail and an empty row
-    (((5, 70), (0, 33), (0, 0), (20, 60)), 70, 70, 0),    # > 64 queries: both paddings, an empty row
-    (((1, 7), (0, 4)), 3, 9, 2),                          # both paddings, T < S, shift != S - T
-])
-def test_one_call_with_key_ranges_matches_masked_attention(causal, rows, t, n, shift, monkeypatch):
-    """With the queries bottom-right aligned (shift = S - T; always so in transformers' prefill and
-    cache) the batch is one op call with the rows as key_ranges, equal to the row-by-row result;
-    another causal alignment keeps the row-by-row path."""
+@pytest.mark.parametrize("rows, t, n, shift", PADDED_CASES)
+def test_padded_rows_match_masked_attention(causal, rows, t, n, shift, monkeypatch):
+    """Row by row (a CPU reference for the op's pieces) equals explicitly masked attention; with the
+    queries bottom-right aligned (shift = S - T; always so in transformers' prefill and cache) the
+    batch is one op call with the rows as key_ranges, equal to both; another causal alignment keeps
+    the row-by-row path."""
     calls = []
     monkeypatch.setattr(hf, "_ranged_attention", lambda *a: ranged_reference(*a, calls=calls))
     one_call = not causal or shift == n - t
@@ -101,7 +85,7 @@ def test_one_call_with_key_ranges_matches_masked_attention(causal, rows, t, n, s
     want = masked_reference(q, k, v, valid, shift, causal, 0.25)
     torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
     rowwise = hf.padded_attention(q, k, v, hf.PaddedBatch(rows, shift, causal), 0.25, attend=reference_piece)
-    torch.testing.assert_close(got, rowwise, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(rowwise, want, atol=1e-5, rtol=1e-5)
     assert calls == ([[list(r) for r in rows]] if one_call else [])
 
 
