@@ -6,6 +6,8 @@
 # `padded` (an SM100 variant on it reports UNSUPPORTED, not run); benches llama-small and
 # qwen2-small padded prefill (prompts 17 511 2048 8192, a left-padded batch of 4 lengths).
 #   OUT=/dir bash scripts/device/pad24.sh [BUDGET]   carry: .whl      DRY=1: list the steps only
+# The caps add up to more than one 600 s call: split it with SKIP, e.g. first
+# SKIP="model_llama model_qwen2", then SKIP="gpu-keyranges verify-padded gpu-torch gpu-sm90".
 # $OUT: summary.txt (printed last), verify.json, model_llama.json, model_qwen2.json, device.log, raw.tgz.
 set -u -o pipefail
 OUT=${OUT:-/tmp/pad24}; mkdir -p "$OUT"
