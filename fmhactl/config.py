@@ -28,9 +28,10 @@ _ALIASES = {
     "sink": "sink", "sinks": "sink",
     "topk": "topk", "top_k": "topk",
     "kvshared": "kv_shared", "kv_shared": "kv_shared",
+    "kvr": "key_ranges", "key_ranges": "key_ranges",
 }
-# Fields given as bare flags in --shape ("causal", "sink", "kvshared"); "=0/1/true/false" also works.
-_FLAG_FIELDS = ("causal", "sink", "kv_shared")
+# Fields given as bare flags in --shape ("causal", "sink", "kvshared", "kvr"); "=0/1/true/false" also works.
+_FLAG_FIELDS = ("causal", "sink", "kv_shared", "key_ranges")
 MAX_TOPK = 65536  # entries per query row (a list may repeat and pad, so it may exceed seq_k)
 UNBOUNDED = -1  # window_left / window_right: no limit on that side
 
@@ -52,6 +53,7 @@ class AttnConfig:
     sink: bool = False  # a per-head fp32 logit joins the softmax denominator (and the LSE) only
     topk: int = 0  # >0: each query row attends the keys of its int32 index list (-1 padded)
     kv_shared: bool = False  # K and V are one buffer (V = K)
+    key_ranges: bool = False  # each batch row sees only its keys [start, end) (a padded batch)
 
     def __post_init__(self) -> None:
         if self.heads_kv == 0:
@@ -100,7 +102,8 @@ class AttnConfig:
     @property
     def features(self) -> tuple[str, ...]:
         """The feature names this config needs (kernels/family.toml `features` must list each)."""
-        wanted = {"window": self.windowed, "sink": self.sink, "topk": self.topk > 0, "kv_shared": self.kv_shared}
+        wanted = {"window": self.windowed, "sink": self.sink, "topk": self.topk > 0, "kv_shared": self.kv_shared,
+                  "key_ranges": self.key_ranges}
         return tuple(name for name, used in wanted.items() if used)
 
     def _feature_parts(self) -> list[tuple[str, str]]:
@@ -116,6 +119,8 @@ class AttnConfig:
             parts.append((f"topk{self.topk}", f"topk={self.topk}"))
         if self.kv_shared:
             parts.append(("kvs", "kvshared"))
+        if self.key_ranges:
+            parts.append(("kvr", "kvr"))
         return parts
 
     @property
@@ -174,7 +179,7 @@ class AttnConfig:
 
 
 _FEATURE_DEFAULTS = {"window_left": UNBOUNDED, "window_right": UNBOUNDED, "sink": False, "topk": 0,
-                     "kv_shared": False}
+                     "kv_shared": False, "key_ranges": False}
 
 
 def _shown(value: object, limit: int = 60) -> str:
@@ -188,7 +193,8 @@ MAX_SHAPE_TEXT = 400
 def parse_shape(text: str) -> AttnConfig:
     """Parse 'b=2,h=8,hkv=2,t=128,s=512,d=128,dtype=bf16,causal' into a config.
 
-    Feature fields: wl=/wr= (window left/right, -1 unbounded), sink, topk=K, kvshared.
+    Feature fields: wl=/wr= (window left/right, -1 unbounded), sink, topk=K, kvshared, kvr (per-batch key
+    ranges: verify draws them, fmhactl/runtime/features.py).
 
     Every key at most once (aliases count as the same key), every integer positive and within
     int32, hkv a divisor of h (hkv=0 is refused: leave hkv out for "same as h").
@@ -205,7 +211,7 @@ def parse_shape(text: str) -> AttnConfig:
         field = _ALIASES.get(name.lower())
         if field is None:
             raise BadInput(f"unknown shape field {_shown(name)} in --shape {_shown(text)} "
-                           f"(use b,h,hkv,t,s,d,dtype,causal,wl,wr,sink,topk,kvshared)")
+                           f"(use b,h,hkv,t,s,d,dtype,causal,wl,wr,sink,topk,kvshared,kvr)")
         if field in values:
             raise BadInput(f"shape field {_shown(name)} given twice in --shape {_shown(text)}")
         if field not in _FLAG_FIELDS and not sep:

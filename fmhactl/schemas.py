@@ -216,7 +216,7 @@ class ScenarioFile(_Strict):
 # ---- grids -----------------------------------------------------------------------------------
 
 GRID_FIELDS = ("batch", "heads", "heads_kv", "seq_q", "seq_k", "head_dim", "dtype", "causal",
-               "window_left", "window_right", "sink", "topk", "kv_shared")  # features: docs/features.md
+               "window_left", "window_right", "sink", "topk", "kv_shared", "key_ranges")  # features: docs/features.md
 MAX_AXIS_VALUES = 10000
 
 

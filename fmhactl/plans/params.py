@@ -38,7 +38,7 @@ FMHA_PARAMS = CStruct("FmhaParams", (
         "Persistent kernels: {next tile to claim, CTAs done claiming}, zero before a launch; the last\n"
         "CTA to finish claiming zeroes it again, so one buffer serves every launch on one stream.\n"
         "May be null (the kernel then walks a static stride).")),
-    # Features (docs/features.md); the defaults (-1, -1, null, null, 0, 0) change nothing.
+    # Features (docs/features.md); the defaults (-1, -1, null, null, 0, 0, null) change nothing.
     CField("window_left", I32, note=(
         "Sliding window, bottom-right aligned like causal: row i sees keys j with\n"
         "i + off - window_left <= j <= i + off + window_right, off = seq_k - seq_q; -1 = unbounded.\n"
@@ -48,6 +48,9 @@ FMHA_PARAMS = CStruct("FmhaParams", (
     CField("topk_idx", pointer("const int*"), "(batch, seq_q, heads_kv, topk) int32 key indices, -1 padded; null: dense"),
     CField("topk", I32, "entries per row of topk_idx; 0: dense"),
     CField("kv_shared", I32, "1: K and V are one buffer (v == k); kernels may read V from K's tile"),
+    CField("key_ranges", pointer("const int*"), note=(
+        "(batch, 2) int32 [start, end) of the keys each batch row may see (left/right padding), on top\n"
+        "of causal and the window; positions stay those of the whole sequence; null: all keys")),
 ), comment=("Tensors are (batch, seq, heads, head_dim) in any stride order with head_dim contiguous.\n"
             "Strides are in elements. A K/V head stride of 0 expresses MQA; GQA maps query head h to\n"
             "kv head h / (heads / heads_kv)."))

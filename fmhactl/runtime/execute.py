@@ -119,7 +119,7 @@ class Executor:
         the parameter block, then the tensor maps for the launchers that take them. A config with
         sinks or top-k and no `features` gets those drawn from the job's seed."""
         torch = _torch()
-        if features is None and (cfg.sink or cfg.topk):
+        if features is None and (cfg.sink or cfg.topk or cfg.key_ranges):
             features = make_feature_inputs(cfg, job.seed)
         features = features or FeatureInputs()
         fn = self._function(job)
@@ -127,7 +127,7 @@ class Executor:
         stream = torch.cuda.current_stream().cuda_stream
         args = [make_params(cfg, q, k, v, o, lse, scale=scale, checkpoints=checkpoints,
                             tile_counter=self.tile_counter(job, stream), sinks=features.sinks,
-                            topk_idx=features.topk_idx)]
+                            topk_idx=features.topk_idx, key_ranges=features.key_ranges)]
         if job.params:  # a kernel with its own params struct: the declared field mapping
             from fmhactl.project.abi import adapt_arguments, adapt_params
 
@@ -163,7 +163,7 @@ class Executor:
         torch = _torch()
         if job.emulated:
             return lambda: self.launch(job, cfg, q, k, v, o, lse)
-        features = make_feature_inputs(cfg, job.seed) if cfg.sink or cfg.topk else None
+        features = make_feature_inputs(cfg, job.seed) if cfg.sink or cfg.topk or cfg.key_ranges else None
         fn, shape, args = self.launch_args(job, cfg, q, k, v, o, lse, features=features)
         driver.allow_dynamic_smem(fn, shape.dynamic_smem)
         import ctypes

@@ -1,8 +1,9 @@
-"""The extra inputs of the attention features (docs/features.md): per-head sinks and top-k lists.
+"""The extra inputs of the attention features (docs/features.md): per-head sinks, top-k lists and
+per-batch key ranges.
 
 `make_feature_inputs` draws them for a config from its seed (on any device; verify and bench use
-the GPU, tests the CPU); `check_sinks` and `check_topk` are the host checks for inputs a user
-hands in (the torch op, `fmhactl merge`): a bad value is one BadInput line (exit 2).
+the GPU, tests the CPU); `check_sinks`, `check_topk` and `check_key_ranges` are the host checks for
+inputs a user hands in (the torch op, `fmhactl merge`): a bad value is one BadInput line (exit 2).
 """
 
 from __future__ import annotations
@@ -22,17 +23,19 @@ SINK_DOMINANT = 20.0  # head 1's sink: outweighs every key, so O is tiny and the
 class FeatureInputs:
     sinks: Any = None  # fp32 (heads,), or None
     topk_idx: Any = None  # int32 (batch, seq_q, heads_kv, topk), or None
+    key_ranges: Any = None  # int32 (batch, 2) [start, end) per batch row, or None
 
 
 def make_feature_inputs(cfg: AttnConfig, seed: int, device: str = "cuda") -> FeatureInputs:
-    """Sinks and index lists that exercise every rule of docs/features.md.
+    """Sinks, index lists and key ranges that exercise every rule of docs/features.md.
 
     Sinks: uniform in [-2, ln(seq_k) + 2] (the range where they change the result), head 0 at -inf
     (no effect) and head 1 at +20 (dominates) when there are enough heads. Top-k lists: random key
     indices with, per row, about 1/8 padding (-1), 1/8 duplicates of an earlier entry and 1/16
     out-of-range values (seq_k + r or -2 - r, which a kernel skips like -1); query row 0 of every
     batch and KV head is all -1 (an empty row) when there are other rows: a decode step (seq_q 1)
-    keeps its list, or every top-k decode config would check an empty attention only.
+    keeps its list, or every top-k decode config would check an empty attention only. Key ranges:
+    `draw_key_ranges`.
     """
     import torch
 
@@ -58,7 +61,26 @@ def make_feature_inputs(cfg: AttnConfig, seed: int, device: str = "cuda") -> Fea
         if cfg.seq_q > 1:
             idx[:, 0] = -1
         topk_idx = idx.to(device)
-    return FeatureInputs(sinks=sinks, topk_idx=topk_idx)
+    key_ranges = draw_key_ranges(cfg.batch, cfg.seq_k, gen).to(device) if cfg.key_ranges else None
+    return FeatureInputs(sinks=sinks, topk_idx=topk_idx, key_ranges=key_ranges)
+
+
+def draw_key_ranges(batch: int, seq_k: int, gen):
+    """(batch, 2) int32 [start, end) per batch row: row 0 all keys, row 1 none (when batch allows:
+    with one row it is the whole range), the rest a random interval: left padding (end = seq_k),
+    right padding (start = 0) or both, in turn, so every edge case of a padded batch is drawn."""
+    import torch
+
+    ranges = torch.zeros(batch, 2, dtype=torch.int32)
+    ranges[:, 1] = seq_k
+    for row in range(1, batch):
+        if row == 1:
+            start = end = int(torch.randint(0, seq_k + 1, (1,), generator=gen))
+        else:
+            a, b = sorted(int(x) for x in torch.randint(0, seq_k + 1, (2,), generator=gen))
+            start, end = ((a, seq_k), (0, b), (a, b))[row % 3]
+        ranges[row, 0], ranges[row, 1] = start, end
+    return ranges
 
 
 def check_sinks(sinks: Any, heads: int, where: str = "sinks") -> None:
@@ -74,6 +96,23 @@ def check_sinks(sinks: Any, heads: int, where: str = "sinks") -> None:
     if bool(bad.any()):
         head = int(bad.nonzero()[0, 0])
         raise BadInput(f"{where}[{head}] is {float(sinks[head])}: a sink must be finite or -inf (no sink)")
+
+
+def check_key_ranges(key_ranges: Any, batch: int, seq_k: int, where: str = "key_ranges") -> None:
+    """int32 (batch, 2), each row 0 <= start <= end <= seq_k."""
+    import torch
+
+    if not isinstance(key_ranges, torch.Tensor):
+        raise BadInput(f"{where}: must be a tensor, got {type(key_ranges).__name__}")
+    if key_ranges.dtype != torch.int32 or tuple(key_ranges.shape) != (batch, 2):
+        raise BadInput(f"{where}: must be int32 of shape ({batch}, 2) ([start, end) per batch row), "
+                       f"got {str(key_ranges.dtype).removeprefix('torch.')} {tuple(key_ranges.shape)}")
+    start, end = key_ranges[:, 0], key_ranges[:, 1]
+    bad = (start < 0) | (start > end) | (end > seq_k)
+    if bool(bad.any()):
+        row = int(bad.nonzero()[0, 0])
+        raise BadInput(f"{where}[{row}] = [{int(start[row])}, {int(end[row])}): a key range must satisfy "
+                       f"0 <= start <= end <= seq_k ({seq_k})")
 
 
 def check_topk(topk_idx: Any, cfg: AttnConfig, where: str = "topk_idx") -> None:

@@ -22,11 +22,12 @@ def default_scale(cfg: AttnConfig) -> float:
 
 
 def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None, checkpoints=None,
-                tile_counter=None, sinks=None, topk_idx=None) -> FmhaParams:
+                tile_counter=None, sinks=None, topk_idx=None, key_ranges=None) -> FmhaParams:
     """Fill the block from torch tensors laid out (batch, seq, heads, head_dim), any strides.
 
     sinks: fp32 (heads,) contiguous when cfg.sink; topk_idx: int32 (batch, seq_q, heads_kv, topk)
-    contiguous when cfg.topk (fmhactl/runtime/features.py makes and checks both)."""
+    contiguous when cfg.topk; key_ranges: int32 (batch, 2) contiguous when cfg.key_ranges
+    (fmhactl/runtime/features.py makes and checks them)."""
     for name, tensor in (("q", q), ("k", k), ("v", v), ("o", o)):
         if tensor.stride(-1) != 1:
             raise ValueError(f"{name} must have a contiguous head_dim")
@@ -55,4 +56,7 @@ def make_params(cfg: AttnConfig, q, k, v, o, lse, scale: float | None = None, ch
     p.topk_idx = topk_idx.data_ptr() if cfg.topk else None
     p.topk = cfg.topk
     p.kv_shared = int(cfg.kv_shared)
+    if cfg.key_ranges and key_ranges is None:
+        raise ValueError("the config has key ranges but no key range tensor was given")
+    p.key_ranges = key_ranges.data_ptr() if cfg.key_ranges else None
     return p

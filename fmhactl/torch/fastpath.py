@@ -3,12 +3,12 @@
 A call is keyed by everything the op's checks and its kernel choice read: shapes, strides, dtypes
 and devices of q, k, v, the flags, the scale and the backend override, and for a call with
 attention features (fmhactl.torch.features) the window bounds, kv_shared and the shapes, strides,
-dtypes and devices of sinks and topk_idx (so the top-k length too). The first call with a key
+dtypes and devices of sinks, topk_idx and key_ranges (so the top-k length too). The first call with a key
 runs the full checks (fmhactl.torch.inputs), chooses the backend, builds and loads the kernel and
 makes a LaunchPlan: the parameter block with sizes, strides, scale and mask filled in, the launch
 geometry, the SMEM attribute set, and the TMA descriptors encoded once. A later call with that key
 checks the three base addresses' alignment (O(1)), allocates the outputs, writes five pointers into
-the block (seven with sinks and top-k lists; under kv_shared V's is K's), moves each descriptor
+the block (one more for each of sinks, top-k lists and key ranges; under kv_shared V's is K's), moves each descriptor
 whose operand moved (cuTensorMapReplaceAddress), and enqueues the kernel with one driver call on
 the current stream. A launcher's second by-value argument is the plan's: TMA maps, or
 sm90_mqa_gather's GatherSplit (its split-K workspace and merge counters are per (device, stream),
@@ -17,9 +17,9 @@ Nothing synchronises the host.
 
 Calls the plan cannot serve return None and take the general path in fmhactl.torch.op: emulated
 backends (they read results back after each launch), tensors that must be copied first (strides
-or base addresses a tile-loading kernel cannot read; non-contiguous sinks or topk_idx), feature
-calls no kernel covers (the torch fallback), an empty query, another current device, or no usable
-libcuda (the fast path then reports why in `status()`).
+or base addresses a tile-loading kernel cannot read; non-contiguous sinks, topk_idx or
+key_ranges), feature calls no kernel covers (the torch fallback), an empty query, another current
+device, or no usable libcuda (the fast path then reports why in `status()`).
 """
 
 from __future__ import annotations
@@ -72,22 +72,24 @@ class LaunchPlan:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     with_sinks: bool = False  # the block's sinks pointer is this call's (fp32, contiguous by the key)
     with_topk: bool = False  # the block's topk_idx pointer is this call's (int32, contiguous by the key)
+    with_key_ranges: bool = False  # the block's key_ranges pointer is this call's (int32, contiguous by the key)
     with_features: bool = False  # made for a call with attention features (status()["feature_plans"])
     kv_shared: bool = False  # V is read from K: the block's v pointer (and V's map) is k's address
     split_for: Callable[[int], ctypes.Structure] | None = None  # stream -> sm90_gather's GatherSplit
     launches: int = 0  # calls this plan enqueued (status()["plan_launches"] sums them)
 
     def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, driver, sinks: torch.Tensor | None = None,
-            topk_idx: torch.Tensor | None = None) -> tuple | None:
+            topk_idx: torch.Tensor | None = None, key_ranges: torch.Tensor | None = None) -> tuple | None:
         """(out, lse or None) for this call, or None when its addresses need the general path.
-        sinks/topk_idx: this call's, present exactly when the plan's key says so."""
+        sinks/topk_idx/key_ranges: this call's, present exactly when the plan's key says so."""
         qp, kp = q.data_ptr(), k.data_ptr()
         vp = kp if self.kv_shared else v.data_ptr()
         if (qp | kp | vp) & self.align_mask:
             return None
         sp = sinks.data_ptr() if self.with_sinks else 0
         tp = topk_idx.data_ptr() if self.with_topk else 0
-        if (sp | tp) & 3:  # 4-byte elements read one by one: an address off the element is not theirs
+        rp = key_ranges.data_ptr() if self.with_key_ranges else 0
+        if (sp | tp | rp) & 3:  # 4-byte elements read one by one: an address off the element is not theirs
             return None
         out = torch.empty_strided(self.out_size, self.out_stride, dtype=self.dtype, device=self.device)
         lse = None
@@ -104,6 +106,8 @@ class LaunchPlan:
                 p.sinks = sp
             if self.with_topk:
                 p.topk_idx = tp
+            if self.with_key_ranges:
+                p.key_ranges = rp
             if self.map_slots:
                 addresses = (qp, kp, vp, op)
                 for i, (tmap, operand) in enumerate(self.map_slots):
@@ -184,13 +188,15 @@ def _tensor_key(t: torch.Tensor | None) -> tuple | None:
 def call_key(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
              return_lse: bool, layout: str, f: _features.Features = _features.NONE) -> tuple:
     """Everything the checks and the kernel choice read (addresses and the stream excluded). A call
-    with features adds one entry: window bounds, kv_shared, sinks' and topk_idx's layout (or None)."""
+    with features adds one entry: window bounds, kv_shared, the layouts of sinks, topk_idx and
+    key_ranges (or None)."""
     key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype, v.dtype,
            q.get_device(), k.get_device(), v.get_device(), causal, scale, return_lse, layout,
            backends.current_override())
     if not f.any:
         return key
-    return key + ((f.window_left, f.window_right, f.kv_shared, _tensor_key(f.sinks), _tensor_key(f.topk_idx)),)
+    return key + ((f.window_left, f.window_right, f.kv_shared, _tensor_key(f.sinks), _tensor_key(f.topk_idx),
+                   _tensor_key(f.key_ranges)),)
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
@@ -202,8 +208,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     if not (_state["enabled"] and q.is_cuda and k.is_cuda and v.is_cuda):
         return None
     if f.any:
-        if not ((f.sinks is None or type(f.sinks) is torch.Tensor)
-                and (f.topk_idx is None or type(f.topk_idx) is torch.Tensor)):
+        if any(t is not None and type(t) is not torch.Tensor for t in (f.sinks, f.topk_idx, f.key_ranges)):
             return None
     elif q.dim() == 4 and q.shape[2 if layout == "bhsd" else 1] <= decode.MAX_SEQ_Q and _driver() is not None:
         served = decode.attention(q, k, v, causal, scale, return_lse, layout, _state["driver"], _current_device(),
@@ -216,7 +221,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
         plan = _build(key, q, k, v, causal, scale, return_lse, layout, f)
     if plan is None or _current_device() != plan.device_index:
         return None
-    return plan.run(q, k, v, _state["driver"], f.sinks, f.topk_idx)
+    return plan.run(q, k, v, _state["driver"], f.sinks, f.topk_idx, f.key_ranges)
 
 
 def padded_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ranges: torch.Tensor, shift: int,
@@ -258,7 +263,7 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
 
     if p.seq_q == 0 or _current_device() != q.get_device():
         return _NOT_SERVED
-    if any(t is not None and not t.is_contiguous() for t in (f.sinks, f.topk_idx)):
+    if any(t is not None and not t.is_contiguous() for t in (f.sinks, f.topk_idx, f.key_ranges)):
         return _NOT_SERVED  # the general path copies them (contiguity is the key's: its strides)
     backend = choose_backend(q, p, causal, f)
     if backend.mode != "native" or _driver() is None:
@@ -276,7 +281,7 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
     lse = torch.empty((p.batch, p.heads, p.seq_q), dtype=torch.float32, device=device) if return_lse else None
     executor = _launch.executor(q.get_device())
     job = _launch.job_for(backend, cfg)
-    extra = FeatureInputs(sinks=f.sinks, topk_idx=f.topk_idx) if f.any else None
+    extra = FeatureInputs(sinks=f.sinks, topk_idx=f.topk_idx, key_ranges=f.key_ranges) if f.any else None
     fn, shape, args = executor.launch_args(job, cfg, *views, out_bshd, lse,
                                            scale=default_scale(cfg) if scale is None else scale, features=extra)
     cuda_driver.allow_dynamic_smem(fn, shape.dynamic_smem)
@@ -309,6 +314,7 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
         out_stride=tuple(out.stride()), lse_size=tuple(lse.shape) if lse is not None else None, dtype=q.dtype,
         device=device, align_mask=0 if variant.launcher == "ref" else 15, counter_for=counter, stream=stream,
         kernel_params=kernel_params, with_sinks=f.sinks is not None, with_topk=f.topk_idx is not None,
+        with_key_ranges=f.key_ranges is not None,
         kv_shared=f.kv_shared, split_for=split_for, with_features=f.any)
     return plan
 

@@ -1,8 +1,8 @@
-"""The op's attention features (docs/features.md): window, sinks, top-k lists, K = V.
+"""The op's attention features (docs/features.md): window, sinks, top-k lists, K = V, key ranges.
 
 `Features` is what one call asks for; `check_features` holds the O(1) rules (shapes, dtypes,
 devices: the fake implementation runs them too); `check_values` the host checks of the values
-(`check_sinks`, `check_topk`: they read the tensors, so the eager wrapper runs them, never a
+(`check_sinks`, `check_topk`, `check_key_ranges`: they read the tensors, so the eager wrapper runs them, never a
 compiled graph or a CUDA-graph capture); `fallback` computes a call no kernel covers with the
 independent torch reference (fp32 math), so such a call is slow, never silently wrong.
 """
@@ -25,11 +25,12 @@ class Features:
     sinks: torch.Tensor | None = None  # fp32 (heads,)
     topk_idx: torch.Tensor | None = None  # int32 (batch, seq_q, heads_kv, topk)
     kv_shared: bool = False
+    key_ranges: torch.Tensor | None = None  # int32 (batch, 2): [start, end) of each batch row's keys
 
     @property
     def any(self) -> bool:
         return (self.window_left != UNBOUNDED or self.window_right != UNBOUNDED or self.sinks is not None
-                or self.topk_idx is not None or self.kv_shared)
+                or self.topk_idx is not None or self.kv_shared or self.key_ranges is not None)
 
     @property
     def topk(self) -> int:
@@ -54,12 +55,12 @@ def resolve_window(window, window_left: int, window_right: int) -> tuple[int, in
 
 
 def make(k: torch.Tensor, v: torch.Tensor, window_left: int, window_right: int, sinks, topk_idx,
-         kv_shared: bool) -> Features:
+         kv_shared: bool, key_ranges=None) -> Features:
     """The call's features; K = V when asked or when v is k and another feature is on (the plain
     path keeps its kernels: a plain call with v is k is not changed)."""
-    f = Features(int(window_left), int(window_right), sinks, topk_idx, bool(kv_shared))
+    f = Features(int(window_left), int(window_right), sinks, topk_idx, bool(kv_shared), key_ranges)
     if not kv_shared and v is k and f.any:
-        f = Features(f.window_left, f.window_right, sinks, topk_idx, True)
+        f = Features(f.window_left, f.window_right, sinks, topk_idx, True, key_ranges)
     return f
 
 
@@ -88,6 +89,13 @@ def check_features(f: Features, p: Problem, q: torch.Tensor, k: torch.Tensor, v:
             fail(f"topk_idx lists must hold 1..{MAX_TOPK} entries, got {t.shape[-1]}")
         if t.device != q.device:
             fail(f"topk_idx is on {t.device}, q on {q.device}")
+    if f.key_ranges is not None:
+        r = f.key_ranges
+        if r.dtype != torch.int32 or tuple(r.shape) != (p.batch, 2):
+            fail(f"key_ranges must be int32 of shape ({p.batch}, 2) ([start, end) per batch row), got "
+                 f"{str(r.dtype).removeprefix('torch.')} {tuple(r.shape)}")
+        if r.device != q.device:
+            fail(f"key_ranges are on {r.device}, q on {q.device}")
     if f.kv_shared and (k.shape != v.shape or k.dtype != v.dtype):
         fail(f"kv_shared=True needs v shaped like k (V is read from K): k {tuple(k.shape)}, v {tuple(v.shape)}")
 
@@ -112,14 +120,17 @@ def _one_buffer(k: torch.Tensor, v: torch.Tensor) -> bool:
 
 def check_values(f: Features, p: Problem) -> None:
     """The host's value checks (they read the tensors): a sink NaN/+inf, an index outside
-    [-1, seq_k). A kernel given such a value skips it, the fallback too (docs/features.md)."""
+    [-1, seq_k), a key range outside 0 <= start <= end <= seq_k. A kernel given such a value skips
+    it (a key range is clamped to the keys), the fallback too (docs/features.md)."""
     from fmhactl.config import AttnConfig
     from fmhactl.errors import BadInput
-    from fmhactl.runtime.features import check_sinks, check_topk
+    from fmhactl.runtime.features import check_key_ranges, check_sinks, check_topk
 
     try:
         if f.sinks is not None:
             check_sinks(f.sinks, p.heads)
+        if f.key_ranges is not None:
+            check_key_ranges(f.key_ranges, p.batch, p.seq_k)
         if f.topk_idx is not None:
             cfg = AttnConfig(batch=p.batch, heads=p.heads, heads_kv=p.heads_kv, seq_q=max(p.seq_q, 1),
                              seq_k=p.seq_k, head_dim=p.head_dim, topk=f.topk)
@@ -138,5 +149,5 @@ def fallback(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, f: Features, cau
     vb = kb if f.kv_shared else to_bshd(v, layout)
     out, lse = reference(qb, kb, vb, causal=causal, scale=scale if scale is not None else 1.0 / math.sqrt(q.shape[-1]),
                          compute_dtype=torch.float32, window_left=f.window_left, window_right=f.window_right,
-                         sinks=f.sinks, topk_idx=f.topk_idx)
+                         sinks=f.sinks, topk_idx=f.topk_idx, key_ranges=f.key_ranges)
     return out.to(q.dtype), lse.float()

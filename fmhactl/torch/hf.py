@@ -11,10 +11,14 @@ GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered
 * PaddedBatch: a 2-D padding mask whose every row is one interval of valid keys (left padding,
   right padding, a static cache's unfilled tail): up to 64 query tokens (decode steps, short
   prompts) run as one launch of the split-KV decode kernels with each row's interval
-  (fmhactl.torch.decode); otherwise each row runs as a slice of the batch through the op, a
-  causal block plus, for right padding, a non-causal tail (the padded queries see every
-  valid key, as they do under SDPA); queries that see no key get zeros. One host read of the
-  (batch, keys) mask per forward, as transformers' own flash-attention path does;
+  (fmhactl.torch.decode); otherwise, with the queries bottom-right aligned to the keys (shift =
+  seq_k - seq_q, as transformers' prefill and cache always are), as one op call with the rows'
+  intervals as `key_ranges` (the SM90 feature kernels mask each row's keys, skipping tiles
+  outside them); else each row runs as a slice of the batch through the op, a causal block plus,
+  for right padding, a non-causal tail. Either way the padded queries of a right-padded row see
+  every valid key, as they do under SDPA (causal alignment puts every valid key left of them),
+  and queries that see no key get zeros. One host read of the (batch, keys) mask per forward,
+  as transformers' own flash-attention path does;
 * SdpaFallback: anything the kernels cannot express (a mask with holes, a mask function other
   than plain causal or bidirectional, such as packed sequences or sliding windows): the call runs
   through transformers' SDPA with the mask SDPA would get, and the reason is counted
@@ -90,34 +94,75 @@ def _whole_attention(q, k, v, causal: bool, scale):
     return attention(q, k, v, causal=causal, scale=scale, layout="bhsd").transpose(1, 2)
 
 
+_ranged_kernel: dict[tuple, bool] = {}  # call signature -> whether a kernel (not the torch fallback) takes key_ranges
+
+
+def _ranged_attention(q, k, v, key_ranges, causal: bool, scale):
+    """A whole padded batch through the op, each batch row seeing its keys [start, end) only,
+    (batch, seq_q, heads, dim); None off CUDA or where no kernel has key ranges (SM100, hd512:
+    the op would run its fp32 torch fallback; row by row keeps their kernels). Tests put a CPU
+    stand-in here."""
+    if not q.is_cuda:
+        return None
+    from fmhactl.torch import backends
+    from fmhactl.torch.op import AttentionInputError, attention, backend_for
+
+    signature = (q.shape, k.shape, v.shape, q.dtype, q.device, causal, backends.current_override())
+    served = _ranged_kernel.get(signature)
+    if served is None:
+        if len(_ranged_kernel) >= 256:
+            _ranged_kernel.clear()
+        try:
+            served = backend_for(q, k, v, causal=causal, key_ranges=key_ranges).mode == "native"
+        except AttentionInputError:  # an override naming a variant without key ranges
+            served = False
+        _ranged_kernel[signature] = served
+    if not served:
+        return None
+    # The ranges come from the mask's intervals, valid by construction: no value check (a sync).
+    return attention(q, k, v, causal=causal, scale=scale, layout="bhsd", key_ranges=key_ranges,
+                     check_values=False).transpose(1, 2)
+
+
 _key_ranges: dict[tuple, object] = {}  # (rows, device) -> (batch, 2) int32 device tensor, one per forward
 
 
-def _one_launch(query, key, value, batch: PaddedBatch, scale):
-    """A padded batch of at most PADDED_MAX_SEQ_Q query tokens (decode steps, short prompts) as one
-    launch of the decode kernels, each row's valid keys given per row; None where they cannot
-    serve it (then: row by row)."""
+def _ranges_of(batch: PaddedBatch, device):
     import torch
 
-    from fmhactl.torch import fastpath
-    from fmhactl.torch.decode import PADDED_MAX_SEQ_Q
-    from fmhactl.torch.op import _dispatcher_needed
-
-    if query.shape[2] > PADDED_MAX_SEQ_Q or not query.is_cuda or _dispatcher_needed(query, key, value):
-        return None
-    ranges_key = (batch.rows, query.device)
+    ranges_key = (batch.rows, device)
     ranges = _key_ranges.get(ranges_key)
     if ranges is None:
         if len(_key_ranges) >= 64:
             _key_ranges.clear()
-        ranges = torch.tensor(batch.rows, dtype=torch.int32, device=query.device)
+        ranges = torch.tensor(batch.rows, dtype=torch.int32, device=device)
         _key_ranges[ranges_key] = ranges
-    return fastpath.padded_decode(query, key, value, ranges, batch.shift, batch.causal, scale)
+    return ranges
+
+
+def _one_launch(query, key, value, batch: PaddedBatch, scale):
+    """A padded batch as one launch: the decode kernels for at most PADDED_MAX_SEQ_Q query tokens
+    (decode steps, short prompts), else the op with the rows' key ranges when the queries are
+    bottom-right aligned (the op's causal alignment); None where neither serves it (then: row by
+    row)."""
+    from fmhactl.torch import fastpath
+    from fmhactl.torch.decode import PADDED_MAX_SEQ_Q
+    from fmhactl.torch.op import _dispatcher_needed
+
+    seq_q, seq_k = query.shape[2], key.shape[2]
+    if seq_q <= PADDED_MAX_SEQ_Q and query.is_cuda and not _dispatcher_needed(query, key, value):
+        served = fastpath.padded_decode(query, key, value, _ranges_of(batch, query.device), batch.shift,
+                                        batch.causal, scale)
+        if served is not None:
+            return served
+    if batch.causal and batch.shift != seq_k - seq_q:
+        return None  # the kernels' causal diagonal is bottom-right: another alignment goes row by row
+    return _ranged_attention(query, key, value, _ranges_of(batch, query.device), batch.causal, scale)
 
 
 def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Callable = None):
-    """(batch, seq_q, heads, dim) output of a padded batch: one launch where the decode kernels
-    serve it, else row by row (see the module docstring)."""
+    """(batch, seq_q, heads, dim) output of a padded batch: one launch where the decode kernels or
+    the op with key ranges serve it, else row by row (see the module docstring)."""
     if attend is None:
         served = _one_launch(query, key, value, batch, scale)
         if served is not None:

@@ -80,11 +80,12 @@ def check_inputs(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout: str,
 
 def config_of(p: Problem, dtype: torch.dtype, causal: bool, features=None) -> AttnConfig:
     """The call as an AttnConfig; features (fmhactl.torch.features.Features) adds window, sink,
-    top-k and K = V."""
+    top-k, K = V and key ranges."""
     extra = {}
     if features is not None and features.any:
         extra = dict(window_left=features.window_left, window_right=features.window_right,
-                     sink=features.sinks is not None, topk=features.topk, kv_shared=features.kv_shared)
+                     sink=features.sinks is not None, topk=features.topk, kv_shared=features.kv_shared,
+                     key_ranges=features.key_ranges is not None)
     return AttnConfig(batch=p.batch, heads=p.heads, heads_kv=p.heads_kv, seq_q=max(p.seq_q, 1), seq_k=p.seq_k,
                       head_dim=p.head_dim, dtype=DTYPES[dtype], causal=bool(causal), **extra)
 

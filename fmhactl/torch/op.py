@@ -17,10 +17,12 @@
   memory per head): correct, not fast. The forward is the fmhactl kernel either way.
 * Features (docs/features.md, docs/torch.md): window_left/window_right (-1 unbounded, bottom-right
   aligned; causal is window_right 0), sinks fp32 (heads,), topk_idx int32 (batch, seq_q,
-  heads_kv, topk) -1 padded, kv_shared (v is k). A call with any of them runs a variant whose
+  heads_kv, topk) -1 padded, kv_shared (v is k), key_ranges int32 (batch, 2) [start, end) of the
+  keys each batch row sees (a padded batch in one launch). A call with any of them runs a variant whose
   `features` cover it (sm90: the `_feat` kernels, sm90_mqa_gather for top-k and hd512), else the
   torch reference in fp32 (backend "torch"); kernel calls take the cached launch path like plain
-  ones (fmhactl.torch.fastpath). No backward for them.
+  ones (fmhactl.torch.fastpath). No backward for them, except key_ranges alone (the fp32 recompute
+  masks the same keys).
 """
 
 from __future__ import annotations
@@ -38,10 +40,10 @@ from fmhactl.torch.inputs import (LAYOUTS, AttentionInputError, Problem, check_i
 __all__ = ["LAYOUTS", "AttentionInputError", "Problem", "attention", "attention_op", "backend_for", "check_inputs",
            "to_bshd"]
 
-# sinks and topk_idx are positional (with defaults): register_autograd refuses keyword-only tensors.
-SCHEMA = ('attention(Tensor q, Tensor k, Tensor v, Tensor? sinks=None, Tensor? topk_idx=None, *, bool causal=False, '
-          'float? scale=None, bool return_lse=False, str layout="bhsd", int window_left=-1, int window_right=-1, '
-          'bool kv_shared=False) -> (Tensor, Tensor)')
+# The feature tensors are positional (with defaults): register_autograd refuses keyword-only tensors.
+SCHEMA = ('attention(Tensor q, Tensor k, Tensor v, Tensor? sinks=None, Tensor? topk_idx=None, '
+          'Tensor? key_ranges=None, *, bool causal=False, float? scale=None, bool return_lse=False, '
+          'str layout="bhsd", int window_left=-1, int window_right=-1, bool kv_shared=False) -> (Tensor, Tensor)')
 
 
 def _outputs(q: torch.Tensor, p: Problem, layout: str, return_lse: bool) -> tuple[torch.Tensor, torch.Tensor]:
@@ -58,18 +60,20 @@ def _outputs(q: torch.Tensor, p: Problem, layout: str, return_lse: bool) -> tupl
 def backend_for(q: torch.Tensor, k: torch.Tensor | None = None, v: torch.Tensor | None = None, *,
                 causal: bool = False, layout: str = "bhsd", window=None, window_left: int = -1,
                 window_right: int = -1, sinks: torch.Tensor | None = None, topk_idx: torch.Tensor | None = None,
-                kv_shared: bool = False) -> backends.Backend:
+                kv_shared: bool = False, key_ranges: torch.Tensor | None = None) -> backends.Backend:
     """The kernel a call with these tensors and features would run now (k/v default to q's shape)."""
     k = q if k is None else k
     v = k if v is None else v
     p = check_inputs(q, k, v, layout, None)
-    f = _checked_features(q, k, v, p, causal, layout, window, window_left, window_right, sinks, topk_idx, kv_shared)
+    f = _checked_features(q, k, v, p, causal, layout, window, window_left, window_right, sinks, topk_idx, kv_shared,
+                          key_ranges)
     return choose_backend(q, p, causal, f)
 
 
-def _checked_features(q, k, v, p, causal, layout, window, window_left, window_right, sinks, topk_idx, kv_shared):
+def _checked_features(q, k, v, p, causal, layout, window, window_left, window_right, sinks, topk_idx, kv_shared,
+                      key_ranges=None):
     left, right = _features.resolve_window(window, window_left, window_right)
-    f = _features.make(k, v, left, right, sinks, topk_idx, kv_shared)
+    f = _features.make(k, v, left, right, sinks, topk_idx, kv_shared, key_ranges)
     if f.any:
         _features.check_features(f, p, q, k, v, causal, layout)
     return f
@@ -104,7 +108,8 @@ def _general(q, k, v, causal: bool, scale: float | None, return_lse: bool, layou
         from fmhactl.runtime.features import FeatureInputs
 
         extra = FeatureInputs(sinks=None if f.sinks is None else f.sinks.contiguous(),
-                              topk_idx=None if f.topk_idx is None else f.topk_idx.contiguous())
+                              topk_idx=None if f.topk_idx is None else f.topk_idx.contiguous(),
+                              key_ranges=None if f.key_ranges is None else f.key_ranges.contiguous())
     with torch.cuda.device(q.device):
         _launch.launch(backend, cfg, *views, to_bshd(out, layout), lse if return_lse else None,
                        scale if scale is not None else 1.0 / math.sqrt(p.head_dim), q.device.index or 0,
@@ -123,13 +128,14 @@ def kernel_runs() -> int:
 
 
 def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sinks: torch.Tensor | None = None,
-                    topk_idx: torch.Tensor | None = None, *, causal: bool = False,
+                    topk_idx: torch.Tensor | None = None, key_ranges: torch.Tensor | None = None, *,
+                    causal: bool = False,
                     scale: float | None = None, return_lse: bool = False, layout: str = "bhsd",
                     window_left: int = -1, window_right: int = -1, kv_shared: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """The op's kernel for every backend key: the cached launch path (features too), else the
     general one."""
     _kernel_runs[0] += 1
-    f = _features.make(k, v, window_left, window_right, sinks, topk_idx, kv_shared)
+    f = _features.make(k, v, window_left, window_right, sinks, topk_idx, kv_shared, key_ranges)
     served = fastpath.attention(q, k, v, causal, scale, return_lse, layout, f)
     if served is None:
         return _general(q, k, v, causal, scale, return_lse, layout, f)
@@ -137,10 +143,10 @@ def _attention_impl(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sinks: to
     return out, (lse if lse is not None else q.new_empty((0,), dtype=torch.float32))
 
 
-def _attention_fake(q, k, v, sinks=None, topk_idx=None, *, causal=False, scale=None, return_lse=False, layout="bhsd",
-                    window_left=-1, window_right=-1, kv_shared=False):
+def _attention_fake(q, k, v, sinks=None, topk_idx=None, key_ranges=None, *, causal=False, scale=None,
+                    return_lse=False, layout="bhsd", window_left=-1, window_right=-1, kv_shared=False):
     p = check_inputs(q, k, v, layout, scale)
-    f = _features.make(k, v, window_left, window_right, sinks, topk_idx, kv_shared)
+    f = _features.make(k, v, window_left, window_right, sinks, topk_idx, kv_shared, key_ranges)
     if f.any:
         _features.check_features(f, p, q, k, v, causal, layout)
     return _outputs(q, p, layout, return_lse)
@@ -158,14 +164,19 @@ attention_op = torch.ops.fmhactl.attention.default
 
 # ---- autograd: recompute in fp32 math ------------------------------------------------------------
 
-def _reference_probs(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: float) -> torch.Tensor:
+def _reference_probs(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: float,
+                     key_ranges: torch.Tensor | None = None) -> torch.Tensor:
     """Softmax probabilities, fp32, (batch, heads, seq_q, seq_k); rows with no visible key are 0."""
     s = torch.matmul(q, k.transpose(-1, -2)) * scale
+    sq, sk = s.shape[-2], s.shape[-1]
+    cols = torch.arange(sk, device=s.device).unsqueeze(0)
     if causal:
-        sq, sk = s.shape[-2], s.shape[-1]
         rows = torch.arange(sq, device=s.device).unsqueeze(1)
-        cols = torch.arange(sk, device=s.device).unsqueeze(0)
         s = s.masked_fill(cols > rows + (sk - sq), float("-inf"))
+    if key_ranges is not None:
+        r = key_ranges.to(device=s.device, dtype=torch.long)
+        outside = (cols < r[:, :1]) | (cols >= r[:, 1:])  # (batch, seq_k)
+        s = s.masked_fill(outside[:, None, None, :], float("-inf"))
     m = s.amax(dim=-1, keepdim=True)
     m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
     e = torch.exp(s - m)
@@ -181,8 +192,9 @@ def _setup_context(ctx, inputs, keyword_only_inputs, output):
     ctx.layout = keyword_only_inputs.get("layout", "bhsd")
     ctx.return_lse = keyword_only_inputs.get("return_lse", False)
     ctx.features = [name for name in ("window_left", "window_right") if keyword_only_inputs.get(name, -1) != -1]
-    ctx.features += [name for name, t in zip(("sinks", "topk_idx"), inputs[3:]) if t is not None]
+    ctx.features += [name for name, t in zip(("sinks", "topk_idx"), inputs[3:5]) if t is not None]
     ctx.features += ["kv_shared"] if keyword_only_inputs.get("kv_shared", False) else []
+    ctx.key_ranges = inputs[5] if len(inputs) > 5 else None  # masked by the recompute: no feature to refuse
 
 
 def _backward(ctx, grad_out, grad_lse):
@@ -201,7 +213,7 @@ def _backward(ctx, grad_out, grad_lse):
     if group > 1:
         kh, vh = kh.repeat_interleave(group, dim=1), vh.repeat_interleave(group, dim=1)
     scale = ctx.scale if ctx.scale is not None else 1.0 / math.sqrt(qh.shape[-1])
-    probs = _reference_probs(qh, kh, ctx.causal, scale)
+    probs = _reference_probs(qh, kh, ctx.causal, scale, getattr(ctx, "key_ranges", None))
     dout = to_bshd(grad_out, layout).transpose(1, 2).float()
     out = torch.matmul(probs, vh)
     dv = torch.matmul(probs.transpose(-1, -2), dout)
@@ -220,7 +232,7 @@ def _backward(ctx, grad_out, grad_lse):
         """Heads-first fp32 gradient -> the input's layout and dtype."""
         return (grad if layout == "bhsd" else grad.transpose(1, 2)).to(like.dtype)
 
-    return back(dq, q), back(dk, k), back(dv, v), None, None
+    return back(dq, q), back(dk, k), back(dv, v), None, None, None
 
 
 torch.library.register_autograd("fmhactl::attention", _backward, setup_context=_setup_context, lib=_lib)
@@ -229,7 +241,7 @@ torch.library.register_autograd("fmhactl::attention", _backward, setup_context=_
 def _dispatcher_needed(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *extra: torch.Tensor | None) -> bool:
     """Whether this call must go through the dispatcher (so autograd, tracing, modes and the
     profiler see the op) rather than straight to the cached launch. extra: the feature tensors
-    (sinks, topk_idx), None where absent."""
+    (sinks, topk_idx, key_ranges), None where absent."""
     if torch.compiler.is_compiling():
         return True
     if type(q) is not torch.Tensor or type(k) is not torch.Tensor or type(v) is not torch.Tensor:
@@ -246,7 +258,8 @@ def _dispatcher_needed(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *extra
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool = False,
               scale: float | None = None, return_lse: bool = False, layout: str = "bhsd", window=None,
               window_left: int = -1, window_right: int = -1, sinks: torch.Tensor | None = None,
-              topk_idx: torch.Tensor | None = None, kv_shared: bool = False, check_values: bool = True):
+              topk_idx: torch.Tensor | None = None, kv_shared: bool = False,
+              key_ranges: torch.Tensor | None = None, check_values: bool = True):
     """torch.ops.fmhactl.attention returning `out`, or `(out, lse)` when return_lse.
 
     In eager mode with nothing watching (no grad wanted, no tracing, no dispatch or function mode,
@@ -255,12 +268,14 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool
     too).
 
     Features (docs/features.md): window=(left, right) or window_left/window_right, sinks,
-    topk_idx, kv_shared (or pass v as k with another feature). With check_values (eager calls
-    only, outside compile and CUDA-graph capture) the host also checks the values: a NaN/+inf
-    sink or an index outside [-1, seq_k) is one AttentionInputError line; each check reads the
-    tensors back (a device sync), so a loop that made its lists itself passes check_values=False."""
+    topk_idx, kv_shared (or pass v as k with another feature), key_ranges (int32 (batch, 2):
+    batch row b sees keys [start_b, end_b) only). With check_values (eager calls only, outside
+    compile and CUDA-graph capture) the host also checks the values: a NaN/+inf sink, an index
+    outside [-1, seq_k) or a key range outside 0 <= start <= end <= seq_k is one
+    AttentionInputError line; each check reads the tensors back (a device sync), so a loop that
+    made its lists itself passes check_values=False."""
     left, right = _features.resolve_window(window, window_left, window_right)
-    f = _features.make(k, v, left, right, sinks, topk_idx, kv_shared)
+    f = _features.make(k, v, left, right, sinks, topk_idx, kv_shared, key_ranges)
     if f.any:
         if check_values and q.is_cuda and not torch.compiler.is_compiling() and \
                 not torch.cuda.is_current_stream_capturing():
@@ -268,11 +283,11 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool
             _features.check_features(f, p, q, k, v, causal, layout)
             _features.check_one_buffer(f, k, v)
             _features.check_values(f, p)
-        if not _dispatcher_needed(q, k, v, f.sinks, f.topk_idx):
+        if not _dispatcher_needed(q, k, v, f.sinks, f.topk_idx, f.key_ranges):
             served = fastpath.attention(q, k, v, causal, scale, return_lse, layout, f)
             if served is not None:
                 return served if return_lse else served[0]
-        out, lse = attention_op(q, k, v, f.sinks, f.topk_idx, causal=causal, scale=scale, return_lse=return_lse,
+        out, lse = attention_op(q, k, v, f.sinks, f.topk_idx, f.key_ranges, causal=causal, scale=scale, return_lse=return_lse,
                                 layout=layout, window_left=f.window_left, window_right=f.window_right,
                                 kv_shared=f.kv_shared)
         return (out, lse) if return_lse else out

@@ -3,8 +3,9 @@
 The features follow docs/features.md: a sliding window (left/right of the bottom-right aligned
 diagonal), per-head sinks (one extra softmax column that joins the denominator and the LSE, never
 the output), top-k index lists (each valid entry is one term, so a duplicate counts twice; -1 and
-out-of-range entries are skipped; causal and window still apply) and K = V (the caller passes the
-same tensor).
+out-of-range entries are skipped; causal and window still apply), K = V (the caller passes the
+same tensor) and per-batch key ranges (batch row b sees only keys [start_b, end_b); positions stay
+those of the whole sequence, so causal keeps its bottom-right alignment).
 """
 
 from __future__ import annotations
@@ -55,12 +56,13 @@ REF_SCORE_ELEMENTS = 2**27
 
 def attention(q, k, v, *, causal: bool, scale: float | None = None, compute_dtype=None,
               window_left: int = UNBOUNDED, window_right: int = UNBOUNDED, sinks=None, topk_idx=None,
-              key_mask=None):
+              key_mask=None, key_ranges=None):
     """O (batch, seq_q, heads, dim) and LSE (batch, heads, seq_q) with all math in compute_dtype.
 
     Rows that see no key give O = 0 and LSE = -inf, or LSE = the head's sink when it has one.
     key_mask: optional bool (seq_k,), the keys of one KV segment (positions stay those of the whole
-    sequence, so causal and the window keep their alignment). GQA/MQA multiply each KV head with
+    sequence, so causal and the window keep their alignment). key_ranges: optional int (batch, 2),
+    [start, end) of the keys each batch row sees, likewise aligned. GQA/MQA multiply each KV head with
     its group's query heads stacked (K and V are never repeated per query head: at MQA 128:1 over
     32k keys that copy would not fit); rows are computed in chunks of REF_SCORE_ELEMENTS scores.
     """
@@ -76,6 +78,12 @@ def attention(q, k, v, *, causal: bool, scale: float | None = None, compute_dtyp
     mask = visibility_mask(seq_q, seq_k, causal, q.device, window_left, window_right)
     if key_mask is not None:
         mask = mask & key_mask.to(q.device).view(1, -1)
+    mask = mask.view(1, 1, seq_q, seq_k)
+    if key_ranges is not None:
+        ranges = key_ranges.to(device=q.device, dtype=torch.long)
+        cols = torch.arange(seq_k, device=q.device)
+        in_range = (cols >= ranges[:, :1]) & (cols < ranges[:, 1:])  # (batch, seq_k)
+        mask = mask & in_range.view(batch, 1, 1, seq_k)
     rows = max(1, REF_SCORE_ELEMENTS // (batch * heads * (seq_k + 1)))
     outs, lses = [], []
     for r0 in range(0, seq_q, rows):
@@ -83,7 +91,7 @@ def attention(q, k, v, *, causal: bool, scale: float | None = None, compute_dtyp
         # (batch, heads_kv, group * n, dim): query head h = kv * group + g reads KV head kv
         qh = q[:, r0:r0 + n].permute(0, 2, 1, 3).to(dtype).reshape(batch, heads_kv, group * n, dim)
         scores = torch.matmul(qh, kh.transpose(-1, -2)).view(batch, heads, n, seq_k) * scale
-        scores = scores.masked_fill(~mask[r0:r0 + n], float("-inf"))
+        scores = scores.masked_fill(~mask[:, :, r0:r0 + n], float("-inf"))
         if topk_idx is not None:
             # exp(s + log n) = n * exp(s): a key listed n times is n terms; log 0 = -inf masks it.
             scores = scores + topk_counts(topk_idx[:, r0:r0 + n], seq_k, heads).log().to(dtype)
@@ -110,4 +118,5 @@ def attention_for(cfg, q, k, v, features=None, *, compute_dtype=None, scale: flo
     return attention(q, k, v, causal=cfg.causal, scale=scale, compute_dtype=compute_dtype, key_mask=key_mask,
                      window_left=cfg.window_left, window_right=cfg.window_right,
                      sinks=features.sinks if with_sinks else None,
-                     topk_idx=features.topk_idx if features is not None and cfg.topk else None)
+                     topk_idx=features.topk_idx if features is not None and cfg.topk else None,
+                     key_ranges=features.key_ranges if features is not None and cfg.key_ranges else None)

@@ -47,4 +47,7 @@ struct FmhaParams {
     const int* topk_idx;                 // (batch, seq_q, heads_kv, topk) int32 key indices, -1 padded; null: dense
     int topk;                            // entries per row of topk_idx; 0: dense
     int kv_shared;                       // 1: K and V are one buffer (v == k); kernels may read V from K's tile
+    // (batch, 2) int32 [start, end) of the keys each batch row may see (left/right padding), on top
+    // of causal and the window; positions stay those of the whole sequence; null: all keys
+    const int* key_ranges;
 };

@@ -35,6 +35,11 @@
 //                  operand from the K stage (a K-major SW128 K tile holds the bytes of the MN-major
 //                  V tile of the same keys); the idle V buffers become K stages: a ring of twice the
 //                  stages (KvSlot), each going back once PV, its last reader, is done
+//   FMHA_KEY_RANGES key_ranges: each batch row sees only its keys [start, end) (a padded batch in
+//                  one launch); tiles_for reads the CTA's pair once and narrows the KV tiles to it,
+//                  like the window, and a tile crossing start or end is masked per key. Causal
+//                  stays aligned to the full tensors (offset seq_k - seq_q), so a padded row's
+//                  queries keep their positions; rows left with no key take the no-key path
 #pragma once
 
 #include "common/dtypes.cuh"
@@ -66,6 +71,9 @@
 #endif
 #ifndef FMHA_KV_SHARED
 #define FMHA_KV_SHARED 0
+#endif
+#ifndef FMHA_KEY_RANGES
+#define FMHA_KEY_RANGES 0
 #endif
 #if FMHA_PINGPONG && !FMHA_OVERLAP
 #error "FMHA_PINGPONG needs FMHA_OVERLAP"
@@ -162,6 +170,9 @@ struct Tiles {
     int n_blocks;      // KV tiles this CTA visits (tiles first + n_blocks-1 down to first)
     int offset;        // seq_k - seq_q: bottom-right causal alignment
     int first;         // first KV tile visited (> 0 only where a sliding window skips the ones left of it)
+#if FMHA_KEY_RANGES
+    int key_lo, key_hi;  // the batch row's keys [key_lo, key_hi): [0, seq_k) without key_ranges
+#endif
 };
 
 // The keys [lo, hi] one query row sees under the sliding window (bottom-right aligned like causal),
@@ -265,7 +276,7 @@ struct PipeState {
 };
 
 template <int D>
-__device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int m_block) {
+__device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int m_block, int batch) {
     constexpr int BN = Plan<D>::kBlockN;
     Tiles t;
     t.offset = p.seq_k - p.seq_q;
@@ -274,16 +285,29 @@ __device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int m_block) {
         const int last_row_sees = (m_block + 1) * kBlockM - 1 + t.offset;  // keys <= this
         limit = min(limit, last_row_sees + 1);
     }
-    t.first = 0;
+    int begin = 0;
 #if FMHA_WINDOW
     if (windowed(p)) {
         // The last row's right bound ends the tiles, the first row's left bound starts them.
         limit = min(limit, window_of_row(p, (m_block + 1) * kBlockM - 1).hi + 1);
-        const int begin = max(0, window_of_row(p, m_block * kBlockM).lo);
-        if (begin >= limit) limit = 0;  // no row of the tile sees a key
-        t.first = begin / BN;
+        begin = max(0, window_of_row(p, m_block * kBlockM).lo);
     }
 #endif
+#if FMHA_KEY_RANGES
+    t.key_lo = 0;
+    t.key_hi = p.seq_k;
+    if (p.key_ranges != nullptr) {
+        // Clamped so a bad pair can only narrow the keys, never read outside K/V.
+        t.key_lo = max(0, p.key_ranges[2 * batch]);
+        t.key_hi = min(p.seq_k, p.key_ranges[2 * batch + 1]);
+        limit = min(limit, t.key_hi);
+        begin = max(begin, t.key_lo);
+    }
+#endif
+#if FMHA_WINDOW || FMHA_KEY_RANGES
+    if (begin >= limit) limit = 0;  // no row of the tile sees a key
+#endif
+    t.first = begin / BN;
     t.n_blocks = limit <= 0 ? 0 : (limit + BN - 1) / BN - t.first;
     return t;
 }
@@ -292,7 +316,8 @@ __device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int m_block) {
 // the factor O and l must be multiplied by (1 where the reference max did not move).
 template <int D, bool kMask>
 __device__ __forceinline__ void softmax_tile(float (&s)[Plan<D>::kSRegs], RowState& st, float (&alpha)[2],
-                                             const FmhaParams& p, int n, int row0, int offset, int lane) {
+                                             const FmhaParams& p, int n, int row0, const Tiles& tiles, int lane) {
+    const int offset = tiles.offset;
     constexpr int BN = Plan<D>::kBlockN;
     constexpr int R = Plan<D>::kSRegs;
     if (kMask) {
@@ -312,11 +337,16 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Plan<D>::kSRegs], RowSta
                 first[h] = w.lo - key_base;
             }
 #endif
+#if FMHA_KEY_RANGES
+            last[h] = min(last[h], tiles.key_hi - 1 - key_base);
+            first[h] = max(first[h], tiles.key_lo - key_base);
+#endif
         }
 #pragma unroll
         for (int i = 0; i < R; ++i) {
             const int col = 8 * (i / 4) + (i % 2);
-            if (col > last[(i / 2) % 2] || (FMHA_WINDOW && col < first[(i / 2) % 2])) s[i] = -FMHA_INF;
+            if (col > last[(i / 2) % 2] || ((FMHA_WINDOW || FMHA_KEY_RANGES) && col < first[(i / 2) % 2]))
+                s[i] = -FMHA_INF;
         }
     }
     float mx[2] = {-FMHA_INF, -FMHA_INF};
@@ -384,10 +414,16 @@ __device__ __forceinline__ void issue_pv(float (&o)[Plan<D>::kORegs], const unsi
 }
 
 template <int D>
-__device__ __forceinline__ bool tile_needs_mask(const FmhaParams& p, int n, int wg_first_row, int offset) {
+__device__ __forceinline__ bool tile_needs_mask(const FmhaParams& p, int n, int wg_first_row, const Tiles& tiles) {
     constexpr int BN = Plan<D>::kBlockN;
+    const int offset = tiles.offset;
     const int last_key = n * BN + BN - 1;
+#if FMHA_KEY_RANGES
+    // key_hi <= seq_k: the row's end subsumes the sequence edge.
+    bool mask = last_key >= tiles.key_hi || n * BN < tiles.key_lo || (p.causal && last_key > wg_first_row + offset);
+#else
     bool mask = last_key >= p.seq_k || (p.causal && last_key > wg_first_row + offset);
+#endif
 #if FMHA_WINDOW
     // A key right of the WG's first row's window, or left of its last row's.
     if (windowed(p))
@@ -453,15 +489,16 @@ struct QSlot : PipeSlot<Plan<D>::kQStages> {
     }
 };
 
-// The softmax of KV tile n, masked only where the tile crosses s_k or the causal diagonal.
+// The softmax of KV tile n, masked only where the tile crosses s_k (the row's key range), the causal
+// diagonal or a window edge.
 template <int D>
 __device__ __forceinline__ void softmax_step(float (&s)[Plan<D>::kSRegs], RowState& st, float (&alpha)[2],
                                              const FmhaParams& p, int n, int wg_first_row, int row0,
                                              const Tiles& tiles, int lane) {
-    if (tile_needs_mask<D>(p, n, wg_first_row, tiles.offset))
-        softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles.offset, lane);
+    if (tile_needs_mask<D>(p, n, wg_first_row, tiles))
+        softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles, lane);
     else
-        softmax_tile<D, false>(s, st, alpha, p, n, row0, tiles.offset, lane);
+        softmax_tile<D, false>(s, st, alpha, p, n, row0, tiles, lane);
 }
 
 // The V tile PV reads at ring position `v`: its own stage, once loaded; with kv_shared the K tile
@@ -559,7 +596,7 @@ __device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps&
     int tile = TileScheduler::first();
     for (; TileScheduler::valid(p, tile); tile = TileScheduler::claim_next(p, tile)) {
         const TileCoord c = TileScheduler::coord<D>(p, tile);
-        const Tiles tiles = tiles_for<D>(p, c.m_block);
+        const Tiles tiles = tiles_for<D>(p, c.m_block, c.batch);
         if (tiles.n_blocks > 0) {
             producer_tile<D>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), tiles, kv_shared(p), ps);
         } else if (FMHA_PERSISTENT) {  // rows that see no key: the consumers only store zeros
@@ -579,8 +616,9 @@ __device__ __forceinline__ void release_q_after_last_qk(const Barriers& bars, co
     if (Plan<D>::kSeparateO && lane == 0) mbar::arrive(&bars.q_empty[q.stage]);
 }
 
-// Rows that see no key (causal, T > s_k): O = 0 straight to global memory. Nothing goes through
-// SMEM, so a persistent CTA never writes the Q tile while the producer may be loading the next Q.
+// Rows that see no key (causal T > s_k, a window or key range holding none): O = 0 straight to
+// global memory. Nothing goes through SMEM, so a persistent CTA never writes the Q tile while the
+// producer may be loading the next Q.
 template <int D>
 __device__ __forceinline__ void store_zero_rows(const FmhaParams& p, const TileCoord& c, int wg_first_row, int t) {
     auto* o = static_cast<unsigned short*>(p.o);
@@ -777,7 +815,8 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
         // (Q's for each K step, K/V's per stage) out of the tile loop and spills them.
         unsigned char* tile_smem;
         asm volatile("mov.b64 %0, %1;" : "=l"(tile_smem) : "l"(smem));
-        consumer_tile<D, F16>(p, maps, tile_smem, barriers_at<D>(tile_smem), cw, c, tiles_for<D>(p, c.m_block), ps);
+        consumer_tile<D, F16>(p, maps, tile_smem, barriers_at<D>(tile_smem), cw, c, tiles_for<D>(p, c.m_block, c.batch),
+                              ps);
         if (!FMHA_PERSISTENT) break;
     }
     if (FMHA_PINGPONG && cw == 0) wg::bar_sync(kBarSchedBase + 0, kConsumerThreads);

@@ -46,7 +46,8 @@ def test_variants_without_a_feature_report_it_unsupported():
     assert "feature topk" in registry["sm100_tma_s2_smem"].unsupported_reason(topk)
 
 
-SWITCH_OF = {"window": "FMHA_WINDOW", "sink": "FMHA_SINK", "kv_shared": "FMHA_KV_SHARED", "topk": "FMHA_TOPK"}
+SWITCH_OF = {"window": "FMHA_WINDOW", "sink": "FMHA_SINK", "kv_shared": "FMHA_KV_SHARED", "topk": "FMHA_TOPK",
+             "key_ranges": "FMHA_KEY_RANGES"}
 
 
 def test_sm100_features_are_exactly_the_feature_switches():
@@ -107,3 +108,33 @@ def test_layout_plan_names_what_each_feature_does_to_smem():
                for line in lines)
     assert any("kv_shared" in line and "V stages (2 x 16384 B) stay idle" in line for line in lines)
     assert not any(line.startswith("features:") for line in sm100_plan("sm100_tma_tmem", 512).lines)
+
+
+def test_key_ranges_flag_grid_and_drawn_ranges():
+    """`kvr` (per-batch key ranges): round trip, the `padded` grid, SM100 refusing it, and the drawn
+    ranges' fixed rule (row 0 all keys, row 1 none, the rest inside [0, seq_k])."""
+    import torch
+
+    from fmhactl.runtime.features import check_key_ranges, make_feature_inputs
+    from fmhactl.verify.grids import load_grid
+
+    cfg = parse_shape("b=5,h=4,hkv=2,t=77,s=333,d=64,causal,kvr")
+    assert cfg.key_ranges and cfg.features == ("key_ranges",) and cfg.key.endswith("-kvr")
+    assert parse_shape(cfg.shape_text()) == cfg and AttnConfig.from_dict(cfg.to_dict()) == cfg
+    assert "key_ranges" not in parse_shape("b=5,t=77,s=333").to_dict()
+    ranges = make_feature_inputs(cfg, 11, device="cpu").key_ranges
+    assert ranges.dtype == torch.int32 and ranges.shape == (5, 2)
+    assert ranges[0].tolist() == [0, 333] and ranges[1, 0] == ranges[1, 1]
+    check_key_ranges(ranges, 5, 333)
+    assert torch.equal(ranges, make_feature_inputs(cfg, 11, device="cpu").key_ranges)  # the seed's
+    grid = load_grid("padded").configs
+    assert all(c.key_ranges for c in grid) and {c.head_dim for c in grid} == {64, 128, 256}
+    assert {(c.causal, c.seq_q == c.seq_k) for c in grid} == {(True, True), (True, False), (False, True),
+                                                              (False, False)}
+    reg = load_registry()
+    for name, variant in reg.items():
+        if variant.launcher == "sm100":
+            assert "feature key_ranges not supported" in variant.unsupported_reason(cfg), name
+    for bad in (torch.tensor([[0, 334]] * 5, dtype=torch.int32), torch.zeros(5, 2, dtype=torch.int64)):
+        with pytest.raises(BadInput, match="key_ranges"):
+            check_key_ranges(bad, 5, 333)

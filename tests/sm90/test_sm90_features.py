@@ -4,7 +4,7 @@ which configs the registry sends to them or reports UNSUPPORTED (why), without a
 from fmhactl.config import parse_shape
 from fmhactl.registry import load_registry
 
-SWITCH_OF = {"window": "FMHA_WINDOW", "sink": "FMHA_SINK", "kv_shared": "FMHA_KV_SHARED"}
+SWITCH_OF = {"window": "FMHA_WINDOW", "sink": "FMHA_SINK", "kv_shared": "FMHA_KV_SHARED", "key_ranges": "FMHA_KEY_RANGES"}
 REGISTRY = load_registry()
 SM90 = [v for v in REGISTRY.values() if v.launcher == "sm90"]
 MODEL_LAYER = "b=1,h=8,hkv=1,t=130,s=300,d={d},causal,wl=127,sink,kvshared"
@@ -39,7 +39,7 @@ def test_what_stays_unsupported_says_why():
 
 def test_the_plain_variants_build_without_the_feature_switches():
     """The feature code stays out of the plain kernels (their speed is the milestones'): each
-    *_feat variant is its plain namesake plus exactly the three feature switches."""
+    *_feat variant is its plain namesake plus exactly the four feature switches."""
     for name in ("sm90_pingpong", "sm90_persistent"):
         plain, feat = REGISTRY[name], REGISTRY[name + "_feat"]
         assert not any(plain.switches.get(s, 0) for s in SWITCH_OF.values())

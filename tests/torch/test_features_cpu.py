@@ -90,6 +90,91 @@ def test_features_have_no_backward():
         _backward(ctx, None, None)
 
 
+RANGES = meta(1, 2, dtype=torch.int32)
+
+
+def test_fake_with_key_ranges():
+    q, k = meta(1, 5, 8, 64), meta(1, 9, 2, 64)
+    out, lse = attention_op(q, k, meta(1, 9, 2, 64), None, None, RANGES, causal=True, layout="bshd", return_lse=True)
+    assert out.shape == (1, 5, 8, 64) and lse.shape == (1, 8, 5)
+
+
+@pytest.mark.parametrize("ranges,rule", [
+    (meta(1, 2, dtype=torch.int64), "key_ranges must be int32 of shape \\(1, 2\\)"),
+    (meta(2, 2, dtype=torch.int32), "key_ranges must be int32 of shape \\(1, 2\\)"),
+    (meta(1, 3, dtype=torch.int32), "got int32 \\(1, 3\\)"),
+])
+def test_bad_key_ranges_give_one_line(ranges, rule):
+    q, k = meta(1, 5, 8, 64), meta(1, 9, 2, 64)
+    with pytest.raises(ft.AttentionInputError, match=rule):
+        ft.attention(q, k, meta(1, 9, 2, 64), layout="bshd", key_ranges=ranges)
+
+
+@pytest.mark.parametrize("pair,shown", [((3, 2), "\\[3, 2\\)"), ((-1, 4), "\\[-1, 4\\)"), ((0, 11), "\\[0, 11\\)")])
+def test_key_range_values_are_checked(pair, shown):
+    from fmhactl.torch.features import check_values
+    from fmhactl.torch.inputs import Problem
+
+    ranges = torch.tensor([[0, 10], list(pair)], dtype=torch.int32)
+    with pytest.raises(ft.AttentionInputError, match=f"key_ranges\\[1\\] = {shown}.*0 <= start <= end <= seq_k \\(10\\)"):
+        check_values(Features(key_ranges=ranges), Problem(2, 4, 1, 3, 10, 64))
+    check_values(Features(key_ranges=torch.tensor([[0, 10], [5, 5]], dtype=torch.int32)), Problem(2, 4, 1, 3, 10, 64))
+
+
+def _rowwise(q, k, v, ranges, causal):
+    """Each batch row on its own keys, causal bottom-right aligned to the whole sequence (the
+    key_ranges rule), in fp64: its keys keep their positions (the others are masked)."""
+    outs = []
+    for b, (start, end) in enumerate(ranges.tolist()):
+        keep = torch.zeros(k.shape[1], dtype=torch.bool)
+        keep[start:end] = True
+        out, _ = reference(q[b:b + 1], k[b:b + 1], v[b:b + 1], causal=causal, compute_dtype=torch.float64,
+                           key_mask=keep)
+        outs.append(out)
+    return torch.cat(outs)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_fallback_and_reference_apply_key_ranges(causal):
+    torch.manual_seed(1)
+    b, t, s, h, hkv, d = 4, 7, 23, 4, 2, 32
+    q = torch.randn(b, t, h, d, dtype=torch.bfloat16)
+    k, v = torch.randn(b, s, hkv, d, dtype=torch.bfloat16), torch.randn(b, s, hkv, d, dtype=torch.bfloat16)
+    ranges = torch.tensor([[0, s], [9, 9], [3, 20], [17, s]], dtype=torch.int32)
+    out, lse = fallback(q, k, v, Features(key_ranges=ranges), causal, None, "bshd")
+    want = _rowwise(q, k, v, ranges, causal)
+    assert torch.allclose(out.float(), want.float(), atol=1e-2)
+    assert bool((out[1] == 0).all()) and bool((lse[1] == float("-inf")).all())  # the empty row: O = 0, LSE = -inf
+    if causal:  # offset S - T = 16: query i sees keys <= 16 + i, so row 3 ([17, 23)) starts at i = 1
+        assert bool((out[3, 0] == 0).all()) and bool((out[3, 1] != 0).any())
+
+
+def test_key_ranges_have_the_recompute_backward():
+    """key_ranges alone keeps the op's fp32 backward (a padded batch in training): it masks the
+    same keys, so the gradients are those of the masked reference."""
+    from types import SimpleNamespace
+
+    from fmhactl.torch.op import _backward, _setup_context
+
+    torch.manual_seed(2)
+    b, t, s, h, hkv, d = 2, 5, 9, 4, 2, 16
+    q = torch.randn(b, t, h, d, dtype=torch.float64)
+    k, v = torch.randn(b, s, hkv, d, dtype=torch.float64), torch.randn(b, s, hkv, d, dtype=torch.float64)
+    ranges = torch.tensor([[2, 9], [0, 6]], dtype=torch.int32)
+    saved = {}
+    ctx = SimpleNamespace(save_for_backward=lambda *ts: saved.setdefault("t", ts))
+    _setup_context(ctx, (q, k, v, None, None, ranges), {"causal": True, "layout": "bshd"}, None)
+    ctx.saved_tensors = saved["t"]
+    grad = torch.randn(b, t, h, d, dtype=torch.float64)
+    dq, dk, dv, *rest = _backward(ctx, grad, None)
+    assert rest == [None, None, None]
+    qq, kk, vv = (x.clone().requires_grad_() for x in (q, k, v))
+    out, _ = reference(qq, kk, vv, causal=True, compute_dtype=torch.float64, key_ranges=ranges)
+    out.backward(grad)
+    for got, want in ((dq, qq.grad), (dk, kk.grad), (dv, vv.grad)):
+        torch.testing.assert_close(got.double(), want, atol=1e-5, rtol=1e-5)
+
+
 @pytest.mark.parametrize("case", ["window", "sink", "topk", "all"])
 def test_fallback_computes_the_rules(case):
     torch.manual_seed(0)
@@ -123,6 +208,11 @@ def test_backend_choice_for_features_on_hopper():
     win = backends.choose((9, 0), _cfg(head_dim=128, window_left=127, sink=True, kv_shared=True), reg)
     assert win.variant == "sm90_persistent_feat"
     assert backends.choose((9, 0), _cfg(head_dim=128), reg).variant == "sm90_persistent"  # plain: unchanged
+    padded = dict(batch=4, heads=16, heads_kv=4, seq_q=511, seq_k=511, causal=True, key_ranges=True)
+    assert backends.choose((9, 0), AttnConfig(head_dim=128, **padded), reg).variant == "sm90_persistent_feat"
+    assert backends.choose((9, 0), AttnConfig(head_dim=256, **padded), reg).variant == "sm90_pingpong_feat"
+    b = backends.choose((10, 0), AttnConfig(head_dim=128, **padded), reg)  # SM100 refuses key ranges
+    assert b.mode == "fallback" and "feature key_ranges not supported" in b.reason
 
 
 def test_hd512_decode_takes_the_wgmma_kernel_where_it_was_faster_on_hopper():

@@ -38,24 +38,55 @@ def masked_reference(q, k, v, valid, shift, causal, scale):
     return (p @ v).transpose(1, 2)  # (b, t, h, d)
 
 
-@pytest.mark.parametrize("causal", [True, False])
-@pytest.mark.parametrize("rows, t, n, shift", [
+PADDED_CASES = [  # rows, seq_q, seq_k, shift
     (((3, 12), (0, 12), (7, 12), (11, 12)), 12, 12, 0),   # left padding, prefill
     (((0, 12), (0, 5), (0, 9), (0, 1)), 12, 12, 0),       # right padding: padded queries see all valid keys
     (((4, 20), (0, 20), (9, 20)), 1, 20, 19),             # decode step, left padding, cache
     (((2, 15), (0, 10), (0, 0)), 5, 20, 15),              # static-cache tail and an empty row
-    (((1, 7), (0, 4)), 3, 9, 2),                          # both paddings, T < S
-])
-def test_padded_rows_match_masked_attention(causal, rows, t, n, shift):
+    (((5, 70), (0, 33), (0, 0), (20, 60)), 70, 70, 0),    # > 64 queries: both paddings, an empty row
+    (((1, 7), (0, 4)), 3, 9, 2),                          # both paddings, T < S, shift != S - T
+]
+
+
+def ranged_reference(q, k, v, key_ranges, causal, scale, calls=None):
+    """The op with key_ranges, by the verify reference (bshd, fp32): the CPU stand-in of the one call."""
+    from fmhactl.verify.reference import attention
+
+    if calls is not None:
+        calls.append(key_ranges.tolist())
+    assert key_ranges.dtype == torch.int32 and key_ranges.shape == (q.shape[0], 2)
+    out, _ = attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), causal=causal, scale=scale,
+                       compute_dtype=torch.float32, key_ranges=key_ranges)
+    return out.to(q.dtype)
+
+
+def refuse_pieces(*args):
+    raise AssertionError("row by row ran where one call with key ranges should have")
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("rows, t, n, shift", PADDED_CASES)
+def test_padded_rows_match_masked_attention(causal, rows, t, n, shift, monkeypatch):
+    """Row by row (a CPU reference for the op's pieces) equals explicitly masked attention; with the
+    queries bottom-right aligned (shift = S - T; always so in transformers' prefill and cache) the
+    batch is one op call with the rows as key_ranges, equal to both; another causal alignment keeps
+    the row-by-row path."""
+    calls = []
+    monkeypatch.setattr(hf, "_ranged_attention", lambda *a: ranged_reference(*a, calls=calls))
+    one_call = not causal or shift == n - t
+    monkeypatch.setattr(hf, "_piece_attention", refuse_pieces if one_call else reference_piece)
     torch.manual_seed(0)
     b, h, hkv, d = len(rows), 4, 2, 16
     q, k, v = torch.randn(b, h, t, d), torch.randn(b, hkv, n, d), torch.randn(b, hkv, n, d)
     valid = torch.zeros(b, n, dtype=torch.bool)
     for i, (a, z) in enumerate(rows):
         valid[i, a:z] = True
-    got = hf.padded_attention(q, k, v, hf.PaddedBatch(rows, shift, causal), 0.25, attend=reference_piece)
+    got = hf.padded_attention(q, k, v, hf.PaddedBatch(rows, shift, causal), 0.25)
     want = masked_reference(q, k, v, valid, shift, causal, 0.25)
     torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+    rowwise = hf.padded_attention(q, k, v, hf.PaddedBatch(rows, shift, causal), 0.25, attend=reference_piece)
+    torch.testing.assert_close(rowwise, want, atol=1e-5, rtol=1e-5)
+    assert calls == ([[list(r) for r in rows]] if one_call else [])
 
 
 def test_mask_interface_decisions():
@@ -105,6 +136,25 @@ def test_padded_llama_logits_match_sdpa(side, monkeypatch):
     torch.testing.assert_close(got[seen], want[seen], atol=2e-4, rtol=2e-4)
     fell_back = sum(hf.fallbacks().values()) - before
     assert fell_back == (2 if side == "holes" else 0)  # one per layer when the mask has a hole
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_padded_llama_logits_match_sdpa_in_one_call_per_layer(side, monkeypatch):
+    """70..17 tokens: above the decode kernels' limit, each layer is one call with key ranges."""
+    calls = []
+    monkeypatch.setattr(hf, "_ranged_attention", lambda *a: ranged_reference(*a, calls=calls))
+    monkeypatch.setattr(hf, "_piece_attention", refuse_pieces)
+    models = _models()
+    from fmhactl.bench.model import padding_mask
+
+    mask = padding_mask((70, 52, 35, 17), side, device="cpu")
+    ids = torch.randint(0, 1000, mask.shape, generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        want = models["sdpa"](ids, attention_mask=mask, use_cache=False).logits
+        got = models["fmhactl"](ids, attention_mask=mask, use_cache=False).logits
+    seen = mask.bool()
+    torch.testing.assert_close(got[seen], want[seen], atol=2e-4, rtol=2e-4)
+    assert len(calls) == 2  # one per layer
 
 
 def test_forward_serves_a_4d_mask_through_sdpa_and_still_refuses_softcap():

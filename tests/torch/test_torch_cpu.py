@@ -24,6 +24,7 @@ def meta(*shape, dtype=torch.bfloat16):
 def test_op_is_registered_with_its_schema():
     schema = str(torch.ops.fmhactl.attention.default._schema)
     assert schema.startswith("fmhactl::attention(Tensor q, Tensor k, Tensor v, Tensor? sinks=None, Tensor? topk_idx=None, "
+                             "Tensor? key_ranges=None, "
                              "*, bool causal=False, float? scale=None, bool return_lse=False, str layout=\"bhsd\", "
                              "int window_left=-1, int window_right=-1, bool kv_shared=False)")
     assert schema.endswith("-> (Tensor, Tensor)")
