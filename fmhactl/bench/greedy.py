@@ -45,22 +45,31 @@ def _generate(model, ids, tokens: int, forced=None):
     return start.elapsed_time(end) * 1e-3, torch.cat(fed, dim=1), logits
 
 
-def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 3) -> dict:
-    """Decode tokens/s of every implementation and the logits rule; ids: (batch, prompt)."""
+def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 5) -> dict:
+    """Decode tokens/s of every implementation and the logits rule; ids: (batch, prompt). The
+    implementations' runs are interleaved, the order reversed every other round, as the prefill's
+    (bench.model.time_interleaved): the small models' decode steps are host-bound, and timing one
+    implementation's runs after the other's handed the host's drift to one side (session 11 and
+    12: llama greedy 1.37, 1.09 and 0.93 in three calls with the same kernels' path)."""
     import torch
 
     from fmhactl.torch import decode
 
     batch = ids.shape[0]
     entry: dict = {"prompt_length": int(ids.shape[1]), "new_tokens": tokens, "batch": batch}
-    for impl, model in models.items():
-        _generate(model, ids, min(tokens, 8))  # warm-up: plans, kernels, allocator
-        before = decode.launches()
-        times = [_generate(model, ids, tokens)[0] for _ in range(repeats)]
-        median = statistics.median(times)
-        entry[impl] = {"median_s": median, "tokens_per_s": batch * tokens / median if median > 0 else 0.0}
-        if impl == "fmhactl":
-            entry["decode_calls"] = decode.launches() - before
+    names = list(models)
+    for name in names:
+        _generate(models[name], ids, min(tokens, 8))  # warm-up: plans, kernels, allocator
+    times: dict[str, list[float]] = {name: [] for name in names}
+    before = decode.launches()  # only fmhactl's runs launch the decode kernels
+    for r in range(repeats):
+        for name in (names if r % 2 == 0 else names[::-1]):
+            times[name].append(_generate(models[name], ids, tokens)[0])
+    for name in names:
+        median = statistics.median(times[name])
+        entry[name] = {"median_s": median, "tokens_per_s": batch * tokens / median if median > 0 else 0.0}
+    if "fmhactl" in models:
+        entry["decode_calls"] = decode.launches() - before
     entry["ratio_tokens_per_s"] = entry["fmhactl"]["tokens_per_s"] / entry["sdpa"]["tokens_per_s"]
     _, forced, low = _generate(models["sdpa"], ids, tokens)
     _, _, ours = _generate(models["fmhactl"], ids, tokens, forced=forced)
