@@ -137,17 +137,34 @@ class AttnConfig:
                 f"d={self.head_dim},dtype={self.dtype}" + (",causal" if self.causal else "")
                 + "".join(f",{text}" for _, text in self._feature_parts()))
 
-    def visible_keys(self, row: int) -> int:
-        """How many keys query row `row` sees under causal and the window (top-k lists aside)."""
+    def visible_range(self, row: int) -> tuple[int, int]:
+        """The keys [lo, hi] query row `row` sees under causal and the window (top-k lists and key
+        ranges aside); empty when hi < lo."""
         offset = self.seq_k - self.seq_q
         lo = 0 if self.window_left == UNBOUNDED else max(0, row + offset - self.window_left)
         right = self.right_bound
         hi = self.seq_k - 1 if right == UNBOUNDED else min(self.seq_k - 1, row + offset + right)
+        return lo, hi
+
+    def visible_keys(self, row: int) -> int:
+        """How many keys query row `row` sees under causal and the window (top-k lists aside)."""
+        lo, hi = self.visible_range(row)
         return max(0, hi - lo + 1)
+
+    def flops_in_ranges(self, key_ranges) -> float:
+        """flops with each batch row's keys cut to its [start, end) (a kvr config's drawn ranges,
+        a sequence of (start, end)): 4·H·D per visible (query, key) pair, as `flops` counts them."""
+        pairs = 0
+        for start, end in key_ranges:
+            for row in range(self.seq_q):
+                lo, hi = self.visible_range(row)
+                pairs += max(0, min(hi, int(end) - 1) - max(lo, int(start)) + 1)
+        return 4.0 * self.heads * self.head_dim * pairs
 
     @property
     def flops(self) -> float:
-        """4·B·H·T·S·D, causal counted over the unmasked part as FlashAttention counts it."""
+        """4·B·H·T·S·D, causal counted over the unmasked part as FlashAttention counts it. Key
+        ranges (kvr) are drawn per run, so they are not counted here: see flops_in_ranges."""
         dense = 4.0 * self.batch * self.heads * self.seq_q * self.seq_k * self.head_dim
         if self.topk:  # every list entry is one term (docs/features.md), visible or not
             return dense * self.topk / self.seq_k

@@ -1,11 +1,11 @@
 """Baselines that compute the attention features (docs/features.md) with stock PyTorch, for `bench`:
 
-- `sdpa-mask`: SDPA with an explicit additive mask: -inf outside causal/the window, log(n) for a
-  key a top-k list holds n times, and each head's sink as one extra key column whose V is zero
-  (the sink then joins the denominator only);
-- `flex`: FlexAttention (compiled on the GPU) with a block mask for causal/the window, a score mod
-  for top-k multiplicities, and the sink applied afterwards from the LSE it returns:
-  O * 1 / (1 + exp(sink - lse)).
+- `sdpa-mask`: SDPA with an explicit additive mask: -inf outside causal/the window and outside a
+  batch row's key range (kvr), log(n) for a key a top-k list holds n times, and each head's sink
+  as one extra key column whose V is zero (the sink then joins the denominator only);
+- `flex`: FlexAttention (compiled on the GPU) with a block mask for causal/the window and the key
+  ranges, a score mod for top-k multiplicities, and the sink applied afterwards from the LSE it
+  returns: O * 1 / (1 + exp(sink - lse)).
 
 `prepare` builds everything input-independent once (masks, block masks, count tensors), so a timed
 call does only the attention; both return O (batch, heads, seq_q, dim) heads-first.
@@ -40,6 +40,11 @@ def additive_mask(cfg: AttnConfig, features, device, dtype):
     mask = visibility_mask(cfg.seq_q, cfg.seq_k, cfg.causal, device, cfg.window_left, cfg.window_right)
     bias = torch.zeros(cfg.seq_q, cfg.seq_k, device=device, dtype=torch.float32).masked_fill(~mask, float("-inf"))
     bias = bias.view(1, 1, cfg.seq_q, cfg.seq_k)
+    if cfg.key_ranges:  # per batch row: keys outside [start, end) are -inf
+        ranges = features.key_ranges.to(device).long()
+        keys = torch.arange(cfg.seq_k, device=device).view(1, cfg.seq_k)
+        outside = (keys < ranges[:, :1]) | (keys >= ranges[:, 1:])
+        bias = bias.masked_fill(outside.view(cfg.batch, 1, 1, cfg.seq_k), float("-inf"))
     if cfg.topk:
         bias = bias + topk_counts(features.topk_idx, cfg.seq_k, cfg.heads).to(device).float().log()
     if cfg.sink:
@@ -82,6 +87,7 @@ def _prepare_flex(cfg: AttnConfig, features, device, compiled: bool):
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
     offset, left, right = cfg.seq_k - cfg.seq_q, cfg.window_left, cfg.right_bound
+    ranges = features.key_ranges.to(device).int() if cfg.key_ranges else None
 
     def mask_mod(b, h, q_idx, kv_idx):
         seen = kv_idx >= 0
@@ -89,9 +95,12 @@ def _prepare_flex(cfg: AttnConfig, features, device, compiled: bool):
             seen = seen & (kv_idx <= q_idx + offset + right)
         if left >= 0:
             seen = seen & (kv_idx >= q_idx + offset - left)
+        if ranges is not None:
+            seen = seen & (kv_idx >= ranges[b, 0]) & (kv_idx < ranges[b, 1])
         return seen
 
-    block_mask = create_block_mask(mask_mod, None, None, cfg.seq_q, cfg.seq_k, device=device)
+    block_mask = create_block_mask(mask_mod, cfg.batch if ranges is not None else None, None, cfg.seq_q, cfg.seq_k,
+                                   device=device)
     score_mod = None
     if cfg.topk:
         from fmhactl.verify.reference import topk_counts

@@ -31,12 +31,13 @@ def bench_job(executor, job: KernelJob) -> dict:
     def ours(s):
         prepared[id(s)]()
 
-    result = {"kernel": _timed(ours, sets, warmup, iters, cfg.flops)}
+    flops = _flops(cfg, job.seed)
+    result = {"kernel": _timed(ours, sets, warmup, iters, flops)}
     executor.synchronize(job)
     baselines = {}
     for name in opts.get("baselines", ["cudnn", "flash"]):
         if name in FEATURE_BASELINES:
-            baselines[name] = _time_feature_baseline(name, cfg, sets, warmup, iters, job.seed)
+            baselines[name] = _time_feature_baseline(name, cfg, sets, warmup, iters, job.seed, flops)
         else:
             baselines[name] = _time_baseline(name, cfg, sets, warmup, iters)
         if baselines[name].get("available") and result["kernel"]["tflops"]:
@@ -172,7 +173,18 @@ def _time_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters: int) ->
     return timing
 
 
-def _time_feature_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters: int, seed: int) -> dict:
+def _flops(cfg: AttnConfig, seed: int) -> float:
+    """The work the kernel does: cfg.flops, with a kvr config's keys cut to the ranges this seed
+    draws (the kernel and the feature baselines get the same ones)."""
+    if not cfg.key_ranges or cfg.topk:
+        return cfg.flops
+    from fmhactl.runtime.features import make_feature_inputs
+
+    return cfg.flops_in_ranges(make_feature_inputs(cfg, seed, device="cpu").key_ranges.tolist())
+
+
+def _time_feature_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters: int, seed: int,
+                           flops: float) -> dict:
     """sdpa-mask or flex (fmhactl/bench/feature_baselines.py) on the kernel's inputs and feature
     inputs (the same seed draws the same sinks and lists); masks are built before the timing."""
     torch = _torch()
@@ -187,7 +199,7 @@ def _time_feature_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters:
 
         call(sets[0])  # compiles (flex) outside the timing
         torch.cuda.synchronize()
-        timing = _timed(call, sets, warmup, iters, cfg.flops)
+        timing = _timed(call, sets, warmup, iters, flops)
     except (RuntimeError, torch.cuda.OutOfMemoryError) as exc:
         return {"available": False, "reason": str(exc).splitlines()[0][:200]}
     timing["available"] = True

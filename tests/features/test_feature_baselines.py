@@ -17,6 +17,8 @@ SHAPES = [
     "b=1,h=4,hkv=2,t=9,s=50,d=16,topk=24,sink",
     "b=1,h=2,t=33,s=33,d=16,causal",
     "b=1,h=2,t=12,s=5,d=16,causal,sink",  # empty rows under a -inf sink (head 0) and a finite one
+    "b=4,h=4,hkv=2,t=24,s=24,d=16,causal,kvr",  # key ranges: all, none, left and right padding
+    "b=5,h=2,t=6,s=40,d=16,kvr,sink",
 ]
 
 

@@ -138,3 +138,15 @@ def test_key_ranges_flag_grid_and_drawn_ranges():
     for bad in (torch.tensor([[0, 334]] * 5, dtype=torch.int32), torch.zeros(5, 2, dtype=torch.int64)):
         with pytest.raises(BadInput, match="key_ranges"):
             check_key_ranges(bad, 5, 333)
+
+
+def test_flops_in_ranges_counts_only_the_pairs_a_row_sees():
+    from fmhactl.config import parse_shape
+
+    dense = parse_shape("b=2,h=3,t=4,s=10,d=8")
+    assert dense.flops_in_ranges([(0, 10), (0, 10)]) == dense.flops
+    assert dense.flops_in_ranges([(3, 5), (0, 0)]) == 4.0 * 3 * 8 * (4 * 2)  # one row: 2 keys for 4 queries
+    causal = parse_shape("b=1,h=1,t=4,s=4,d=8,causal")
+    # query i sees keys 0..i; cut to [2, 4): queries 2 and 3 see 1 and 2 keys
+    assert causal.flops_in_ranges([(2, 4)]) == 4.0 * 8 * 3
+    assert causal.flops_in_ranges([(0, 4)]) == causal.flops

@@ -27,18 +27,20 @@ def test_sm100_pipelined_variant_passes_window_sink_kv_shared_and_topk(prebuilt_
         [(r.config_key, r.status, r.metrics.get("reasons")) for r in summary.rows]
 
 
+@pytest.mark.parametrize("shape", ["b=1,h=8,hkv=1,t=256,s=512,d=128,causal,wl=127,sink,topk=64",
+                                   "b=4,h=8,hkv=2,t=256,s=256,d=128,causal,kvr"])
 @pytest.mark.parametrize("name", ["sdpa-mask", "flex"])
-def test_feature_baselines_match_the_reference_on_the_gpu(name):
+def test_feature_baselines_match_the_reference_on_the_gpu(name, shape):
     torch = pytest.importorskip("torch")
     from fmhactl.bench.feature_baselines import prepare
     from fmhactl.runtime.features import make_feature_inputs
     from fmhactl.verify.reference import attention_for
 
-    cfg = parse_shape("b=1,h=8,hkv=1,t=256,s=512,d=128,causal,wl=127,sink,topk=64")
+    cfg = parse_shape(shape)
     gen = torch.Generator(device="cuda").manual_seed(3)
-    q = torch.randn(1, 256, 8, 128, device="cuda", generator=gen).bfloat16()
-    k = torch.randn(1, 512, 1, 128, device="cuda", generator=gen).bfloat16()
-    v = torch.randn(1, 512, 1, 128, device="cuda", generator=gen).bfloat16()
+    q = torch.randn(cfg.batch, cfg.seq_q, cfg.heads, 128, device="cuda", generator=gen).bfloat16()
+    k = torch.randn(cfg.batch, cfg.seq_k, cfg.heads_kv, 128, device="cuda", generator=gen).bfloat16()
+    v = torch.randn(cfg.batch, cfg.seq_k, cfg.heads_kv, 128, device="cuda", generator=gen).bfloat16()
     feats = make_feature_inputs(cfg, 5)
     out = prepare(name, cfg, feats, "cuda", torch.bfloat16)(q, k, v).permute(0, 2, 1, 3).float()
     want, _ = attention_for(cfg, q, k, v, feats, compute_dtype=torch.float32)
