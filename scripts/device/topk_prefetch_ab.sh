@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Session 12: the top-k filter with its entries' loads in flight together (kernels/common/topk_list.cuh),
+# A/B against .ab/old in one call: decode27x.sh (GPU tests, dsv4-long on both kernels, b1-b64 benches of
+# both kernels, old and new) and sm90_mqa_decode at serving batches (b256 at an 8k cache, b384/b512 at 4k),
+# old and new.   OUT=/dir bash scripts/device/topk_prefetch_ab.sh      carry: .whl .ab
+set -u -o pipefail
+OUT=${OUT:-/tmp/topk_ab}; mkdir -p "$OUT"
+SKIP="ncu-b64-topk" SPLITS_AB="" OUT="$OUT" bash scripts/device/decode27x.sh 330 > "$OUT/decode27x.log" 2>&1
+source scripts/device/steps.sh
+device_python
+F="h=64,hkv=1,t=1,d=512,kvshared,sink,topk=512"
+BIG="--shape b=256,s=8192,$F --shape b=384,s=4096,$F --shape b=512,s=4096,$F"
+B="--seed 27 --warmup 5 --iters 30 --json --timeout 100"
+FMHACTL_HOME=/tmp/fmhactl-decode27x timeout 110 python3 -m fmhactl bench sm90_mqa_decode $B $BIG > "$OUT/big-new.json" 2> "$OUT/big.err"
+rm -rf /tmp/tk-new && mkdir -p /tmp/tk-new && cp -r kernels /tmp/tk-new/ && cp -r .ab/old/. .
+FMHACTL_HOME=/tmp/fmhactl-decode27x-old timeout 110 python3 -m fmhactl bench sm90_mqa_decode $B $BIG > "$OUT/big-old.json" 2>> "$OUT/big.err"
+rm -rf kernels && cp -r /tmp/tk-new/kernels .
+python3 - "$OUT" <<'PY'
+import json, sys
+sys.path.insert(0, "scripts/device")
+from decode_bandwidth import HBM_BYTES_PER_S, bytes_moved
+out = sys.argv[1]
+def rows(name):
+    try:
+        return {r["config_key"]: r for r in json.load(open(f"{out}/{name}"))}
+    except (OSError, ValueError):
+        return {}
+new, old = rows("big-new.json"), rows("big-old.json")
+for key, r in new.items():
+    ms = r["metrics"]["kernel"]["median_ms"]
+    pct = 100 * bytes_moved(r["config"]) / (ms * 1e-3) / HBM_BYTES_PER_S
+    o = old.get(key, {}).get("metrics", {}).get("kernel", {}).get("median_ms")
+    print(f"{key:50s} new {ms * 1e3:6.1f} us {pct:5.1f}% HBM" + (f"  old {o * 1e3:6.1f} us  old/new {o / ms:.3f}" if o else ""))
+PY
