@@ -26,24 +26,4 @@ timeout 110 python3 -m fmhactl bench sm90_mqa_decode $B $BIG > "$OUT/big-new.jso
 rm -rf /tmp/ps-new && mkdir -p /tmp/ps-new && cp -r kernels fmhactl /tmp/ps-new/ && cp -r .ab/old/. .
 FMHACTL_HOME=/tmp/fmhactl-decode27x-old timeout 110 python3 -m fmhactl bench sm90_mqa_decode $B $BIG > "$OUT/big-old.json" 2>> "$OUT/big.err"
 rm -rf kernels fmhactl && cp -r /tmp/ps-new/kernels /tmp/ps-new/fmhactl .
-python3 - "$OUT" <<'PY'
-import json, sys
-sys.path.insert(0, "scripts/device")
-from decode_bandwidth import HBM_BYTES_PER_S, bytes_moved
-out = sys.argv[1]
-def rows(name):
-    try:
-        return {r["config_key"]: r for r in json.load(open(f"{out}/{name}"))}
-    except (OSError, ValueError):
-        return {}
-for r in rows("verify-persistent.json").values():
-    m = r.get("metrics", {})
-    print(f"verify {r['config_key']:58s} {r['status']}  O err {m.get('max_abs_err')}  LSE err {m.get('lse_max_err')}")
-new, old = rows("big-new.json"), rows("big-old.json")
-for key, r in new.items():
-    ms = r["metrics"]["kernel"]["median_ms"]
-    pct = 100 * bytes_moved(r["config"]) / (ms * 1e-3) / HBM_BYTES_PER_S
-    o = old.get(key, {}).get("metrics", {}).get("kernel", {}).get("median_ms")
-    po = 100 * bytes_moved(r["config"]) / (o * 1e-3) / HBM_BYTES_PER_S if o else 0
-    print(f"{key:52s} new {ms * 1e3:6.1f} us {pct:5.1f}% HBM" + (f"  old {o * 1e3:6.1f} us {po:5.1f}%  old/new {o / ms:.3f}" if o else ""))
-PY
+python3 scripts/device/decode_ab_summary.py "$OUT"

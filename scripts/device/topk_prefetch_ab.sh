@@ -15,20 +15,4 @@ FMHACTL_HOME=/tmp/fmhactl-decode27x timeout 110 python3 -m fmhactl bench sm90_mq
 rm -rf /tmp/tk-new && mkdir -p /tmp/tk-new && cp -r kernels /tmp/tk-new/ && cp -r .ab/old/. .
 FMHACTL_HOME=/tmp/fmhactl-decode27x-old timeout 110 python3 -m fmhactl bench sm90_mqa_decode $B $BIG > "$OUT/big-old.json" 2>> "$OUT/big.err"
 rm -rf kernels && cp -r /tmp/tk-new/kernels .
-python3 - "$OUT" <<'PY'
-import json, sys
-sys.path.insert(0, "scripts/device")
-from decode_bandwidth import HBM_BYTES_PER_S, bytes_moved
-out = sys.argv[1]
-def rows(name):
-    try:
-        return {r["config_key"]: r for r in json.load(open(f"{out}/{name}"))}
-    except (OSError, ValueError):
-        return {}
-new, old = rows("big-new.json"), rows("big-old.json")
-for key, r in new.items():
-    ms = r["metrics"]["kernel"]["median_ms"]
-    pct = 100 * bytes_moved(r["config"]) / (ms * 1e-3) / HBM_BYTES_PER_S
-    o = old.get(key, {}).get("metrics", {}).get("kernel", {}).get("median_ms")
-    print(f"{key:50s} new {ms * 1e3:6.1f} us {pct:5.1f}% HBM" + (f"  old {o * 1e3:6.1f} us  old/new {o / ms:.3f}" if o else ""))
-PY
+python3 scripts/device/decode_ab_summary.py "$OUT"
