@@ -35,15 +35,13 @@ def _heads_first(q, k, v, cfg: AttnConfig):
 def additive_mask(cfg: AttnConfig, features, device, dtype):
     """(batch or 1, heads or 1, seq_q, seq_k [+1 sink column]) additive scores for SDPA."""
     torch = _torch()
-    from fmhactl.verify.reference import topk_counts, visibility_mask
+    from fmhactl.verify.reference import key_range_mask, topk_counts, visibility_mask
 
     mask = visibility_mask(cfg.seq_q, cfg.seq_k, cfg.causal, device, cfg.window_left, cfg.window_right)
     bias = torch.zeros(cfg.seq_q, cfg.seq_k, device=device, dtype=torch.float32).masked_fill(~mask, float("-inf"))
     bias = bias.view(1, 1, cfg.seq_q, cfg.seq_k)
     if cfg.key_ranges:  # per batch row: keys outside [start, end) are -inf
-        ranges = features.key_ranges.to(device).long()
-        keys = torch.arange(cfg.seq_k, device=device).view(1, cfg.seq_k)
-        outside = (keys < ranges[:, :1]) | (keys >= ranges[:, 1:])
+        outside = ~key_range_mask(features.key_ranges, cfg.seq_k, device)
         bias = bias.masked_fill(outside.view(cfg.batch, 1, 1, cfg.seq_k), float("-inf"))
     if cfg.topk:
         bias = bias + topk_counts(features.topk_idx, cfg.seq_k, cfg.heads).to(device).float().log()

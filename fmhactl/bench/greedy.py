@@ -53,6 +53,7 @@ def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 5) 
     12: llama greedy 1.37, 1.09 and 0.93 in three calls with the same kernels' path)."""
     import torch
 
+    from fmhactl.bench.interleave import interleaved_order
     from fmhactl.torch import decode
 
     batch = ids.shape[0]
@@ -62,9 +63,8 @@ def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 5) 
         _generate(models[name], ids, min(tokens, 8))  # warm-up: plans, kernels, allocator
     times: dict[str, list[float]] = {name: [] for name in names}
     before = decode.launches()  # only fmhactl's runs launch the decode kernels
-    for r in range(repeats):
-        for name in (names if r % 2 == 0 else names[::-1]):
-            times[name].append(_generate(models[name], ids, tokens)[0])
+    for name in interleaved_order(names, repeats):
+        times[name].append(_generate(models[name], ids, tokens)[0])
     for name in names:
         median = statistics.median(times[name])
         entry[name] = {"median_s": median, "tokens_per_s": batch * tokens / median if median > 0 else 0.0}

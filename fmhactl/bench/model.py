@@ -136,6 +136,8 @@ def time_interleaved(calls: dict[str, Callable[[], object]], warmup: int, iters:
     would hand that drift to one side. Returns each implementation's sorted CUDA-event ms."""
     import torch
 
+    from fmhactl.bench.interleave import interleaved_order
+
     names = list(calls)
     per_round = max(1, -(-iters // rounds))
     times: dict[str, list[float]] = {name: [] for name in names}
@@ -144,16 +146,15 @@ def time_interleaved(calls: dict[str, Callable[[], object]], warmup: int, iters:
             for _ in range(warmup):
                 calls[name]()
         torch.cuda.synchronize()
-        for r in range(rounds):
-            for name in (names if r % 2 == 0 else names[::-1]):
-                events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                          for _ in range(per_round)]
-                for start, end in events:
-                    start.record()
-                    calls[name]()
-                    end.record()
-                torch.cuda.synchronize()
-                times[name] += [start.elapsed_time(end) for start, end in events]
+        for name in interleaved_order(names, rounds):
+            events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                      for _ in range(per_round)]
+            for start, end in events:
+                start.record()
+                calls[name]()
+                end.record()
+            torch.cuda.synchronize()
+            times[name] += [start.elapsed_time(end) for start, end in events]
     return {name: sorted(t) for name, t in times.items()}
 
 

@@ -167,16 +167,14 @@ attention_op = torch.ops.fmhactl.attention.default
 def _reference_probs(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: float,
                      key_ranges: torch.Tensor | None = None) -> torch.Tensor:
     """Softmax probabilities, fp32, (batch, heads, seq_q, seq_k); rows with no visible key are 0."""
+    from fmhactl.verify.reference import key_range_mask, visibility_mask
+
     s = torch.matmul(q, k.transpose(-1, -2)) * scale
     sq, sk = s.shape[-2], s.shape[-1]
-    cols = torch.arange(sk, device=s.device).unsqueeze(0)
     if causal:
-        rows = torch.arange(sq, device=s.device).unsqueeze(1)
-        s = s.masked_fill(cols > rows + (sk - sq), float("-inf"))
+        s = s.masked_fill(~visibility_mask(sq, sk, True, s.device), float("-inf"))
     if key_ranges is not None:
-        r = key_ranges.to(device=s.device, dtype=torch.long)
-        outside = (cols < r[:, :1]) | (cols >= r[:, 1:])  # (batch, seq_k)
-        s = s.masked_fill(outside[:, None, None, :], float("-inf"))
+        s = s.masked_fill(~key_range_mask(key_ranges, sk, s.device)[:, None, None, :], float("-inf"))
     m = s.amax(dim=-1, keepdim=True)
     m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
     e = torch.exp(s - m)

@@ -34,6 +34,16 @@ def visibility_mask(seq_q: int, seq_k: int, causal: bool, device, window_left: i
     return mask
 
 
+def key_range_mask(key_ranges, seq_k: int, device):
+    """(batch, seq_k) bool: True where batch row b's key j lies in its range [start_b, end_b)
+    (key_ranges: int (batch, 2), a padded batch's valid keys)."""
+    import torch
+
+    ranges = key_ranges.to(device=device, dtype=torch.long)
+    cols = torch.arange(seq_k, device=device)
+    return (cols >= ranges[:, :1]) & (cols < ranges[:, 1:])
+
+
 def topk_counts(topk_idx, seq_k: int, heads: int):
     """(batch, heads, seq_q, seq_k) float: how often each key appears in each row's list, counting
     only entries in [0, seq_k). topk_idx is (batch, seq_q, heads_kv, topk) int32."""
@@ -80,10 +90,7 @@ def attention(q, k, v, *, causal: bool, scale: float | None = None, compute_dtyp
         mask = mask & key_mask.to(q.device).view(1, -1)
     mask = mask.view(1, 1, seq_q, seq_k)
     if key_ranges is not None:
-        ranges = key_ranges.to(device=q.device, dtype=torch.long)
-        cols = torch.arange(seq_k, device=q.device)
-        in_range = (cols >= ranges[:, :1]) & (cols < ranges[:, 1:])  # (batch, seq_k)
-        mask = mask & in_range.view(batch, 1, 1, seq_k)
+        mask = mask & key_range_mask(key_ranges, seq_k, q.device).view(batch, 1, 1, seq_k)
     rows = max(1, REF_SCORE_ELEMENTS // (batch * heads * (seq_k + 1)))
     outs, lses = [], []
     for r0 in range(0, seq_q, rows):

@@ -34,3 +34,9 @@ def test_calls_are_interleaved_in_alternating_rounds(monkeypatch):
     assert timed == (["sdpa"] * 2 + ["fmhactl"] * 2 + ["fmhactl"] * 2 + ["sdpa"] * 2) * 2 + ["sdpa"] * 2 + ["fmhactl"] * 2
     assert {name: len(t) for name, t in times.items()} == {"sdpa": 10, "fmhactl": 10}
     assert all(t == sorted(t) and all(x == 1.0 for x in t) for t in times.values())  # one tick between events
+
+
+def test_interleaved_order_reverses_every_other_round():
+    from fmhactl.bench.interleave import interleaved_order
+
+    assert list(interleaved_order(["sdpa", "fmhactl"], 3)) == ["sdpa", "fmhactl", "fmhactl", "sdpa", "sdpa", "fmhactl"]
