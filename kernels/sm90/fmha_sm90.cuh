@@ -1,6 +1,7 @@
 // The native SM90 (Hopper) FMHA forward kernel: TMA + wgmma, warp-specialized.
 //
-// One CTA = 128 query rows of one (batch, head); 3 warpgroups (384 threads):
+// One CTA = 128 query rows of one (batch, head); 3 warpgroups (384 threads; FMHA_CONSUMERS=3: 192
+// rows, a third consumer WG for rows 128-191, 512 threads):
 //   WG0  producer: gives registers back (setmaxnreg.dec), one thread issues the TMA loads:
 //        Q once, then K and V tiles into a ring of FMHA_STAGES stages (full/empty mbarriers).
 //   WG1  consumer for query rows 0-63 of the tile, WG2 for rows 64-127 (setmaxnreg.inc):
@@ -18,6 +19,10 @@
 //   FMHA_RESCALE_THRESHOLD  log2 units: O and l are rescaled only when a row max grows by more
 //                  than this; otherwise the stale max stays the reference (P <= 2^threshold)
 //   FMHA_BN_D64 / FMHA_BN_D128 / FMHA_BN_D256   KV tile (wgmma N of QK^T) per head dim
+//   FMHA_CONSUMERS 2 or 3 consumer WGs of 64 rows each; 3 (hd64 only, no ping-pong): FA3's 192-row
+//                  hd64 tile. Each K/V tile is read by 1.5x the rows, and with three WGs in flight
+//                  one's softmax runs under the others' GEMMs without ping-pong's turn barriers; the
+//                  register file then gives a consumer 160 (hd64's O, S and P fit, hd128's do not)
 //   FMHA_PERSISTENT 1: one CTA per SM; its producer claims tiles from a global counter (dynamic,
 //                  so a CTA that drew light causal tiles takes more) and loads the next tile's K and
 //                  Q while the consumers finish this one, so the per-tile prologue (launch, Q and
@@ -78,6 +83,9 @@
 #if FMHA_PINGPONG && !FMHA_OVERLAP
 #error "FMHA_PINGPONG needs FMHA_OVERLAP"
 #endif
+#if FMHA_PINGPONG && FMHA_CONSUMERS != 2
+#error "FMHA_PINGPONG alternates two consumer warpgroups: it needs FMHA_CONSUMERS 2"
+#endif
 
 struct Sm90TmaMaps {
     TmaMap q, k, v, o;
@@ -87,22 +95,25 @@ namespace fmha_sm90 {
 
 constexpr int kBlockM = fmha_sm90_plan::kBlockM;
 constexpr int kThreads = fmha_sm90_plan::kThreads;
-constexpr int kConsumerThreads = 256;
-// 128*24 + 256*240 = 64512 <= 65536. The persistent producer also claims and decodes tiles: in 24
-// registers it spilled, so it gets 32 and the consumers (hd <= 128 there) 232: 63488.
+constexpr int kConsumers = fmha_sm90_plan::kConsumers;
+constexpr int kConsumerThreads = 128 * kConsumers;
+// The setmaxnreg split comes from the plan (fmhactl/plans/sm90.py REGISTER_SPLIT): 2 consumers
+// 24/240 (64512 of 65536); persistent 32/232, as the producer also claims and decodes tiles and
+// spilled in 24; 3 consumers 32/160, the whole register file.
 #ifndef FMHA_PRODUCER_REGS
-#define FMHA_PRODUCER_REGS (FMHA_PERSISTENT ? 32 : 24)
+#define FMHA_PRODUCER_REGS (fmha_sm90_plan::Geometry<FMHA_CONSUMERS>::kProducerRegs[FMHA_PERSISTENT ? 1 : 0])
 #endif
 #ifndef FMHA_CONSUMER_REGS
-#define FMHA_CONSUMER_REGS (FMHA_PERSISTENT ? 232 : 240)
+#define FMHA_CONSUMER_REGS (fmha_sm90_plan::Geometry<FMHA_CONSUMERS>::kConsumerRegs[FMHA_PERSISTENT ? 1 : 0])
 #endif
 constexpr int kProducerRegs = FMHA_PRODUCER_REGS;
 constexpr int kConsumerRegs = FMHA_CONSUMER_REGS;
-static_assert(128 * kProducerRegs + 256 * kConsumerRegs <= fmha_sm90_plan::kRegistersPerSm,
+static_assert(128 * kProducerRegs + kConsumerThreads * kConsumerRegs <= fmha_sm90_plan::kRegistersPerSm,
               "register split exceeds the register file");
-constexpr int kEmptyArrivals = 8;   // lane 0 of each consumer warp
+constexpr int kEmptyArrivals = 4 * kConsumers;  // lane 0 of each consumer warp
 constexpr float kRescaleThreshold = static_cast<float>(FMHA_RESCALE_THRESHOLD);
-// Named barrier ids: 1, 2 = "consumer WG c may issue its GEMMs" (ping-pong); 3, 4 = epilogue per WG.
+// Named barrier ids: 1, 2 = "consumer WG c may issue its GEMMs" (ping-pong); 3 + c = consumer WG c's
+// epilogue (3..5 with 3 consumers: one id per WG, as each syncs only its own 128 threads).
 constexpr int kBarSchedBase = 1;
 constexpr int kBarEpilogueBase = 3;
 
@@ -111,15 +122,17 @@ constexpr int kBarEpilogueBase = 3;
 // fmha_sm90_plan.h (`python -m fmhactl.plans --write`).
 template <int D>
 struct Plan : fmha_sm90_plan::Entry<D, fmha_sm90_plan::Switches<D>::kBlockN, fmha_sm90_plan::Switches<D>::kStages,
-                                    FMHA_PERSISTENT ? 1 : 0> {
+                                    FMHA_PERSISTENT ? 1 : 0, kConsumers> {
     using Base = fmha_sm90_plan::Entry<D, fmha_sm90_plan::Switches<D>::kBlockN,
-                                       fmha_sm90_plan::Switches<D>::kStages, FMHA_PERSISTENT ? 1 : 0>;
-    static_assert(Base::kDeclared, "head dim, KV tile (FMHA_BN_D*) or stages outside the plan of fmhactl/plans/sm90.py");
+                                       fmha_sm90_plan::Switches<D>::kStages, FMHA_PERSISTENT ? 1 : 0, kConsumers>;
+    static_assert(Base::kDeclared,
+                  "head dim, KV tile (FMHA_BN_D*), stages or consumers (FMHA_CONSUMERS) outside the plan of "
+                  "fmhactl/plans/sm90.py");
     static constexpr int kBlockN = fmha_sm90_plan::Switches<D>::kBlockN;
     static constexpr int kStages = fmha_sm90_plan::Switches<D>::kStages;
     // q_empty: lane 0 of every consumer warp after its last QK^T (separate O), or the storing
     // thread of each consumer WG once the O store no longer reads the Q tile.
-    static constexpr unsigned kQEmptyArrivals = Base::kSeparateO ? kEmptyArrivals : 2;
+    static constexpr unsigned kQEmptyArrivals = Base::kSeparateO ? kEmptyArrivals : kConsumers;
     static constexpr int kSRegs = kBlockN / 2;  // S accumulator per thread
     static constexpr int kORegs = D / 2;        // O accumulator per thread
     static constexpr int kPRegs = kBlockN / 16; // P A-fragments (4 x 32-bit each) per thread
@@ -428,7 +441,7 @@ __device__ __forceinline__ bool tile_needs_mask(const FmhaParams& p, int n, int 
     // A key right of the WG's first row's window, or left of its last row's.
     if (windowed(p))
         mask = mask || last_key > window_of_row(p, wg_first_row).hi ||
-               n * BN < window_of_row(p, wg_first_row + kBlockM / 2 - 1).lo;
+               n * BN < window_of_row(p, wg_first_row + 64 - 1).lo;
 #endif
     return mask;
 }
@@ -769,7 +782,15 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
         if (t == 0) tma::store_wait_read();
         wg::bar_sync(kBarEpilogueBase + cw, 128);
     }
-    const int tile_row = wg_row0 + warp * 16 + lane / 4;
+    int tile_row = wg_row0 + warp * 16 + lane / 4;
+    if constexpr (kConsumers > 2) {
+        // At 160 registers ptxas kept this thread's O-tile offset from the tile loop's prologue
+        // through the main loop and spilled it; an opaque re-read of the thread index rebuilds it
+        // here, after the main loop (an S2R and a few integer ops per tile).
+        unsigned tid;
+        asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid));
+        tile_row = wg_row0 + (tid % 128) / 32 * 16 + (tid % 32) / 4;
+    }
 #pragma unroll
     for (int i = 0; i < P::kORegs; i += 2) {
         const int h = (i / 2) % 2;

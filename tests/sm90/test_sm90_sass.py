@@ -10,7 +10,7 @@ from fmhactl.build.entry import build
 from fmhactl.build.sass import opcode_counts
 from fmhactl.errors import MissingEnvironment
 from fmhactl.registry import load_registry
-from fmhactl.plans.launch import sm90_persistent
+from fmhactl.plans.sm90 import plan_from_switches
 
 SM90 = [v for v in load_registry().values() if v.launcher == "sm90"]
 
@@ -51,7 +51,7 @@ def test_ptxas_does_not_serialize_wgmma(built):
 def test_qk_is_ss_and_pv_is_rs_with_register_reallocation(built):
     """QK^T reads A from a descriptor (SS); PV reads A (P) from registers with V transposed (RS,
     tnspB); the producer gives registers back (24; 32 in the persistent variant, whose producer
-    also claims tiles) and the consumers take the rest (240; 232)."""
+    also claims tiles) and the consumers take the rest (240; 232; 160 each of 3 consumer WGs)."""
     import re
 
     from fmhactl.build.sass import sass
@@ -64,7 +64,9 @@ def test_qk_is_ss_and_pv_is_rs_with_register_reallocation(built):
     assert ss, "no SS wgmma (QK^T from shared memory)"
     assert rs, "no RS wgmma with a transposed B (PV with P in registers)"
     assert len(ss) + len(rs) == len(hgmma), "an HGMMA of an unexpected form"
-    producer, consumer = (32, 232) if sm90_persistent(load_registry()[result.variant].switches) else (24, 240)
-    assert producer * 128 + consumer * 256 <= 65536, "register split exceeds the register file"
+    plan = plan_from_switches(64, load_registry()[result.variant].switches)
+    producer, consumer = plan.registers
+    assert (producer, consumer) == ((32, 232) if plan.persistent else (24, 240)) or plan.consumers != 2
+    assert producer * 128 + consumer * 128 * plan.consumers <= 65536, "register split exceeds the register file"
     assert f"USETMAXREG.DEALLOC.CTAPOOL {producer:#x}" in text, f"producer does not give registers back ({producer})"
     assert re.search(rf"USETMAXREG\.TRY_ALLOC\.CTAPOOL UP\d, {consumer:#x}\b", text), f"consumers do not take {consumer}"

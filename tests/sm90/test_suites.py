@@ -52,10 +52,11 @@ def test_every_sm90_plan_fits(variant, d):
     assert plan.smem_bytes <= MAX_DYNAMIC_SMEM
     assert variant.unsupported_reason(cfg) is None
     shape = sm90_launch(cfg, variant.switches)
-    assert shape.block == (384, 1, 1)
-    if plan.persistent:  # one CTA per SM over a 1-D grid; 3 x 4 x 2 = 24 tiles
-        assert shape.grid == (24, 1, 1)
-        assert sm90_launch(cfg, variant.switches, sm_count=132).grid == (24, 1, 1)
+    assert shape.block == (128 * (1 + plan.consumers), 1, 1)  # a producer WG + the consumer WGs
+    m_tiles = -(-300 // plan.block_m)
+    if plan.persistent:  # one CTA per SM over a 1-D grid; 3 (192-row tiles: 2) x 4 x 2 tiles
+        assert shape.grid == (m_tiles * 8, 1, 1)
+        assert sm90_launch(cfg, variant.switches, sm_count=132).grid == (m_tiles * 8, 1, 1)
         assert sm90_launch(cfg, variant.switches, sm_count=10).grid == (10, 1, 1)
     else:
         assert shape.grid == (3, 4, 2)

@@ -24,7 +24,7 @@ NVCC = shutil.which("nvcc")
 
 
 def test_the_wgmma_variants_are_found():
-    assert "sm90_mqa_decode" in VARIANTS and "sm90_persistent" in VARIANTS
+    assert "sm90_mqa_decode" in VARIANTS and "sm90_persistent" in VARIANTS and "sm90_persistent_m192" in VARIANTS
 
 
 def test_performance_loss_lines_are_warnings():
