@@ -5,8 +5,9 @@ Pure Python over the registry (no torch, no CUDA), so the choice is testable on 
 Order of preference per GPU generation (first registered variant that supports the call wins):
   sm_100 (Blackwell): the native SM100 tcgen05 family;
   sm_90 (Hopper): the native SM90 family (sm90_persistent at hd 64/128, sm90_pingpong, then
-                  sm90_pipelined), picked up by registry name as soon as kernels/family.toml
-                  declares them;
+                  sm90_pipelined; sm90_persistent_m192 first for a non-causal hd64 call whose
+                  queries fill 192-row tiles), picked up by registry name as soon as
+                  kernels/family.toml declares them;
   anything else, or no family variant supports the call: `ref`.
 The SM100 family on a Hopper GPU runs only through the tcgen05 *emulation*, a debugging tool
 orders of magnitude slower than native: it is used only when named explicitly as an override.
@@ -52,9 +53,31 @@ def wgmma_decode_min_rows(cfg: AttnConfig) -> int:
     return WGMMA_DECODE_MIN_ROWS
 
 
+# sm90_persistent_m192 (FA3's 192-row tile at hd64) computes a row for ~0.87x of sm90_persistent's
+# time, but rounds the queries up to 192 rows, not 128. Measured on the H100 in one call
+# (notes/op-session13/README.md, call 2): b8 h16 S4k hd64 1044.6 us against 1200.5 (4224 rows
+# against 4096: 1.11x cuDNN against 0.93-0.94); b16 h16 S1k hd64 171.6-172.6 against 170.5-172.5
+# (1152 rows against 1024: even); causal S1k 130-132 against 118-119 and causal S4k 641 against
+# 647-652 (the 192-row tiles' causal work is uneven): so non-causal only, and only where the
+# 192-row tiles waste at most this much more than the 128-row ones.
+M192_MAX_EXTRA_ROWS = 1.05
+
+
+def fills_192_row_tiles(cfg: AttnConfig) -> bool:
+    """Whether a call should try sm90_persistent_m192 first: hd64, non-causal, no features, and
+    192-row tiles cover seq_q with at most M192_MAX_EXTRA_ROWS x the rows 128-row tiles would."""
+    if cfg.head_dim != 64 or cfg.causal or cfg.features:
+        return False
+    rows_192 = -(-cfg.seq_q // 192) * 192
+    rows_128 = -(-cfg.seq_q // 128) * 128
+    return rows_192 <= M192_MAX_EXTRA_ROWS * rows_128
+
+
 def preferences(cc: tuple[int, int], cfg: AttnConfig) -> tuple[str, ...]:
     """The native family of capability cc in the order tried for this call."""
     names = PREFERENCES.get(int(cc[0]), ())
+    if int(cc[0]) == 9 and fills_192_row_tiles(cfg):
+        names = ("sm90_persistent_m192",) + names
     if int(cc[0]) == 9 and cfg.seq_q == 1 and cfg.batch * cfg.heads_kv >= wgmma_decode_min_rows(cfg):
         names = ("sm90_mqa_decode",) + names  # it declines what it cannot run (hd512 and K = V only)
     return names

@@ -132,6 +132,23 @@ def test_hopper_prefers_the_persistent_sm90_variant_where_it_runs():
     assert chosen.variant == "ref" and "sm90_pingpong: head_dim 96" in chosen.reason
 
 
+@pytest.mark.parametrize("seq_q, causal, hd, expected", [
+    (4096, False, 64, "sm90_persistent_m192"),   # 22 tiles of 192 rows: 3% more rows than 32 of 128
+    (768, False, 64, "sm90_persistent_m192"),    # 4 tiles of 192 = 6 of 128: no extra rows
+    (1024, False, 64, "sm90_persistent"),        # 1152 rows against 1024: the 192-row tile's gain is gone
+    (4096, True, 64, "sm90_persistent"),         # causal: uneven work per 192-row tile
+    (4096, False, 128, "sm90_persistent"),       # no hd128 build of the 192-row tile
+])
+def test_hopper_takes_the_192_row_tile_where_its_rows_fill_it(seq_q, causal, hd, expected):
+    cfg = AttnConfig(batch=8, heads=16, heads_kv=16, seq_q=seq_q, seq_k=seq_q, head_dim=hd, causal=causal)
+    assert backends.choose((9, 0), cfg, REG).variant == expected
+
+
+def test_the_192_row_tile_is_not_tried_for_feature_calls():
+    cfg = AttnConfig(batch=8, heads=16, heads_kv=16, seq_q=4096, seq_k=4096, head_dim=64, sink=True)
+    assert "sm90_persistent_m192" not in backends.preferences((9, 0), cfg)
+
+
 def test_blackwell_uses_the_native_sm100_family():
     chosen = backends.choose((10, 0), CFG, REG)
     assert (chosen.variant, chosen.arch, chosen.mode) == ("sm100_tma_s2_tmem", "sm_100a", "native")
