@@ -63,6 +63,31 @@ def stand_in(calls: list):
     return padded_attention
 
 
+class _OpBackward(torch.autograd.Function):
+    """The padded call with the reference's forward and the op's own autograd formula
+    (fmhactl.torch.op._backward: the fp32 recompute that masks the key ranges), on a CPU."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, key_ranges, causal, scale):
+        ctx.save_for_backward(q, k, v)
+        ctx.causal, ctx.scale, ctx.layout, ctx.return_lse = causal, scale, "bshd", True
+        ctx.features, ctx.key_ranges = [], key_ranges
+        return reference(q, k, v, causal=causal, scale=scale, compute_dtype=torch.float32, key_ranges=key_ranges)
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_lse):
+        from fmhactl.torch.op import _backward
+
+        dq, dk, dv, *_ = _backward(ctx, grad_out, grad_lse)
+        return dq, dk, dv, None, None, None
+
+
+def op_backward_stand_in(q, k, v, key_ranges, *, causal, scale, return_lse, window, window_left, window_right,
+                         sinks, check_values):
+    out, lse = _OpBackward.apply(q, k, v, key_ranges, causal, scale)
+    return out, (lse if return_lse else None)
+
+
 def packed(lengths_q, lengths_k, heads=4, heads_kv=2, dim=16, seed=0, grad=False):
     gen = torch.Generator().manual_seed(seed)
     q = torch.randn(sum(lengths_q), heads, dim, generator=gen)
@@ -145,12 +170,13 @@ def test_window_and_sinks_are_per_sequence(monkeypatch):
     torch.testing.assert_close(lse, want_lse, atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("backward", ["reference", "op-formula"])
 @pytest.mark.parametrize("lengths_q, lengths_k, causal", [CASES[0], CASES[3], CASES[4]])
-def test_gradients_flow_through_scatter_and_gather(lengths_q, lengths_k, causal, monkeypatch):
-    """Backward through the padded call (here the differentiable reference; on a GPU the op's
-    fp32 recompute) lands on the packed rows exactly as each sequence alone, the LSE's too; the
-    padding gets none."""
-    monkeypatch.setattr(varlen, "_padded_attention", stand_in([]))
+def test_gradients_flow_through_scatter_and_gather(lengths_q, lengths_k, causal, backward, monkeypatch):
+    """Backward through the padded call (the differentiable reference, or the op's own recompute
+    formula as on a GPU) lands on the packed rows exactly as each sequence alone, the LSE's too:
+    the padding rows' outputs get no gradient and the padding keys no weight."""
+    monkeypatch.setattr(varlen, "_padded_attention", stand_in([]) if backward == "reference" else op_backward_stand_in)
     q, k, v, cu_q, cu_k = packed(lengths_q, lengths_k, grad=True, seed=4)
     gen = torch.Generator().manual_seed(9)
     g_out = torch.randn(q.shape, generator=gen)
