@@ -94,8 +94,7 @@ def check_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q
     line. Returns (max_seqlen_q, max_seqlen_k) as ints. The op checks dtypes, heads and head dim."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() != 3:
-            _fail(f"{name} must be 3-D (total, heads, dim) (packed sequences), got shape "
-                 f"{tuple(t.shape)}")
+            _fail(f"{name} must be 3-D (total, heads, dim) (packed sequences), got shape {tuple(t.shape)}")
     if tuple(k.shape) != tuple(v.shape):
         _fail(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
     for name, cu in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
@@ -107,7 +106,7 @@ def check_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q
             _fail(f"{name} is on {cu.device}, q on {q.device}")
     if cu_seqlens_q.shape[0] != cu_seqlens_k.shape[0]:
         _fail(f"cu_seqlens_q and cu_seqlens_k must describe the same number of sequences, got "
-             f"{cu_seqlens_q.shape[0] - 1} and {cu_seqlens_k.shape[0] - 1}")
+              f"{cu_seqlens_q.shape[0] - 1} and {cu_seqlens_k.shape[0] - 1}")
     maxima = []
     for name, value in (("max_seqlen_q", max_seqlen_q), ("max_seqlen_k", max_seqlen_k)):
         try:
@@ -131,9 +130,8 @@ def _first_bad_boundary(name: str, cu: Sequence[int], total: int, max_seqlen: in
     lengths = [b - a for a, b in zip(cu, cu[1:])]
     longest = max(lengths, default=0)
     if longest > max_seqlen:
-        i = lengths.index(longest)
-        return f"sequence {i} has {longest} {'queries' if name.endswith('_q') else 'keys'} > max_seqlen_" \
-               f"{name[-1]} ({max_seqlen})"
+        what, side = ("queries", "q") if name.endswith("_q") else ("keys", "k")
+        return f"sequence {lengths.index(longest)} has {longest} {what} > max_seqlen_{side} ({max_seqlen})"
     return None
 
 
@@ -163,8 +161,9 @@ def _padded_attention(q, k, v, key_ranges, *, causal, scale, return_lse, window,
 
 
 def _value_checks_allowed(q: torch.Tensor) -> bool:
-    """Host reads only eagerly: never while compiling or capturing a CUDA graph (as the op's)."""
-    if torch.compiler.is_compiling():
+    """Host reads only eagerly: never while compiling or capturing a CUDA graph (as the op's), nor
+    of meta tensors (no values)."""
+    if torch.compiler.is_compiling() or q.device.type == "meta":
         return False
     return not (q.is_cuda and torch.cuda.is_current_stream_capturing())
 
@@ -187,8 +186,9 @@ def attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqle
 
     With check_values (eager calls only, outside compile and CUDA-graph capture) the host reads
     cu_seqlens once (a device sync) and checks the boundaries (start at 0, non-decreasing, end at
-    the totals, lengths <= max_seqlen); the op's own value checks of the sinks run too. A loop
-    that built its boundaries itself passes check_values=False. Every refusal is one
+    the totals, lengths <= max_seqlen); the op's own value checks (sinks, and the key ranges made
+    here) run too, a second sync. A loop that built its boundaries itself passes
+    check_values=False. Every refusal is one
     AttentionInputError line, as the op's."""
     max_q, max_k = check_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
     total_q, total_k = q.shape[0], k.shape[0]
