@@ -19,10 +19,19 @@ GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered
   every valid key, as they do under SDPA (causal alignment puts every valid key left of them),
   and queries that see no key get zeros. One host read of the (batch, keys) mask per forward,
   as transformers' own flash-attention path does;
-* SdpaFallback: anything the kernels cannot express (a mask with holes, a mask function other
-  than plain causal or bidirectional, such as packed sequences or sliding windows): the call runs
-  through transformers' SDPA with the mask SDPA would get, and the reason is counted
-  (`fallbacks()`) and logged once. Never refused, never a wrong answer.
+* PackedBatch: packed sequences (position_ids restarting inside a row: transformers hands over
+  its packed-sequence mask function, without a 2-D attention_mask or a cache). The hook builds the
+  dense mask SDPA would get and checks on the device that it is exactly block-diagonal causal
+  (every row a run of consecutive segments, each query seeing the keys from its segment's first
+  token up to itself); then the segments' lengths (one host read of the mask's segment starts per
+  forward) make every layer one call of fmhactl.torch.attention_varlen over the flattened
+  tokens, causal per segment (fmhactl.torch.varlen: one op call on a padded batch with key
+  ranges). Any other mask function whose dense mask is exactly that (a sliding window wider than
+  the prompt, say) takes the same path;
+* SdpaFallback: anything else the kernels cannot express (a mask with holes, a sliding window
+  that masks keys, other custom mask functions): the call runs through transformers' SDPA with
+  the mask SDPA would get, and the reason is counted (`fallbacks()`) and logged once. Never
+  refused, never a wrong answer.
 * TracedMask (only while torch.compile traces the forward, where the host cannot look at tensors):
   for a mask function other than plain causal/bidirectional (transformers hands one over for
   every compiled forward with position_ids, since it cannot rule out packed sequences while
@@ -39,6 +48,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 
 from fmhactl.torch.hf_errors import UnsupportedAttentionCall
 
@@ -55,6 +65,20 @@ class PaddedBatch:
     rows: tuple[tuple[int, int], ...]
     shift: int
     causal: bool
+
+
+@dataclass(frozen=True)
+class PackedBatch:
+    """Packed sequences: every batch row is consecutive segments, each causal within itself and
+    blind to the others (a block-diagonal causal mask). `segments`: their lengths, row after row
+    (each row's add up to `seq`, the row's length)."""
+
+    segments: tuple[int, ...]
+    seq: int
+
+    @property
+    def max_seqlen(self) -> int:
+        return max(self.segments)
 
 
 @dataclass(frozen=True)
@@ -124,20 +148,26 @@ def _ranged_attention(q, k, v, key_ranges, causal: bool, scale):
                      check_values=False).transpose(1, 2)
 
 
-_key_ranges: dict[tuple, object] = {}  # (rows, device) -> (batch, 2) int32 device tensor, one per forward
+_device_ints: dict[tuple, object] = {}  # (values, device) -> int32 device tensor: made once per forward, not per layer
+
+
+def _device_int32(values: tuple, device):
+    """`values` (a tuple of ints, or of int pairs) as an int32 tensor on `device`, cached: every
+    layer of a forward gets the one made by the first."""
+    import torch
+
+    cache_key = (values, device)
+    tensor = _device_ints.get(cache_key)
+    if tensor is None:
+        if len(_device_ints) >= 64:
+            _device_ints.clear()
+        tensor = torch.tensor(values, dtype=torch.int32, device=device)
+        _device_ints[cache_key] = tensor
+    return tensor
 
 
 def _ranges_of(batch: PaddedBatch, device):
-    import torch
-
-    ranges_key = (batch.rows, device)
-    ranges = _key_ranges.get(ranges_key)
-    if ranges is None:
-        if len(_key_ranges) >= 64:
-            _key_ranges.clear()
-        ranges = torch.tensor(batch.rows, dtype=torch.int32, device=device)
-        _key_ranges[ranges_key] = ranges
-    return ranges
+    return _device_int32(batch.rows, device)
 
 
 def _one_launch(query, key, value, batch: PaddedBatch, scale):
@@ -192,10 +222,35 @@ def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Calla
     return out
 
 
+def _varlen_attention(q, k, v, cu_seqlens, max_seqlen: int, scale):
+    """Packed tokens (total, heads, dim), causal within each sequence of cu_seqlens, through
+    attention_varlen: the boundaries come from the mask's segments, valid by construction, so no
+    value check (a sync)."""
+    from fmhactl.torch.varlen import attention_varlen
+
+    return attention_varlen(q, k, v, cu_seqlens, cu_seqlens, max_seqlen, max_seqlen, causal=True, scale=scale,
+                            check_values=False)
+
+
+def packed_attention(query, key, value, batch: PackedBatch, scale):
+    """(batch, seq, heads, dim) output of packed sequences: the rows' tokens flattened to
+    (batch * seq, heads, dim), every segment one varlen sequence (queries and keys alike)."""
+    b, heads, seq, dim = query.shape
+    if key.shape[2] != seq or seq != batch.seq:
+        _fail(f"a packed batch of {batch.seq} tokens a row got {seq} queries and {key.shape[2]} keys")
+    cu_seqlens = _device_int32((0, *accumulate(batch.segments)), query.device)
+
+    def tokens(t):
+        return t.transpose(1, 2).reshape(b * seq, t.shape[1], dim)
+
+    out = _varlen_attention(tokens(query), tokens(key), tokens(value), cu_seqlens, batch.max_seqlen, scale)
+    return out.view(b, seq, heads, dim)
+
+
 def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling=None, dropout: float = 0.0,
                               **kwargs):
     fallback = None
-    if attention_mask is not None and not isinstance(attention_mask, (SdpaFallback, PaddedBatch)):
+    if attention_mask is not None and not isinstance(attention_mask, (SdpaFallback, PaddedBatch, PackedBatch)):
         from fmhactl.torch.hf_traced import TracedMask, traced_attention  # not on the plain path: no import cost
 
         if isinstance(attention_mask, TracedMask):
@@ -203,7 +258,7 @@ def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling
                                     _HF["sdpa_attention_forward"]), None
     if isinstance(attention_mask, SdpaFallback):
         fallback = attention_mask
-    elif attention_mask is not None and not isinstance(attention_mask, PaddedBatch):
+    elif attention_mask is not None and not isinstance(attention_mask, (PaddedBatch, PackedBatch)):
         fallback = SdpaFallback(attention_mask, "an attention mask tensor (a 4-D or custom mask)")
     elif dropout and module.training:
         fallback = SdpaFallback(None if attention_mask is None else _sdpa_mask_of(attention_mask, query, key),
@@ -214,11 +269,16 @@ def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling
         _note_fallback(fallback.reason)
         return sdpa_attention_forward(module, query, key, value, fallback.mask, dropout=dropout, scaling=scaling,
                                       **kwargs)
-    for unsupported in ("sliding_window", "softcap", "s_aux"):
+    # A packed batch was read off the layer's dense mask, its window included: a sliding_window
+    # argument adds nothing to it (SDPA ignores it too).
+    packed = isinstance(attention_mask, PackedBatch)
+    for unsupported in ("softcap", "s_aux") if packed else ("sliding_window", "softcap", "s_aux"):
         if kwargs.get(unsupported) is not None:
             _fail(f"{unsupported} is not supported")
     if kwargs.get("output_attentions"):
         _fail("output_attentions=True needs the attention weights; use attn_implementation='eager'")
+    if packed:
+        return packed_attention(query, key, value, attention_mask, scaling), None
     if isinstance(attention_mask, PaddedBatch):
         return padded_attention(query, key, value, attention_mask, scaling), None
     is_causal = kwargs.get("is_causal")
@@ -237,11 +297,17 @@ def _traced_mask(batch_size: int, q_length: int, kv_length: int, q_offset, kv_of
     return traced_mask(mask)
 
 
-def _sdpa_mask_of(batch: PaddedBatch, query, key):
-    """The boolean (batch, 1, seq_q, seq_k) mask SDPA needs for a PaddedBatch (dropout fallback)."""
+def _sdpa_mask_of(batch: PaddedBatch | PackedBatch, query, key):
+    """The boolean (batch, 1, seq_q, seq_k) mask SDPA needs for a PaddedBatch or PackedBatch (dropout fallback)."""
     import torch
 
     seq_q, seq_k = query.shape[2], key.shape[2]
+    if isinstance(batch, PackedBatch):
+        lengths = torch.tensor(batch.segments, device=query.device)
+        segment = torch.repeat_interleave(torch.arange(len(batch.segments), device=query.device), lengths)
+        segment = segment.view(-1, 1, batch.seq)
+        i = torch.arange(seq_q, device=query.device)
+        return (segment[..., :, None] == segment[..., None, :]) & (i[None, :] <= i[:, None])
     j = torch.arange(seq_k, device=query.device)
     rows = torch.tensor(batch.rows, device=query.device)
     valid = (j >= rows[:, :1]) & (j < rows[:, 1:])  # (batch, seq_k)
@@ -301,10 +367,38 @@ def _row_intervals(valid) -> list[tuple[int, int]] | None:
     return rows
 
 
+def _packed_batch(mask, batch_size: int) -> PackedBatch | None:
+    """The PackedBatch a dense (batch or 1, 1, seq, seq) bool mask is, when it is exactly
+    block-diagonal causal: every query sees the keys from its segment's first token up to itself
+    and nothing else, a segment starting where a query's first key is itself. None otherwise.
+    Checked on the device (O(batch * seq^2), one temporary the size of the mask); one host read
+    of the verdict and the segment starts."""
+    import torch
+
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.dim() != 4 or mask.shape[1] != 1 or mask.shape[-1] != mask.shape[-2]:
+        return None
+    seq = mask.shape[-1]
+    visible = mask.expand(batch_size, 1, seq, seq)[:, 0]
+    i = torch.arange(seq, device=mask.device)
+    first = visible.view(torch.uint8).argmax(dim=-1)  # (batch, seq): the first key each query sees (0: none)
+    starts = first == i
+    previous = torch.cat([torch.zeros_like(first[:, :1]), first[:, :-1]], dim=1)
+    # Visible keys within [first, i] (nothing right of the diagonal), all of them, and the first key
+    # either the previous query's or the query itself: exactly consecutive causal segments.
+    exact = (~torch.triu(visible, diagonal=1).any()) & (visible.sum(dim=-1) == i - first + 1).all()
+    exact = exact & ((first == previous) | starts).all()
+    facts = torch.cat([exact.view(1), starts.flatten()]).cpu()
+    if not bool(facts[0]):
+        return None
+    begins = facts[1:].nonzero().flatten()  # each row's position 0 is a start: segments never span rows
+    lengths = torch.diff(begins, append=torch.tensor([batch_size * seq]))
+    return PackedBatch(tuple(lengths.tolist()), seq)
+
+
 def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_offset: int = 0, kv_offset: int = 0,
                            mask_function=None, attention_mask=None, **kwargs):
-    """None, a PaddedBatch, an SdpaFallback or (traced) a TracedMask for every layer of this forward (see
-    the module docstring)."""
+    """None, a PaddedBatch, a PackedBatch, an SdpaFallback or (traced) a TracedMask for every layer
+    of this forward (see the module docstring)."""
     import torch
 
     causal = _mask_kind(mask_function)  # also fills _HF
@@ -334,7 +428,16 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
     mask = sdpa_mask(batch_size=batch_size, q_length=q_length, kv_length=kv_length, q_offset=q_offset,
                      kv_offset=kv_offset, mask_function=mask_function, attention_mask=attention_mask,
                      allow_is_causal_skip=False, **kwargs)
+    if causal is None and q_length == kv_length and _is_zero(q_offset) and _is_zero(kv_offset):
+        packed = _packed_batch(mask, batch_size)  # packed sequences, or any mask function that draws them
+        if packed is not None:
+            return packed
     return SdpaFallback(mask, reason)
+
+
+def _is_zero(offset) -> bool:
+    """A mask offset that is 0 without a host read (a static cache hands a tensor: never packing)."""
+    return isinstance(offset, int) and offset == 0
 
 
 def register_transformers() -> str:
