@@ -70,9 +70,11 @@ def _rows_of(cu_seqlens: torch.Tensor, total: int, padded_len: int) -> torch.Ten
     so the row of token t is (s + 1) * padded_len - cu[s + 1] + t."""
     cu = cu_seqlens.long()
     tokens = torch.arange(total, device=cu.device)
-    ends = cu[1:]
-    seq = torch.searchsorted(ends, tokens, right=True)  # the sequence whose [start, end) holds t
-    return (seq + 1) * padded_len - ends[seq] + tokens
+    # The sequence whose [start, end) holds t: the last cu entry <= t (empty sequences repeat an
+    # entry, right=True skips past them). Searched in cu itself, not in a slice cu[1:]: Inductor
+    # (torch 2.11, CUDA) cannot lower searchsorted over a sliced computed buffer.
+    seq = torch.searchsorted(cu, tokens, right=True) - 1
+    return (seq + 1) * padded_len - cu[seq + 1] + tokens
 
 
 def varlen_layout(cu_seqlens_q: torch.Tensor, cu_seqlens_k: torch.Tensor, max_seqlen_q: int, max_seqlen_k: int,
