@@ -2,7 +2,8 @@
 # ON THE DEVICE, the last call of the peers payload (scripts/device/peers_payload.sh's header gives
 # the calls and their carry lists: this one carries its part and .whl): stages the part and unpacks
 # the peers (scripts/device/peers_install.sh), then benches V (default sm90_persistent) on the sm90
-# suite's shapes beside cudnn, flash, fa4 and flashinfer in one `fmhactl bench` (one worker: FA4's
+# suite's shapes it supports (scripts/suite_shapes.py: sm90_persistent runs 9 of the 10; d=256 is
+# not among them) beside cudnn, flash, fa4 and flashinfer in one `fmhactl bench` (one worker: FA4's
 # kernels, which the CuTe DSL compiles on first use, and FlashInfer's modules, built ahead of time,
 # load once). Each peer is checked against the reference on a config's first input set before it
 # is timed; one that cannot run a config says why (n/a). Bench stores each config's row as it ends,
@@ -46,7 +47,10 @@ for module in ("torch", "flash_attn.cute.interface", "flashinfer"):
         print(f"import {module}: FAILED {type(exc).__name__}: {str(exc).splitlines()[0][:300]}")'
 baselines=()
 for b in $BASELINES; do baselines+=(--baseline "$b"); done
-run bench 600 python3 -m fmhactl bench "$V" --suite sm90 --timeout 300 --json "${baselines[@]}"
+# the suite's shapes V runs (bench refuses a list holding one it cannot: sm90_persistent has no d=256)
+shapes=$(python3 scripts/suite_shapes.py "$V" sm90) || { log "suite_shapes.py failed"; exit 2; }
+# shellcheck disable=SC2086  # one word a --shape flag or value
+run bench 600 python3 -m fmhactl bench "$V" $shapes --timeout 300 --json "${baselines[@]}"
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 
 cat "$RAW/imports.out" >> "$RAW/device.log"

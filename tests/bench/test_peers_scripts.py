@@ -94,8 +94,10 @@ def test_the_bench_script_parses_and_its_dry_run_lists_the_steps(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "] imports (cap 60s)" in done.stdout
     bench = next(line for line in done.stdout.splitlines() if "] bench (cap " in line)
-    for part in ("--suite sm90", "--baseline cudnn", "--baseline flash", "--baseline fa4", "--baseline flashinfer"):
+    for part in ("sm90_persistent --shape b=16,h=16", "--baseline cudnn", "--baseline flash", "--baseline fa4",
+                 "--baseline flashinfer"):
         assert part in bench
+    assert "d=256" not in bench  # sm90_persistent has no d=256: bench would refuse the whole list
 
 
 def test_the_summary_names_peers_plainly_and_says_why_one_is_missing():
