@@ -31,6 +31,7 @@ from typing import Any
 
 from fmhactl.config import AttnConfig
 from fmhactl.records import PEER_BASELINES
+
 PACKAGES = {"fa4": "flash-attn-4 (flash_attn.cute)", "flashinfer": "flashinfer-python (flashinfer)"}
 FA4_ARCH_MAJORS = (8, 9, 10, 11, 12)  # flash_attn.cute.interface asserts these
 FLASHINFER_WORKSPACE_BYTES = 128 << 20  # the size FlashInfer's docs recommend
