@@ -69,15 +69,24 @@ class Timing:
                    iters=_int(data.get("iters")), tflops=_num(data.get("tflops")) or 0.0)
 
 
+PEER_BASELINES = ("fa4", "flashinfer")  # bench baselines that are other libraries (fmhactl/bench/peers.py)
+
+
 @dataclass(frozen=True)
 class BaselineTiming:
-    """A torch SDPA backend timed in the same run; ratio = our TFLOP/s / its TFLOP/s."""
+    """A baseline timed in the same run (a torch SDPA backend or a peer library); ratio = our
+    TFLOP/s / its TFLOP/s."""
 
     name: str
     available: bool
     reason: str = ""
     timing: Timing | None = None
     ratio: float | None = None
+
+    @property
+    def label(self) -> str:
+        """Its name in tables and plots: a peer library by its own, a torch backend as sdpa/NAME."""
+        return self.name if self.name in PEER_BASELINES else f"sdpa/{self.name}"
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,7 @@ class BenchStep(_StepBase):
     type: Literal["bench"]
     variant: NonEmptyStr
     shapes: Annotated[list[NonEmptyStr], Field(min_length=1)]
-    baseline: Literal["cudnn", "flash", "efficient", "math"] = "cudnn"
+    baseline: Literal["cudnn", "flash", "efficient", "math", "sdpa-mask", "flex", "fa4", "flashinfer"] = "cudnn"
     min_ratio: Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)] = 0.0
     warmup: Annotated[int, Field(ge=0, le=10000)] = 10
     iters: Annotated[int, Field(ge=1, le=100000)] = 50

@@ -12,7 +12,9 @@ where fmhactl.torch.decode serves the call), the op with the decode kernels off
 merged by a second launch (`fmhactl-combine-launch`; the default merges inside the split launch),
 SDPA pinned to cuDNN and to
 flash, with enable_gqa for GQA shapes; a backend that refuses enable_gqa runs on K/V repeated to every query head (it
-then reads more bytes; the row says so), one that refuses the shape is reported with the reason.
+then reads more bytes; the row says so), one that refuses the shape is reported with the reason; the peer libraries
+FA4 and FlashInfer (its decode wrapper at t = 1) where installed (fmhactl/bench/peers.py: inputs laid out
+(batch, seq, heads, dim) once, output checked against the reference once, else skipped with the reason).
 Shapes are non-causal: SDPA's is_causal is top-left aligned (at T = 1 it would hide every key
 but the first), and a decode step's T queries see the whole cache but the last T-1 keys either
 way. Timing lives here, never in tests.
@@ -39,7 +41,7 @@ MAX_SHAPES = 64
 MAX_SEQ_Q = 16
 MAX_KV_ELEMENTS = 1 << 30  # per K or V tensor (2 GiB in bf16)
 FLUSH_BYTES = 256 << 20
-IMPLS = ("fmhactl", "sdpa-cudnn", "sdpa-flash", "fmhactl-no-split", "fmhactl-combine-launch")
+IMPLS = ("fmhactl", "sdpa-cudnn", "sdpa-flash", "fmhactl-no-split", "fmhactl-combine-launch", "fa4", "flashinfer")
 
 
 def parse_decode_shapes(texts: Sequence[str]) -> list[AttnConfig]:
@@ -94,6 +96,25 @@ def _sdpa_calls(cfg: AttnConfig, q, k, v) -> dict[str, tuple | str]:
             break
         else:
             calls[name] = "; ".join(reasons)
+    return calls
+
+
+def _peer_calls(cfg: AttnConfig, q, k, v) -> dict[str, tuple | str]:
+    """FA4 and FlashInfer (bench/peers.py) on the step's heads-first inputs copied once to
+    (batch, seq, heads, dim): name -> (call returning O heads-first, context, kv heads it reads)
+    or why it cannot run the shape (not installed, refused, or a wrong output)."""
+    from fmhactl.bench.peers import PEER_BASELINES, PeerUnavailable, checked, one_line
+
+    laid = [t.transpose(1, 2).contiguous() for t in (q, k, v)]
+    calls: dict[str, tuple | str] = {}
+    for name in PEER_BASELINES:
+        try:
+            peer = checked(name, cfg, *laid)
+        except Exception as exc:  # PeerUnavailable's line, or whatever else went wrong, in one line
+            calls[name] = str(exc) if isinstance(exc, PeerUnavailable) else one_line(exc)
+            continue
+        args = peer.inputs(*laid)
+        calls[name] = (lambda p=peer, a=args: p(*a).transpose(1, 2), contextlib.nullcontext, cfg.heads_kv)
     return calls
 
 
@@ -172,6 +193,7 @@ def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int
             "fmhactl-combine-launch": (lambda: ft.attention(q, k, v), _combine_launch, cfg.heads_kv),
         }
         calls.update(_sdpa_calls(cfg, q, k, v))
+        calls.update(_peer_calls(cfg, q, k, v))
         for name, call in calls.items():
             if isinstance(call, str):
                 row["impls"][name] = {"skipped": call}

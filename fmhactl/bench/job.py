@@ -10,6 +10,7 @@ import math
 import statistics
 
 from fmhactl.bench.feature_baselines import FEATURE_BASELINES
+from fmhactl.bench.peers import PEER_BASELINES
 from fmhactl.config import AttnConfig
 from fmhactl.runtime.kernel_job import KernelJob
 
@@ -35,9 +36,12 @@ def bench_job(executor, job: KernelJob) -> dict:
     result = {"kernel": _timed(ours, sets, warmup, iters, flops)}
     executor.synchronize(job)
     baselines = {}
+    references: list[tuple] = []  # the peers' reference output, computed once for them all
     for name in opts.get("baselines", ["cudnn", "flash"]):
         if name in FEATURE_BASELINES:
             baselines[name] = _time_feature_baseline(name, cfg, sets, warmup, iters, job.seed, flops)
+        elif name in PEER_BASELINES:
+            baselines[name] = _time_peer(name, cfg, sets, warmup, iters, job.seed, flops, references)
         else:
             baselines[name] = _time_baseline(name, cfg, sets, warmup, iters)
         if baselines[name].get("available") and result["kernel"]["tflops"]:
@@ -202,5 +206,33 @@ def _time_feature_baseline(name: str, cfg: AttnConfig, sets, warmup: int, iters:
         timing = _timed(call, sets, warmup, iters, flops)
     except (RuntimeError, torch.cuda.OutOfMemoryError) as exc:
         return {"available": False, "reason": str(exc).splitlines()[0][:200]}
+    timing["available"] = True
+    return timing
+
+
+def _time_peer(name: str, cfg: AttnConfig, sets, warmup: int, iters: int, seed: int, flops: float,
+               references: list) -> dict:
+    """A peer library (fmhactl/bench/peers.py) on the kernel's inputs and feature inputs: set up
+    and checked once against the reference on the first set (untimed; a wrong output is not
+    quoted), every set laid out for it up front, then timed like the kernel."""
+    from fmhactl.bench.peers import PeerUnavailable, checked, one_line, reference
+    from fmhactl.runtime.features import make_feature_inputs
+
+    try:
+        features = make_feature_inputs(cfg, seed)
+        q, k, v = sets[0][:3]
+
+        def ref():
+            if not references:
+                references.append(reference(cfg, q, k, v, features))
+            return references[0]
+
+        peer = checked(name, cfg, q, k, v, features, ref)
+        laid_out = [peer.inputs(*s[:3]) for s in sets]
+        timing = _timed(lambda s: peer(*s), laid_out, warmup, iters, flops)
+    except PeerUnavailable as exc:
+        return {"available": False, "reason": str(exc)}
+    except Exception as exc:  # never the bench's end: the peer is reported unavailable with why
+        return {"available": False, "reason": one_line(exc)}
     timing["available"] = True
     return timing

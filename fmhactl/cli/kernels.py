@@ -165,7 +165,7 @@ def bench_command(
     suite: Optional[str] = typer.Option(None, "--suite", help="A named suite in scenarios/bench (e.g. sm90); its shapes run before any --shape."),
     warmup: int = typer.Option(10, "--warmup", help="Untimed launches first."),
     iters: int = typer.Option(50, "--iters", help="Timed launches; the median is reported."),
-    baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash); for window/sink/top-k shapes: sdpa-mask, flex (docs/features.md)."),
+    baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash); for window/sink/top-k shapes: sdpa-mask, flex (docs/features.md); peer libraries where installed: fa4 (flash-attn-4), flashinfer."),
     timeout: float = typer.Option(300.0, "--timeout", help="Watchdog per config, seconds."),
     seed: Optional[int] = typer.Option(None, "--seed"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw TFLOP/s of the kernel and each baseline across the shapes into this PNG."),
@@ -253,10 +253,10 @@ def bench_command(
                           f"{k.tflops:.2f}", ""])
             for b in m.baselines:
                 if not b.available or b.timing is None:
-                    lines.append(["", f"sdpa/{b.name}", "n/a", "", "", "", b.reason[:40]])
+                    lines.append(["", b.label, "n/a", "", "", "", b.reason[:40]])
                     continue
                 t = b.timing
-                lines.append(["", f"sdpa/{b.name}", f"{t.median_ms:.4f}", f"{t.p10_ms:.4f}", f"{t.p90_ms:.4f}",
+                lines.append(["", b.label, f"{t.median_ms:.4f}", f"{t.p10_ms:.4f}", f"{t.p90_ms:.4f}",
                               f"{t.tflops:.2f}", f"{b.ratio or 0:.3f}"])
             if m.note:
                 lines.append(["", "", "", "", "", "", m.note])

@@ -139,7 +139,7 @@ class BenchPoint:
     """One implementation on one config, for tables and plots."""
 
     config_key: str
-    implementation: str  # the variant, or sdpa/<backend>
+    implementation: str  # the variant, sdpa/<backend> or a peer library (BaselineTiming.label)
     tflops: float
     median_ms: float
     ratio_ours_over_it: float | None = None
@@ -170,7 +170,7 @@ class BenchOutcome:
             out.append(BenchPoint(row.config_key, self.variant, m.kernel.tflops, m.kernel.median_ms, config=cfg))
             for b in m.baselines:
                 if b.available and b.timing is not None:
-                    out.append(BenchPoint(row.config_key, f"sdpa/{b.name}", b.timing.tflops, b.timing.median_ms,
+                    out.append(BenchPoint(row.config_key, b.label, b.timing.tflops, b.timing.median_ms,
                                           b.ratio, config=cfg))
         return out
 
