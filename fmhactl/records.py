@@ -69,7 +69,11 @@ class Timing:
                    iters=_int(data.get("iters")), tflops=_num(data.get("tflops")) or 0.0)
 
 
+# The bench's baseline names, declared once (the CLI, the bench, the scenario schema read them):
+SDPA_BASELINES = ("cudnn", "flash", "efficient", "math")  # torch SDPA backends (bench/job.py)
+FEATURE_BASELINES = ("sdpa-mask", "flex")  # baselines that mask window/sink/top-k (bench/feature_baselines.py)
 PEER_BASELINES = ("fa4", "flashinfer")  # bench baselines that are other libraries (fmhactl/bench/peers.py)
+KNOWN_BASELINES = (*SDPA_BASELINES, *FEATURE_BASELINES, *PEER_BASELINES)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from fmhactl.errors import BadInput
+from fmhactl.records import KNOWN_BASELINES
 
 MAX_INPUT_FILE_BYTES = 1 << 20  # no scenario, grid or recipe is anywhere near 1 MiB
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
@@ -166,7 +167,7 @@ class BenchStep(_StepBase):
     type: Literal["bench"]
     variant: NonEmptyStr
     shapes: Annotated[list[NonEmptyStr], Field(min_length=1)]
-    baseline: Literal["cudnn", "flash", "efficient", "math", "sdpa-mask", "flex", "fa4", "flashinfer"] = "cudnn"
+    baseline: Literal[KNOWN_BASELINES] = "cudnn"
     min_ratio: Annotated[float, Field(ge=0, le=1000, allow_inf_nan=False)] = 0.0
     warmup: Annotated[int, Field(ge=0, le=10000)] = 10
     iters: Annotated[int, Field(ge=1, le=100000)] = 50

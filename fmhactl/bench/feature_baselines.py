@@ -17,8 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fmhactl.config import AttnConfig
-
-FEATURE_BASELINES = ("sdpa-mask", "flex")
+from fmhactl.records import FEATURE_BASELINES  # declared once there, beside the other baseline names
 
 
 def _torch():

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fmhactl.bench.feature_baselines import FEATURE_BASELINES
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
 from fmhactl.progress import CancelToken, ProgressCallback, check_cancel, notify
-from fmhactl.records import PEER_BASELINES
+from fmhactl.records import KNOWN_BASELINES
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
 from fmhactl.runtime.jobs import build_for_gpu, fresh_seed, make_job, row_from_reply
@@ -17,8 +16,6 @@ from fmhactl.runtime.modes import EMULATED
 from fmhactl.runtime.pool import KernelWorker
 
 DEFAULT_BASELINES = ("cudnn", "flash")
-# torch SDPA backends, the feature baselines (docs/features.md) and peer libraries (bench/peers.py)
-KNOWN_BASELINES = ("cudnn", "flash", "efficient", "math", *FEATURE_BASELINES, *PEER_BASELINES)
 
 
 def run_bench(variant: Variant, configs: Sequence[AttnConfig], *, store: ResultStore, warmup: int = 10,

@@ -64,9 +64,10 @@ M192_MAX_EXTRA_ROWS = 1.05
 
 
 def fills_192_row_tiles(cfg: AttnConfig) -> bool:
-    """Whether a call should try sm90_persistent_m192 first: hd64, non-causal, no features, and
-    192-row tiles cover seq_q with at most M192_MAX_EXTRA_ROWS x the rows 128-row tiles would."""
-    if cfg.head_dim != 64 or cfg.causal or cfg.features:
+    """Whether a call should try sm90_persistent_m192 first: non-causal, no features, and 192-row
+    tiles cover seq_q with at most M192_MAX_EXTRA_ROWS x the rows 128-row tiles would. Its head
+    dims (64 only) are the variant's own (kernels/family.toml): `choose` skips it elsewhere."""
+    if cfg.causal or cfg.features:
         return False
     rows_192 = -(-cfg.seq_q // 192) * 192
     rows_128 = -(-cfg.seq_q // 128) * 128

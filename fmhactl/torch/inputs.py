@@ -39,6 +39,14 @@ def fail(message: str) -> None:
     raise AttentionInputError(f"fmhactl.attention: {message}")
 
 
+def host_reads_allowed(q: torch.Tensor) -> bool:
+    """Whether an input's values may be read back to the host (a device sync) to check them:
+    eagerly only, never while compiling or capturing a CUDA graph, nor of meta tensors (no values)."""
+    if torch.compiler.is_compiling() or q.device.type == "meta":
+        return False
+    return not (q.is_cuda and torch.cuda.is_current_stream_capturing())
+
+
 def to_bshd(t: torch.Tensor, layout: str) -> torch.Tensor:
     return t.transpose(1, 2) if layout == "bhsd" else t
 

@@ -35,7 +35,7 @@ from fmhactl.torch import backends, fastpath
 from fmhactl.torch import features as _features
 from fmhactl.torch import launch as _launch
 from fmhactl.torch.inputs import (LAYOUTS, AttentionInputError, Problem, check_inputs, choose_backend, config_of,
-                                  to_bshd)
+                                  host_reads_allowed, to_bshd)
 
 __all__ = ["LAYOUTS", "AttentionInputError", "Problem", "attention", "attention_op", "backend_for", "check_inputs",
            "to_bshd"]
@@ -275,8 +275,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool
     left, right = _features.resolve_window(window, window_left, window_right)
     f = _features.make(k, v, left, right, sinks, topk_idx, kv_shared, key_ranges)
     if f.any:
-        if check_values and q.is_cuda and not torch.compiler.is_compiling() and \
-                not torch.cuda.is_current_stream_capturing():
+        if check_values and q.is_cuda and host_reads_allowed(q):
             p = check_inputs(q, k, v, layout, scale)
             _features.check_features(f, p, q, k, v, causal, layout)
             _features.check_one_buffer(f, k, v)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import torch
 
-from fmhactl.torch.inputs import AttentionInputError
+from fmhactl.torch.inputs import AttentionInputError, host_reads_allowed
 
 
 def _fail(message: str) -> None:
@@ -162,14 +162,6 @@ def _padded_attention(q, k, v, key_ranges, *, causal, scale, return_lse, window,
     return served if return_lse else (served, None)
 
 
-def _value_checks_allowed(q: torch.Tensor) -> bool:
-    """Host reads only eagerly: never while compiling or capturing a CUDA graph (as the op's), nor
-    of meta tensors (no values)."""
-    if torch.compiler.is_compiling() or q.device.type == "meta":
-        return False
-    return not (q.is_cuda and torch.cuda.is_current_stream_capturing())
-
-
 def attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: torch.Tensor,
                      cu_seqlens_k: torch.Tensor, max_seqlen_q: int, max_seqlen_k: int, *, causal: bool = False,
                      scale: float | None = None, return_lse: bool = False, window=None, window_left: int = -1,
@@ -194,7 +186,7 @@ def attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqle
     AttentionInputError line, as the op's."""
     max_q, max_k = check_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
     total_q, total_k = q.shape[0], k.shape[0]
-    if check_values and _value_checks_allowed(q):
+    if check_values and host_reads_allowed(q):
         check_varlen_values(cu_seqlens_q, cu_seqlens_k, total_q, total_k, max_q, max_k)
     if total_q == 0:  # nothing to compute (the op would be handed an empty query)
         out = q.new_empty((0, *q.shape[1:]))
