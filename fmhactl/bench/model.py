@@ -31,7 +31,8 @@ class ModelSpec:
     intermediate_size: int
     vocab_size: int
     max_position_embeddings: int
-    family: str = "llama"  # the transformers config class: llama (LlamaConfig) or qwen2 (Qwen2Config)
+    family: str = "llama"  # the transformers config class: llama, qwen2 or mistral (MistralConfig)
+    sliding_window: int | None = None  # a window on every layer (mistral): the op's window feature
 
     @property
     def head_dim(self) -> int:
@@ -44,6 +45,11 @@ MODELS: dict[str, ModelSpec] = {
     "llama-small-hd128": ModelSpec("llama-small-hd128", 2048, 4, 16, 4, 5632, 32000, 4096),
     # The Qwen2-style model: hd 128, GQA 16/4, 4 layers, q/k/v projections with bias.
     "qwen2-small": ModelSpec("qwen2-small", 2048, 4, 16, 4, 5632, 32000, 8192, family="qwen2"),
+    # Mistral-style: hd 128, GQA 16/4, a 512-token sliding window on every layer (Mistral 7B v0.1
+    # has 4096 over 32k positions): from 513 tokens on, SDPA gets a dense windowed mask and the op
+    # its window feature.
+    "mistral-small": ModelSpec("mistral-small", 2048, 4, 16, 4, 5632, 32000, 8192, family="mistral",
+                               sliding_window=512),
 }
 
 
@@ -59,17 +65,18 @@ def build_models(spec: ModelSpec, implementations: Sequence[str], dtype, device:
     import torch
 
     try:
-        from transformers import AutoModelForCausalLM, LlamaConfig, Qwen2Config
+        from transformers import AutoModelForCausalLM, LlamaConfig, MistralConfig, Qwen2Config
     except ImportError:
         raise MissingEnvironment("the model bench needs transformers: pip install 'fmhactl[hf]'") from None
     from fmhactl.torch import register_transformers
 
     register_transformers()
-    config_class = {"llama": LlamaConfig, "qwen2": Qwen2Config}[spec.family]
+    config_class = {"llama": LlamaConfig, "qwen2": Qwen2Config, "mistral": MistralConfig}[spec.family]
+    window = {"sliding_window": spec.sliding_window} if spec.family == "mistral" else {}
     config = config_class(hidden_size=spec.hidden_size, num_hidden_layers=spec.num_hidden_layers,
                          num_attention_heads=spec.num_attention_heads, num_key_value_heads=spec.num_key_value_heads,
                          intermediate_size=spec.intermediate_size, vocab_size=spec.vocab_size,
-                         max_position_embeddings=spec.max_position_embeddings)
+                         max_position_embeddings=spec.max_position_embeddings, **window)
     models = {}
     state = None
     for impl in implementations:

@@ -28,10 +28,20 @@ GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered
   tokens, causal per segment (fmhactl.torch.varlen: one op call on a padded batch with key
   ranges). Any other mask function whose dense mask is exactly that (a sliding window wider than
   the prompt, say) takes the same path;
+* SlidingWindow: transformers' own sliding-window causal mask function (Mistral, Qwen2, Gemma,
+  gpt-oss; recognised by its closures, not by calling it) over an unpadded batch whose last query
+  sits at the last key: every layer runs the op with causal=True and window_left = W - 1 (the
+  kernels skip the KV tiles outside the window). Where the window hides no key (a prompt within
+  it, a sliding cache's decode step) the plain causal path serves it, padding included;
 * SdpaFallback: anything else the kernels cannot express (a mask with holes, a sliding window
-  that masks keys, other custom mask functions): the call runs through transformers' SDPA with
+  over a padded batch, other custom mask functions): the call runs through transformers' SDPA with
   the mask SDPA would get, and the reason is counted (`fallbacks()`) and logged once. Never
   refused, never a wrong answer.
+* Attention sinks (gpt-oss's `s_aux`, one logit a query head in every softmax denominator) go to
+  the op's `sinks` feature on the plain, causal and sliding-window paths; a padded or packed batch
+  or an SdpaFallback with sinks runs the same math in fp32 torch (SDPA would drop the sinks). The
+  op's sinks are forward-only: a call needing their gradient, or one under torch.compile's traced
+  mask path, is refused with one line.
 * TracedMask (only while torch.compile traces the forward, where the host cannot look at tensors):
   for a mask function other than plain causal/bidirectional (transformers hands one over for
   every compiled forward with position_ids, since it cannot rule out packed sequences while
@@ -82,6 +92,17 @@ class PackedBatch:
 
 
 @dataclass(frozen=True)
+class SlidingWindow:
+    """transformers' sliding-window causal mask over an unpadded batch, the queries bottom-right
+    aligned with the keys: each query sees itself and the `left` keys before it (a model's
+    sliding_window W is left = W - 1). `q_length`/`kv_length`: the sizes the mask was made for."""
+
+    left: int
+    q_length: int
+    kv_length: int
+
+
+@dataclass(frozen=True)
 class SdpaFallback:
     """The mask SDPA would get for this forward, and why the kernels cannot serve it."""
 
@@ -111,11 +132,16 @@ def _piece_attention(q, k, v, causal: bool, scale):
     return attention(q, k, v, causal=causal, scale=scale, layout="bhsd")
 
 
-def _whole_attention(q, k, v, causal: bool, scale):
-    """A whole batch through the op, (batch, seq_q, heads, dim) (tests put a CPU stand-in here)."""
+def _whole_attention(q, k, v, causal: bool, scale, window_left: int = -1, sinks=None):
+    """A whole batch through the op, (batch, seq_q, heads, dim) (tests put a CPU stand-in here);
+    window_left/sinks: a sliding window's keys before each query, the layer's fp32 sinks."""
     from fmhactl.torch.op import attention
 
-    return attention(q, k, v, causal=causal, scale=scale, layout="bhsd").transpose(1, 2)
+    if window_left < 0 and sinks is None:
+        return attention(q, k, v, causal=causal, scale=scale, layout="bhsd").transpose(1, 2)
+    # The window and sinks come from the model (its config and parameters): no value check (a sync).
+    return attention(q, k, v, causal=causal, scale=scale, layout="bhsd", window_left=window_left, sinks=sinks,
+                     check_values=False).transpose(1, 2)
 
 
 _ranged_kernel: dict[tuple, bool] = {}  # call signature -> whether a kernel (not the torch fallback) takes key_ranges
@@ -250,40 +276,97 @@ def packed_attention(query, key, value, batch: PackedBatch, scale):
 def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling=None, dropout: float = 0.0,
                               **kwargs):
     fallback = None
-    if attention_mask is not None and not isinstance(attention_mask, (SdpaFallback, PaddedBatch, PackedBatch)):
+    if attention_mask is not None and not isinstance(attention_mask, (SdpaFallback, PaddedBatch, PackedBatch,
+                                                                      SlidingWindow)):
         from fmhactl.torch.hf_traced import TracedMask, traced_attention  # not on the plain path: no import cost
 
         if isinstance(attention_mask, TracedMask):
+            if kwargs.get("s_aux") is not None:
+                _fail("s_aux (attention sinks) under torch.compile: the traced mask path has no sinks")
             return traced_attention(module, query, key, value, attention_mask, scaling, dropout, kwargs,
                                     _HF["sdpa_attention_forward"]), None
+    sinks = _sinks_of(kwargs.get("s_aux"), query, key, value)
     if isinstance(attention_mask, SdpaFallback):
         fallback = attention_mask
-    elif attention_mask is not None and not isinstance(attention_mask, (PaddedBatch, PackedBatch)):
+    elif attention_mask is not None and not isinstance(attention_mask, (PaddedBatch, PackedBatch, SlidingWindow)):
         fallback = SdpaFallback(attention_mask, "an attention mask tensor (a 4-D or custom mask)")
     elif dropout and module.training:
         fallback = SdpaFallback(None if attention_mask is None else _sdpa_mask_of(attention_mask, query, key),
                                 f"attention dropout ({dropout}) in training")
+    elif sinks is not None and isinstance(attention_mask, (PaddedBatch, PackedBatch)):
+        fallback = SdpaFallback(_sdpa_mask_of(attention_mask, query, key),
+                                "attention sinks (s_aux) over a padded or packed batch")
     if fallback is not None:
+        _note_fallback(fallback.reason)
+        if sinks is not None:  # transformers' SDPA would drop the sinks: the same math in fp32 instead
+            causal = bool(getattr(module, "is_causal", True))
+            return _masked_attention_with_sinks(query, key, value, fallback.mask, sinks, scaling, causal), None
         from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
-        _note_fallback(fallback.reason)
         return sdpa_attention_forward(module, query, key, value, fallback.mask, dropout=dropout, scaling=scaling,
                                       **kwargs)
-    # A packed batch was read off the layer's dense mask, its window included: a sliding_window
-    # argument adds nothing to it (SDPA ignores it too).
-    packed = isinstance(attention_mask, PackedBatch)
-    for unsupported in ("softcap", "s_aux") if packed else ("sliding_window", "softcap", "s_aux"):
-        if kwargs.get(unsupported) is not None:
-            _fail(f"{unsupported} is not supported")
+    # The mask decides, as under SDPA (which ignores a sliding_window argument): transformers drew the
+    # layer's window into the mask function the mask interface read (a SlidingWindow, a packed batch,
+    # or None where the window hides no key, a sliding cache's decode step say).
+    if kwargs.get("softcap") is not None:
+        _fail("softcap is not supported")
     if kwargs.get("output_attentions"):
         _fail("output_attentions=True needs the attention weights; use attn_implementation='eager'")
-    if packed:
+    if isinstance(attention_mask, PackedBatch):
         return packed_attention(query, key, value, attention_mask, scaling), None
     if isinstance(attention_mask, PaddedBatch):
         return padded_attention(query, key, value, attention_mask, scaling), None
+    if isinstance(attention_mask, SlidingWindow):
+        if (query.shape[2], key.shape[2]) != (attention_mask.q_length, attention_mask.kv_length):
+            _fail(f"the sliding-window mask was made for {attention_mask.q_length} queries and "
+                  f"{attention_mask.kv_length} keys, the layer got {query.shape[2]} and {key.shape[2]}")
+        return _whole_attention(query, key, value, True, scaling, window_left=attention_mask.left, sinks=sinks), None
     is_causal = kwargs.get("is_causal")
     causal = bool(getattr(module, "is_causal", True) if is_causal is None else is_causal)
+    if sinks is not None:
+        return _whole_attention(query, key, value, causal, scaling, sinks=sinks), None
     return _whole_attention(query, key, value, causal, scaling), None  # a contiguous (batch, seq, heads, dim) view
+
+
+def _sinks_of(s_aux, query, key, value):
+    """The layer's attention sinks (transformers' s_aux: one logit a query head, joining each
+    softmax denominator only) as the op's fp32 (heads,), or None. The op's sinks are
+    forward-only: a call that would need their gradient is refused here, not at backward."""
+    if s_aux is None:
+        return None
+    import torch
+
+    heads = query.shape[1]
+    if s_aux.dim() != 1 or s_aux.shape[0] != heads:
+        _fail(f"s_aux must hold one sink a query head ({heads}), got shape {tuple(s_aux.shape)}")
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (query, key, value, s_aux)):
+        _fail("s_aux (attention sinks) with gradients: the op's sinks are forward-only (use it under no_grad)")
+    return s_aux.detach().float()
+
+
+def _masked_attention_with_sinks(query, key, value, mask, sinks, scale, causal: bool):
+    """(batch, seq_q, heads, dim) attention under a dense boolean mask (None: the plain causal one
+    when `causal`, bottom-right aligned, else none) with a sink
+    logit per head in every softmax denominator, in fp32: the fallback for masks the kernels
+    cannot express when the layer has sinks (SDPA has none)."""
+    import math
+
+    import torch
+
+    group = query.shape[1] // key.shape[1]
+    k = key.float().repeat_interleave(group, dim=1)
+    v = value.float().repeat_interleave(group, dim=1)
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    s = torch.matmul(query.float(), k.transpose(-1, -2)) * scale
+    if mask is None and causal:
+        from fmhactl.verify.reference import visibility_mask
+
+        mask = visibility_mask(s.shape[-2], s.shape[-1], True, s.device)
+    if mask is not None:
+        s = s.masked_fill(~mask, float("-inf"))
+    sink = sinks.view(1, -1, 1, 1).expand(s.shape[0], -1, s.shape[2], 1)
+    probs = torch.softmax(torch.cat([s, sink], dim=-1), dim=-1)[..., :-1]
+    return torch.matmul(probs, v).to(query.dtype).transpose(1, 2)
 
 
 def _traced_mask(batch_size: int, q_length: int, kv_length: int, q_offset, kv_offset, mask_function,
@@ -297,11 +380,16 @@ def _traced_mask(batch_size: int, q_length: int, kv_length: int, q_offset, kv_of
     return traced_mask(mask)
 
 
-def _sdpa_mask_of(batch: PaddedBatch | PackedBatch, query, key):
-    """The boolean (batch, 1, seq_q, seq_k) mask SDPA needs for a PaddedBatch or PackedBatch (dropout fallback)."""
+def _sdpa_mask_of(batch: PaddedBatch | PackedBatch | SlidingWindow, query, key):
+    """The boolean (batch or 1, 1, seq_q, seq_k) mask SDPA needs for a PaddedBatch, PackedBatch or
+    SlidingWindow (the fallbacks')."""
     import torch
 
     seq_q, seq_k = query.shape[2], key.shape[2]
+    if isinstance(batch, SlidingWindow):
+        from fmhactl.verify.reference import visibility_mask
+
+        return visibility_mask(seq_q, seq_k, True, query.device, window_left=batch.left)[None, None]
     if isinstance(batch, PackedBatch):
         lengths = torch.tensor(batch.segments, device=query.device)
         segment = torch.repeat_interleave(torch.arange(len(batch.segments), device=query.device), lengths)
@@ -344,6 +432,58 @@ def _mask_kind(mask_function) -> bool | None:
         if mask_function is known:
             return causal
     return None
+
+
+def _closure_of(function, qualname: str) -> dict | None:
+    """The free variables of `function` by name when it is transformers.masking_utils' closure
+    `qualname`, else None."""
+    if getattr(function, "__module__", None) != "transformers.masking_utils":
+        return None
+    if getattr(function, "__qualname__", None) != qualname:
+        return None
+    cells = getattr(function, "__closure__", None) or ()
+    try:
+        return dict(zip(function.__code__.co_freevars, (cell.cell_contents for cell in cells)))
+    except ValueError:  # an empty cell
+        return None
+
+
+def _sliding_window_of(mask_function) -> int | None:
+    """W when mask_function is exactly transformers' sliding_window_causal_mask_function(W): the
+    and_masks of its sliding_window_overlay(W) and causal_mask_function, nothing else. Read off
+    the closures, never by calling the function: a custom mask that merely looks alike on some
+    indices (a packed or chunked overlay on top, say) is not taken for a window."""
+    outer = _closure_of(mask_function, "and_masks.<locals>.and_mask")
+    functions = outer.get("mask_functions") if outer else None
+    if not isinstance(functions, tuple) or len(functions) != 2:
+        return None
+    overlay, causal = functions
+    if not _PLAIN_MASKS:
+        _load_plain_masks()
+    if causal is not _PLAIN_MASKS[0][0]:
+        return None
+    inner = _closure_of(overlay, "sliding_window_overlay.<locals>.inner_mask")
+    width = inner.get("sliding_window") if inner else None
+    if isinstance(width, int) and not isinstance(width, bool) and width >= 1:
+        return width
+    return None
+
+
+def _sliding_window_mask(width: int, q_length: int, kv_length: int, q_offset, kv_offset, padded: bool):
+    """What every sliding layer of this forward gets for transformers' window of `width` keys:
+    True where the window hides no key (the plain causal path then serves it, padding included),
+    a SlidingWindow, or a reason string when the kernels' bottom-right causal window cannot
+    express it (padding under a window that hides keys; offsets that are tensors or do not put
+    the last query at the last key)."""
+    if not (isinstance(q_offset, int) and isinstance(kv_offset, int)):
+        return "a sliding window with tensor offsets (a static cache)"
+    if q_offset + q_length != kv_offset + kv_length:
+        return "a sliding window whose last query is not at the last key"
+    if kv_offset > q_offset + q_length - 1 - width:  # even the last query sees every key held
+        return True
+    if padded:
+        return "a sliding window over a padded batch"
+    return SlidingWindow(width - 1, q_length, kv_length)
 
 
 def _row_intervals(valid) -> list[tuple[int, int]] | None:
@@ -397,8 +537,8 @@ def _packed_batch(mask, batch_size: int) -> PackedBatch | None:
 
 def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_offset: int = 0, kv_offset: int = 0,
                            mask_function=None, attention_mask=None, **kwargs):
-    """None, a PaddedBatch, a PackedBatch, an SdpaFallback or (traced) a TracedMask for every layer
-    of this forward (see the module docstring)."""
+    """None, a PaddedBatch, a PackedBatch, a SlidingWindow, an SdpaFallback or (traced) a TracedMask
+    for every layer of this forward (see the module docstring)."""
     import torch
 
     causal = _mask_kind(mask_function)  # also fills _HF
@@ -407,8 +547,18 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
         return _traced_mask(batch_size, q_length, kv_length, q_offset, kv_offset, mask_function, attention_mask,
                             kwargs)
     reason = None
+    width = _sliding_window_of(mask_function) if causal is None else None
+    if width is not None:
+        window = _sliding_window_mask(width, q_length, kv_length, q_offset, kv_offset,
+                                      attention_mask is not None and not bool(attention_mask.all()))
+        if window is True:
+            causal = True  # the window hides nothing here: plain causal, padding handled below
+        elif isinstance(window, str):
+            reason = window
+        else:
+            return window
     if causal is None:
-        reason = f"mask function {getattr(mask_function, '__qualname__', mask_function)!r} (not plain causal)"
+        reason = reason or f"mask function {getattr(mask_function, '__qualname__', mask_function)!r} (not plain causal)"
     elif attention_mask is None:
         return None
     else:
@@ -428,7 +578,7 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
     mask = sdpa_mask(batch_size=batch_size, q_length=q_length, kv_length=kv_length, q_offset=q_offset,
                      kv_offset=kv_offset, mask_function=mask_function, attention_mask=attention_mask,
                      allow_is_causal_skip=False, **kwargs)
-    if causal is None and q_length == kv_length and _is_zero(q_offset) and _is_zero(kv_offset):
+    if causal is None and width is None and q_length == kv_length and _is_zero(q_offset) and _is_zero(kv_offset):
         packed = _packed_batch(mask, batch_size)  # packed sequences, or any mask function that draws them
         if packed is not None:
             return packed

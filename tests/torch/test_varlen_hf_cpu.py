@@ -12,6 +12,7 @@ from fmhactl.torch import hf, varlen
 from fmhactl.verify.reference import attention as reference
 
 transformers = pytest.importorskip("transformers")
+masking = pytest.importorskip("transformers.masking_utils")
 
 
 def block_causal(segments_per_row):
@@ -77,21 +78,22 @@ def test_mask_hook_serves_transformers_packed_mask_as_a_packed_batch():
     dense = sdpa_mask(batch_size=2, q_length=10, kv_length=10, mask_function=function, allow_is_causal_skip=False)
     q, k = torch.zeros(2, 4, 10, 8), torch.zeros(2, 2, 10, 8)
     assert torch.equal(hf._sdpa_mask_of(got, q, k), dense)  # the dropout fallback's mask is SDPA's
-    # A sliding window that masks keys inside a segment is not block-diagonal causal: SDPA.
+    # transformers' own sliding window is the op's window feature; wider than the prompt it hides
+    # nothing: plain causal.
     narrow = hf.fmhactl_attention_mask(2, 10, 10, mask_function=sliding_window_causal_mask_function(3), device="cpu")
-    assert isinstance(narrow, hf.SdpaFallback) and "not plain causal" in narrow.reason
-    # A window wider than the prompt masks nothing: one causal segment a row.
+    assert narrow == hf.SlidingWindow(2, 10, 10)
     wide = hf.fmhactl_attention_mask(2, 10, 10, mask_function=sliding_window_causal_mask_function(16), device="cpu")
-    assert wide == hf.PackedBatch((10, 10), 10)
+    assert wide is None
+    # Any other mask function that draws one causal segment a row is still read as a packed batch.
+    causal_twice = masking.and_masks(masking.causal_mask_function, masking.causal_mask_function)
+    assert hf.fmhactl_attention_mask(2, 10, 10, mask_function=causal_twice, device="cpu") == hf.PackedBatch((10, 10), 10)
 
 
 def test_mask_hook_keeps_sdpa_with_offsets():
     """A query offset (a cache): never packing in transformers, and the segments would not be
     square: the fallback as before."""
-    from transformers.masking_utils import sliding_window_causal_mask_function
-
-    got = hf.fmhactl_attention_mask(1, 4, 10, q_offset=6, mask_function=sliding_window_causal_mask_function(16),
-                                    device="cpu")
+    causal_twice = masking.and_masks(masking.causal_mask_function, masking.causal_mask_function)
+    got = hf.fmhactl_attention_mask(1, 4, 10, q_offset=6, mask_function=causal_twice, device="cpu")
     assert isinstance(got, hf.SdpaFallback)
 
 
