@@ -75,6 +75,7 @@ class PaddedBatch:
     rows: tuple[tuple[int, int], ...]
     shift: int
     causal: bool
+    window_left: int = -1  # a sliding window over the padded batch: keys before each query it sees (-1: none)
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def _whole_attention(q, k, v, causal: bool, scale, window_left: int = -1, sinks=
 _ranged_kernel: dict[tuple, bool] = {}  # call signature -> whether a kernel (not the torch fallback) takes key_ranges
 
 
-def _ranged_attention(q, k, v, key_ranges, causal: bool, scale):
+def _ranged_attention(q, k, v, key_ranges, causal: bool, scale, window_left: int = -1):
     """A whole padded batch through the op, each batch row seeing its keys [start, end) only,
     (batch, seq_q, heads, dim); None off CUDA or where no kernel has key ranges (SM100, hd512:
     the op would run its fp32 torch fallback; row by row keeps their kernels). Tests put a CPU
@@ -157,13 +158,14 @@ def _ranged_attention(q, k, v, key_ranges, causal: bool, scale):
     from fmhactl.torch import backends
     from fmhactl.torch.op import AttentionInputError, attention, backend_for
 
-    signature = (q.shape, k.shape, v.shape, q.dtype, q.device, causal, backends.current_override())
+    signature = (q.shape, k.shape, v.shape, q.dtype, q.device, causal, window_left >= 0, backends.current_override())
     served = _ranged_kernel.get(signature)
     if served is None:
         if len(_ranged_kernel) >= 256:
             _ranged_kernel.clear()
         try:
-            served = backend_for(q, k, v, causal=causal, key_ranges=key_ranges).mode == "native"
+            served = backend_for(q, k, v, causal=causal, key_ranges=key_ranges,
+                                 window_left=window_left).mode == "native"
         except AttentionInputError:  # an override naming a variant without key ranges
             served = False
         _ranged_kernel[signature] = served
@@ -171,7 +173,7 @@ def _ranged_attention(q, k, v, key_ranges, causal: bool, scale):
         return None
     # The ranges come from the mask's intervals, valid by construction: no value check (a sync).
     return attention(q, k, v, causal=causal, scale=scale, layout="bhsd", key_ranges=key_ranges,
-                     check_values=False).transpose(1, 2)
+                     window_left=window_left, check_values=False).transpose(1, 2)
 
 
 _device_ints: dict[tuple, object] = {}  # (values, device) -> int32 device tensor: made once per forward, not per layer
@@ -206,6 +208,11 @@ def _one_launch(query, key, value, batch: PaddedBatch, scale):
     from fmhactl.torch.op import _dispatcher_needed
 
     seq_q, seq_k = query.shape[2], key.shape[2]
+    if batch.window_left >= 0:  # the decode kernels have no window; the op's feature kernels have both
+        if batch.shift != seq_k - seq_q:
+            return None
+        return _ranged_attention(query, key, value, _ranges_of(batch, query.device), batch.causal, scale,
+                                 batch.window_left)
     if seq_q <= PADDED_MAX_SEQ_Q and query.is_cuda and not _dispatcher_needed(query, key, value):
         served = fastpath.padded_decode(query, key, value, _ranges_of(batch, query.device), batch.shift,
                                         batch.causal, scale)
@@ -218,11 +225,14 @@ def _one_launch(query, key, value, batch: PaddedBatch, scale):
 
 def padded_attention(query, key, value, batch: PaddedBatch, scale, attend: Callable = None):
     """(batch, seq_q, heads, dim) output of a padded batch: one launch where the decode kernels or
-    the op with key ranges serve it, else row by row (see the module docstring)."""
+    the op with key ranges serve it, else row by row (see the module docstring). A windowed batch
+    has no row-by-row form here: the caller checks `_one_launch` first (fmhactl_attention_forward)."""
     if attend is None:
         served = _one_launch(query, key, value, batch, scale)
         if served is not None:
             return served
+    if batch.window_left >= 0:
+        raise ValueError("a windowed padded batch that no kernel serves in one launch has no row-by-row form")
     attend = attend or _piece_attention
     b, heads, seq_q, dim = query.shape
     out = query.new_zeros(b, seq_q, heads, dim)
@@ -296,6 +306,12 @@ def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling
     elif sinks is not None and isinstance(attention_mask, (PaddedBatch, PackedBatch)):
         fallback = SdpaFallback(_sdpa_mask_of(attention_mask, query, key),
                                 "attention sinks (s_aux) over a padded or packed batch")
+    if fallback is None and isinstance(attention_mask, PaddedBatch) and attention_mask.window_left >= 0:
+        served = _one_launch(query, key, value, attention_mask, scaling)
+        if served is not None:
+            return served, None
+        fallback = SdpaFallback(_sdpa_mask_of(attention_mask, query, key),
+                                "a sliding window over a padded batch no kernel takes in one launch")
     if fallback is not None:
         _note_fallback(fallback.reason)
         if sinks is not None:  # transformers' SDPA would drop the sinks: the same math in fp32 instead
@@ -400,9 +416,11 @@ def _sdpa_mask_of(batch: PaddedBatch | PackedBatch | SlidingWindow, query, key):
     rows = torch.tensor(batch.rows, device=query.device)
     valid = (j >= rows[:, :1]) & (j < rows[:, 1:])  # (batch, seq_k)
     mask = valid[:, None, None, :].expand(-1, 1, seq_q, -1)
+    i = torch.arange(seq_q, device=query.device)
     if batch.causal:
-        i = torch.arange(seq_q, device=query.device)
         mask = mask & (j[None, :] <= i[:, None] + batch.shift)
+    if batch.window_left >= 0:
+        mask = mask & (j[None, :] >= i[:, None] + batch.shift - batch.window_left)
     return mask
 
 
@@ -469,21 +487,17 @@ def _sliding_window_of(mask_function) -> int | None:
     return None
 
 
-def _sliding_window_mask(width: int, q_length: int, kv_length: int, q_offset, kv_offset, padded: bool):
-    """What every sliding layer of this forward gets for transformers' window of `width` keys:
-    True where the window hides no key (the plain causal path then serves it, padding included),
-    a SlidingWindow, or a reason string when the kernels' bottom-right causal window cannot
-    express it (padding under a window that hides keys; offsets that are tensors or do not put
-    the last query at the last key)."""
+def _sliding_window_mask(width: int, q_length: int, kv_length: int, q_offset, kv_offset) -> int | str:
+    """The op's window_left for transformers' window of `width` keys in this forward (-1 where
+    the window hides no key: the plain causal path), or the reason the kernels' bottom-right causal
+    window cannot express it (offsets that are tensors or do not put the last query at the last key)."""
     if not (isinstance(q_offset, int) and isinstance(kv_offset, int)):
         return "a sliding window with tensor offsets (a static cache)"
     if q_offset + q_length != kv_offset + kv_length:
         return "a sliding window whose last query is not at the last key"
     if kv_offset > q_offset + q_length - 1 - width:  # even the last query sees every key held
-        return True
-    if padded:
-        return "a sliding window over a padded batch"
-    return SlidingWindow(width - 1, q_length, kv_length)
+        return -1
+    return width - 1
 
 
 def _row_intervals(valid) -> list[tuple[int, int]] | None:
@@ -547,20 +561,19 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
         return _traced_mask(batch_size, q_length, kv_length, q_offset, kv_offset, mask_function, attention_mask,
                             kwargs)
     reason = None
+    window_left = -1
     width = _sliding_window_of(mask_function) if causal is None else None
     if width is not None:
-        window = _sliding_window_mask(width, q_length, kv_length, q_offset, kv_offset,
-                                      attention_mask is not None and not bool(attention_mask.all()))
-        if window is True:
-            causal = True  # the window hides nothing here: plain causal, padding handled below
-        elif isinstance(window, str):
+        window = _sliding_window_mask(width, q_length, kv_length, q_offset, kv_offset)
+        if isinstance(window, str):
             reason = window
         else:
-            return window
+            causal, window_left = True, window
+    plain = None if window_left < 0 else SlidingWindow(window_left, q_length, kv_length)
     if causal is None:
         reason = reason or f"mask function {getattr(mask_function, '__qualname__', mask_function)!r} (not plain causal)"
     elif attention_mask is None:
-        return None
+        return plain
     else:
         valid = attention_mask.to(torch.bool)
         if valid.shape[-1] < kv_length + kv_offset:  # a static cache's unfilled tail: invalid keys
@@ -570,9 +583,9 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
         if rows is None:
             reason = "an attention_mask row whose valid tokens are not one interval"
         elif all(row == (0, kv_length) for row in rows):
-            return None
+            return plain
         else:
-            return PaddedBatch(tuple(rows), int(q_offset) - int(kv_offset), causal)
+            return PaddedBatch(tuple(rows), int(q_offset) - int(kv_offset), causal, window_left)
     from transformers.masking_utils import sdpa_mask
 
     mask = sdpa_mask(batch_size=batch_size, q_length=q_length, kv_length=kv_length, q_offset=q_offset,

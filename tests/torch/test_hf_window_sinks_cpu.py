@@ -66,8 +66,13 @@ def test_mask_interface_with_padding():
     function = masking.sliding_window_causal_mask_function(4)
     left = torch.tensor([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1]], dtype=torch.bool)
     narrow = hf.fmhactl_attention_mask(2, 6, 6, mask_function=function, attention_mask=left, device="cpu")
-    assert isinstance(narrow, hf.SdpaFallback) and "padded" in narrow.reason
-    assert not bool(narrow.mask[1, 0, 5, 1]) and not bool(narrow.mask[0, 0, 3, 1])
+    assert narrow == hf.PaddedBatch(((2, 6), (0, 6)), 0, True, 3)  # key ranges and the window in one call
+    dense = masking.sdpa_mask(batch_size=2, q_length=6, kv_length=6, mask_function=function, attention_mask=left,
+                              allow_is_causal_skip=False)
+    assert torch.equal(hf._sdpa_mask_of(narrow, torch.zeros(2, 4, 6, 8), torch.zeros(2, 2, 6, 8)), dense)
+    holes = torch.tensor([[1, 0, 1, 1, 1, 1]], dtype=torch.bool)
+    fallback = hf.fmhactl_attention_mask(1, 6, 6, mask_function=function, attention_mask=holes, device="cpu")
+    assert isinstance(fallback, hf.SdpaFallback) and not bool(fallback.mask[0, 0, 5, 1])
     wide = hf.fmhactl_attention_mask(2, 6, 6, mask_function=masking.sliding_window_causal_mask_function(8),
                                      attention_mask=left, device="cpu")
     assert wide == hf.PaddedBatch(((2, 6), (0, 6)), 0, True)  # a window hiding nothing: the padded path
@@ -159,6 +164,42 @@ def _tiny(config_class, implementations, **extra):
     return models
 
 
+def ranged_reference(calls: list):
+    """The op's one call over a padded batch (key ranges, window) by the fp32 reference."""
+
+    def ranged(q, k, v, key_ranges, causal, scale, window_left=-1):
+        calls.append(("ranged", window_left))
+        out, _ = reference(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), causal=causal, scale=scale,
+                           compute_dtype=torch.float32, window_left=window_left, key_ranges=key_ranges)
+        return out.to(q.dtype)
+
+    return ranged
+
+
+def test_padded_window_is_one_ranged_call_else_sdpa_with_its_mask(monkeypatch):
+    from types import SimpleNamespace
+
+    calls = []
+    module = SimpleNamespace(is_causal=True, training=False, num_key_value_groups=2)
+    q, k, v = _layer_inputs(5, t=8, n=8)
+    batch = hf.PaddedBatch(((3, 8), (0, 8)), 0, True, 2)
+    mask = hf._sdpa_mask_of(batch, q, k)
+    i = torch.arange(8)
+    assert torch.equal(mask[1, 0], (i[None, :] <= i[:, None]) & (i[None, :] >= i[:, None] - 2))
+    want = torch.nn.functional.scaled_dot_product_attention(q, k.repeat_interleave(2, 1), v.repeat_interleave(2, 1),
+                                                            attn_mask=mask, scale=0.3).transpose(1, 2)
+    seen = mask.any(-1)[:, 0]  # query rows that see a key (SDPA gives NaN elsewhere)
+    monkeypatch.setattr(hf, "_ranged_attention", ranged_reference(calls))
+    got, _ = hf.fmhactl_attention_forward(module, q, k, v, batch, scaling=0.3)
+    assert calls == [("ranged", 2)]
+    torch.testing.assert_close(got[seen], want[seen], atol=1e-5, rtol=1e-5)
+    monkeypatch.setattr(hf, "_ranged_attention", lambda *a: None)  # no kernel takes it: SDPA with the mask
+    before = hf.fallbacks().get("a sliding window over a padded batch no kernel takes in one launch", 0)
+    got, _ = hf.fmhactl_attention_forward(module, q, k, v, batch, scaling=0.3)
+    torch.testing.assert_close(got[seen], want[seen], atol=1e-5, rtol=1e-5)
+    assert hf.fallbacks()["a sliding window over a padded batch no kernel takes in one launch"] == before + 1
+
+
 def test_sliding_window_mistral_matches_sdpa_with_no_fallback(monkeypatch):
     """Prefill past the window, then cached decode steps: every layer a windowed op call."""
     from transformers import MistralConfig
@@ -181,6 +222,26 @@ def test_sliding_window_mistral_matches_sdpa_with_no_fallback(monkeypatch):
     for a, b in zip(steps["fmhactl"].logits, steps["sdpa"].logits):
         torch.testing.assert_close(a, b, atol=2e-4, rtol=2e-4)
     assert sum(hf.fallbacks().values()) == before
+
+
+def test_left_padded_sliding_window_mistral_matches_sdpa(monkeypatch):
+    from transformers import MistralConfig
+
+    from fmhactl.bench.model import padding_mask
+
+    calls = []
+    monkeypatch.setattr(hf, "_whole_attention", whole_reference(calls))
+    monkeypatch.setattr(hf, "_ranged_attention", ranged_reference(calls))
+    models = _tiny(MistralConfig, ("sdpa", "fmhactl"), sliding_window=5)
+    mask = padding_mask((13, 9, 4, 11), "left", device="cpu")
+    ids = torch.randint(0, 300, mask.shape, generator=torch.Generator().manual_seed(6))
+    before = sum(hf.fallbacks().values())
+    with torch.no_grad():
+        want = models["sdpa"](ids, attention_mask=mask, use_cache=False).logits
+        got = models["fmhactl"](ids, attention_mask=mask, use_cache=False).logits
+    seen = mask.bool()
+    torch.testing.assert_close(got[seen], want[seen], atol=2e-4, rtol=2e-4)
+    assert calls == [("ranged", 4)] * 2 and sum(hf.fallbacks().values()) == before
 
 
 def test_gpt_oss_sinks_and_windows_match_eager_with_no_fallback(monkeypatch):
