@@ -32,9 +32,11 @@ GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered
   gpt-oss; recognised by its closures, not by calling it) over an unpadded batch whose last query
   sits at the last key: every layer runs the op with causal=True and window_left = W - 1 (the
   kernels skip the KV tiles outside the window). Where the window hides no key (a prompt within
-  it, a sliding cache's decode step) the plain causal path serves it, padding included;
-* SdpaFallback: anything else the kernels cannot express (a mask with holes, a sliding window
-  over a padded batch, other custom mask functions): the call runs through transformers' SDPA with
+  it, a sliding cache's decode step) the plain causal path serves it, padding included; over a
+  padded batch it is a PaddedBatch with the window: one op call with key ranges and the window
+  (SDPA with the dense mask where no kernel takes both);
+* SdpaFallback: anything else the kernels cannot express (a mask with holes, other custom mask
+  functions): the call runs through transformers' SDPA with
   the mask SDPA would get, and the reason is counted (`fallbacks()`) and logged once. Never
   refused, never a wrong answer.
 * Attention sinks (gpt-oss's `s_aux`, one logit a query head in every softmax denominator) go to
