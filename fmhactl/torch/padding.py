@@ -50,11 +50,12 @@ def narrow_output(out: torch.Tensor, head_dim: int, layout: str) -> torch.Tensor
 def run_padded(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, padded_head_dim: int, scale: float | None,
                layout: str, kv_shared: bool, run: PaddedRun) -> tuple[torch.Tensor, torch.Tensor | None] | None:
     """(out in the caller's layout and head dim, lse) of a checked call run at padded_head_dim, or
-    None where `run` declines. Under kv_shared V is read from K: K is padded once and passed as V."""
+    None where `run` declines. Under kv_shared V is read from K, and v may be k itself: either way K
+    is padded once and passed as V."""
     head_dim = q.shape[-1]
     qp = pad_head_dim(to_bshd(q, layout), padded_head_dim)
     kp = pad_head_dim(to_bshd(k, layout), padded_head_dim)
-    vp = kp if kv_shared else pad_head_dim(to_bshd(v, layout), padded_head_dim)
+    vp = kp if kv_shared or v is k else pad_head_dim(to_bshd(v, layout), padded_head_dim)
     served = run(qp, kp, vp, call_scale(scale, head_dim))
     if served is None:
         return None
