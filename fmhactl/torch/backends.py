@@ -8,7 +8,9 @@ Order of preference per GPU generation (first registered variant that supports t
                   sm90_pipelined; sm90_persistent_m192 first for a non-causal hd64 call whose
                   queries fill 192-row tiles), picked up by registry name as soon as
                   kernels/family.toml declares them;
-  anything else, or no family variant supports the call: `ref`.
+  a head dim no native variant takes (80, 96, 160, ...) is zero-padded to the smallest head dim
+  one does take for this call (`padded_head_dim`): exact, and far faster than `ref`;
+  anything else, or no family variant supports the call at any head dim: `ref`.
 The SM100 family on a Hopper GPU runs only through the tcgen05 *emulation*, a debugging tool
 orders of magnitude slower than native: it is used only when named explicitly as an override.
 """
@@ -16,6 +18,7 @@ orders of magnitude slower than native: it is used only when named explicitly as
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -95,8 +98,11 @@ class Backend:
 
     variant: str
     arch: str
-    mode: str  # native | emulated
+    mode: str  # native | emulated | fallback
     reason: str  # why this one (shown by backend_for)
+    # The head dim the kernel runs at when the call's own is zero-padded to it (no native variant
+    # takes the call's head dim, this one does); None: the call's own head dim.
+    padded_head_dim: int | None = None
 
     def __str__(self) -> str:
         return f"{self.variant} ({self.arch}, {self.mode}): {self.reason}"
@@ -151,9 +157,57 @@ def _runnable(variant: Variant, cc: tuple[int, int], allow_emulation: bool) -> t
     return f"{variant.name} has no {arch} build (archs: {', '.join(variant.archs)})"
 
 
+def _native(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant],
+            skipped: list[str] | None = None) -> Backend | None:
+    """The first native family variant that runs cfg as it is, or None (each refusal appended to
+    skipped as "name: why")."""
+    for name in preferences(cc, cfg):
+        variant = registry.get(name)
+        if variant is None:
+            continue
+        where = _runnable(variant, cc, allow_emulation=False)
+        why = where if isinstance(where, str) else variant.unsupported_reason(cfg)
+        if why:
+            if skipped is not None:
+                skipped.append(f"{name}: {why}")
+            continue
+        assert not isinstance(where, str)
+        return Backend(name, where[0], where[1], f"native family for sm_{cc[0]}{cc[1]}")
+    return None
+
+
+def _wider_head_dims(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant]) -> list[int]:
+    """Head dims above cfg's that some native variant for cc declares, ascending."""
+    dims: set[int] = set()
+    for name in preferences(cc, cfg):
+        variant = registry.get(name)
+        if variant is None:
+            continue
+        dims.update(variant.head_dims or range(variant.head_dim_multiple, variant.max_head_dim + 1,
+                                               variant.head_dim_multiple))
+    return sorted(d for d in dims if d > cfg.head_dim)
+
+
+def _padded(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant]) -> Backend | None:
+    """The native variant for cfg with its head dim zero-padded to the smallest one a native
+    variant serves (the same rules: features, causal, GQA, limits), or None. Exact: zero columns
+    add nothing to QK^T and give zero output columns, which the op drops (the softmax scale stays
+    the call's, 1/sqrt of the unpadded head dim by default)."""
+    for head_dim in _wider_head_dims(cc, cfg, registry):
+        native = _native(cc, dataclasses.replace(cfg, head_dim=head_dim), registry)
+        if native is not None:
+            return dataclasses.replace(native, padded_head_dim=head_dim,
+                                       reason=f"head dim {cfg.head_dim} padded to {head_dim}: {native.reason}")
+    return None
+
+
 def choose(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant],
            override: str | None = None) -> Backend:
-    """The backend for one call on a GPU of capability cc; raises NoBackend with the reason."""
+    """The backend for one call on a GPU of capability cc; raises NoBackend with the reason.
+
+    A named override runs exactly what was named (never padded). Otherwise: the first native
+    variant that takes the call, else the first that takes it zero-padded to a wider head dim
+    (Backend.padded_head_dim), else `ref` (or the torch fallback for features no kernel has)."""
     if override:
         variant = registry.get(override)
         if variant is None:
@@ -167,17 +221,12 @@ def choose(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant],
             raise NoBackend(f"backend override {override!r} cannot run {cfg.key}: {why}")
         return Backend(variant.name, where[0], where[1], "override")
     skipped: list[str] = []
-    for name in preferences(cc, cfg):
-        variant = registry.get(name)
-        if variant is None:
-            continue
-        where = _runnable(variant, cc, allow_emulation=False)
-        why = where if isinstance(where, str) else variant.unsupported_reason(cfg)
-        if why:
-            skipped.append(f"{name}: {why}")
-            continue
-        assert not isinstance(where, str)
-        return Backend(name, where[0], where[1], f"native family for sm_{cc[0]}{cc[1]}")
+    native = _native(cc, cfg, registry, skipped)
+    if native is not None:
+        return native
+    padded = _padded(cc, cfg, registry)
+    if padded is not None:
+        return padded
     variant = registry.get(REFERENCE)
     if variant is None:
         raise NoBackend("no 'ref' variant in kernels/family.toml")

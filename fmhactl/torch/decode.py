@@ -17,7 +17,8 @@ dynamic SMEM (its per-warp cp.async ring of K/V blocks), allowed once per functi
 Used automatically by the cached launch path (fmhactl.torch.fastpath) for calls it can serve:
 sm_90 GPU, bf16/fp16, head dim 64 or 128, seq_q <= MAX_SEQ_Q, no backend override,
 FMHACTL_TORCH_DECODE not "0", strides the 16-byte loads can read. Everything else returns None
-and takes the existing paths.
+and takes the existing paths; a head dim the op pads (fmhactl.torch.padding, e.g. 96 -> 128)
+comes back here padded through the cached path's PaddedPlan.
 """
 
 from __future__ import annotations

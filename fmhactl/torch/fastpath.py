@@ -15,6 +15,11 @@ sm90_mqa_gather's GatherSplit (its split-K workspace and merge counters are per 
 re-read when the call's stream differs from the last one's, like the persistent tile counter).
 Nothing synchronises the host.
 
+A call whose head dim no native kernel takes (backends.choose pads it) keys a PaddedPlan: each
+call pads q/k/v (one pad kernel each) and goes through this path again at the padded head dim,
+whose own plan (or decode plan) launches; the output's first columns are copied out
+(fmhactl.torch.padding).
+
 Calls the plan cannot serve return None and take the general path in fmhactl.torch.op: emulated
 backends (they read results back after each launch), tensors that must be copied first (strides
 or base addresses a tile-loading kernel cannot read; non-contiguous sinks, topk_idx or
@@ -33,7 +38,7 @@ from dataclasses import dataclass, field
 import torch
 
 from fmhactl.plans.launch import SPLIT_PLANNERS
-from fmhactl.torch import backends, decode
+from fmhactl.torch import backends, decode, padding
 from fmhactl.torch import features as _features
 from fmhactl.torch import launch as _launch
 from fmhactl.torch.inputs import check_inputs, choose_backend, config_of, to_bshd
@@ -128,7 +133,23 @@ class LaunchPlan:
         return out, lse
 
 
-_plans: dict[tuple, LaunchPlan | None] = {}
+@dataclass(frozen=True)
+class PaddedPlan:
+    """A signature whose head dim no native kernel takes (backends.choose padded it): each call pads
+    q/k/v to head_dim and takes this path again with the padded tensors, so the padded head dim's
+    own cached plan (or decode plan) serves it (fmhactl.torch.padding)."""
+
+    head_dim: int
+
+    def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
+            return_lse: bool, layout: str, f: _features.Features) -> tuple | None:
+        def padded(qp, kp, vp, s):
+            return attention(qp, kp, vp, causal, s, return_lse, "bshd", f)
+
+        return padding.run_padded(q, k, v, self.head_dim, scale, layout, f.kv_shared, padded)
+
+
+_plans: dict[tuple, LaunchPlan | PaddedPlan | None] = {}
 _build_lock = threading.Lock()
 _state: dict[str, object] = {"enabled": os.environ.get(ENABLE_ENV, "1") != "0", "driver": None, "why_off": None,
                              "replace_checked": False}
@@ -141,10 +162,13 @@ def set_enabled(enabled: bool) -> None:
 
 def status() -> dict:
     """Whether the cached path serves calls, how many signatures it holds, and why it is off if it is."""
-    return {"enabled": bool(_state["enabled"]), "plans": sum(p is not None for p in _plans.values()),
-            "general_path_signatures": sum(p is None for p in _plans.values()), "off_reason": _state["why_off"],
-            "feature_plans": sum(p is not None and p.with_features for p in list(_plans.values())),
-            "plan_launches": sum(p.launches for p in list(_plans.values()) if p is not None),
+    plans = list(_plans.values())
+    launch_plans = [p for p in plans if isinstance(p, LaunchPlan)]
+    return {"enabled": bool(_state["enabled"]), "plans": len(launch_plans),
+            "general_path_signatures": sum(p is None for p in plans), "off_reason": _state["why_off"],
+            "feature_plans": sum(p.with_features for p in launch_plans),
+            "plan_launches": sum(p.launches for p in launch_plans),
+            "padded_signatures": sum(isinstance(p, PaddedPlan) for p in plans),
             "decode_launches": decode.launches()}
 
 
@@ -219,6 +243,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     plan = _plans.get(key, False)
     if plan is False:
         plan = _build(key, q, k, v, causal, scale, return_lse, layout, f)
+    if isinstance(plan, PaddedPlan):
+        return plan.run(q, k, v, causal, scale, return_lse, layout, f)
     if plan is None or _current_device() != plan.device_index:
         return None
     return plan.run(q, k, v, _state["driver"], f.sinks, f.topk_idx, f.key_ranges)
@@ -266,6 +292,8 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
     if any(t is not None and not t.is_contiguous() for t in (f.sinks, f.topk_idx, f.key_ranges)):
         return _NOT_SERVED  # the general path copies them (contiguity is the key's: its strides)
     backend = choose_backend(q, p, causal, f)
+    if backend.padded_head_dim and backend.mode == "native":
+        return PaddedPlan(backend.padded_head_dim)
     if backend.mode != "native" or _driver() is None:
         return _NOT_SERVED  # emulated, or the torch fallback of a feature call no kernel covers
     variant = _launch.registry()[backend.variant]

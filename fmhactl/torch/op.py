@@ -6,7 +6,8 @@
 * q: (batch, heads, seq_q, dim) for layout "bhsd" (SDPA's), or (batch, seq_q, heads, dim) for
   "bshd" (FlashAttention's); k/v the same with seq_k and heads_kv (GQA when heads_kv divides
   heads, MQA when it is 1). bf16 or fp16, all three the same; dim a multiple of 8 up to 512
-  (the chosen kernel may narrow this: the SM100 family takes 64/128/256/512). Any strides:
+  (a dim no native kernel takes runs zero-padded to the smallest one a native kernel takes:
+  fmhactl.torch.padding, exact, the scale 1/sqrt of the unpadded dim by default). Any strides:
   tensors are copied only when the chosen kernel cannot read them (see launch.needs_copy).
 * causal masks bottom-right aligned (query i sees keys j <= i + seq_k - seq_q), as FlashAttention.
 * out has q's logical shape and is stored (batch, seq, heads, dim) in memory, so for "bhsd" it
@@ -31,7 +32,7 @@ import math
 
 import torch
 
-from fmhactl.torch import backends, fastpath
+from fmhactl.torch import backends, fastpath, padding
 from fmhactl.torch import features as _features
 from fmhactl.torch import launch as _launch
 from fmhactl.torch.inputs import (LAYOUTS, AttentionInputError, Problem, check_inputs, choose_backend, config_of,
@@ -85,10 +86,12 @@ def _general(q, k, v, causal: bool, scale: float | None, return_lse: bool, layou
     p = check_inputs(q, k, v, layout, scale)
     if f.any:
         _features.check_features(f, p, q, k, v, causal, layout)
-    out, lse = _outputs(q, p, layout, return_lse)
     if p.seq_q == 0:
-        return out, lse
+        return _outputs(q, p, layout, return_lse)
     backend = choose_backend(q, p, causal, f)
+    if backend.padded_head_dim:
+        return _general_padded(q, k, v, causal, scale, return_lse, layout, f, backend.padded_head_dim)
+    out, lse = _outputs(q, p, layout, return_lse)
     if backend.mode == "fallback":
         o, l = _features.fallback(q, k, v, f, causal, scale, layout)
         to_bshd(out, layout).copy_(o)
@@ -115,6 +118,18 @@ def _general(q, k, v, causal: bool, scale: float | None, return_lse: bool, layou
                        scale if scale is not None else 1.0 / math.sqrt(p.head_dim), q.device.index or 0,
                        features=extra)
     return out, lse
+
+
+def _general_padded(q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str,
+                    f: _features.Features, head_dim: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """A checked call whose head dim no native kernel takes, run by the general path zero-padded to
+    head_dim (fmhactl.torch.padding: exact, the caller's scale kept)."""
+    def run(qp, kp, vp, s):
+        return _general(qp, kp, vp, causal, s, return_lse, "bshd", f)
+
+    served = padding.run_padded(q, k, v, head_dim, scale, layout, f.kv_shared, run)
+    assert served is not None  # the general path serves every call
+    return served
 
 
 _kernel_runs = [0]

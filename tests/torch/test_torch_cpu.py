@@ -127,9 +127,12 @@ def test_hopper_prefers_the_persistent_sm90_variant_where_it_runs():
     assert backends.choose((9, 0), CFG, REG).variant == "sm90_persistent"
     # hd256 is not built persistent: the ping-pong variant takes it.
     assert backends.choose((9, 0), AttnConfig(head_dim=256, heads=4), REG).variant == "sm90_pingpong"
-    # A head dim the native family does not take falls back to ref, saying why.
+    # A head dim the native family does not take is padded to one it does (test_head_dim_padding_cpu.py);
+    # where no native variant takes any wider head dim either, ref runs it, saying why.
     chosen = backends.choose((9, 0), AttnConfig(head_dim=96, heads=4), REG)
-    assert chosen.variant == "ref" and "sm90_pingpong: head_dim 96" in chosen.reason
+    assert (chosen.variant, chosen.padded_head_dim) == ("sm90_persistent", 128)
+    chosen = backends.choose((9, 0), AttnConfig(head_dim=136, heads=4), {k: REG[k] for k in ("ref", "sm90_persistent")})
+    assert chosen.variant == "ref" and "sm90_persistent: head_dim 136" in chosen.reason
 
 
 @pytest.mark.parametrize("seq_q, causal, hd, expected", [
