@@ -7,7 +7,10 @@ For each shape, every implementation is called back to back on one stream:
   and GPU time per call, which is what a model sees at small shapes;
 * do_bench_us: triton.testing.do_bench's median (L2 flushed between calls), where triton is
   installed: the issue's original measure.
-Each number is the median over `rounds` repetitions. Implementations: the op as models call it
+Each number is the median over `rounds` rounds, the implementations interleaved: each round times
+every implementation once (its `iters` calls inside its own context), the order reversed every
+other round (fmhactl.bench.interleave), so a drift of the host over the measurement (clocks,
+allocator) falls on every side alike; do_bench runs after the rounds. Implementations: the op as models call it
 (`fmhactl.torch.attention`), the op through the dispatcher (`torch.ops.fmhactl.attention`), the
 op's general path (the cached path turned off: every check and choice on every call), and SDPA
 with its default choice, cuDNN and flash. A shape with attention features (wl=/wr=, sink, topk=K,
@@ -135,18 +138,63 @@ def back_to_back(call: Callable[[], object], iters: int, rounds: int) -> dict:
     return {"host_us": statistics.median(host), "per_call_us": statistics.median(per_call)}
 
 
-def _measure(call: Callable[[], object], context: Callable, iters: int, rounds: int, with_do_bench: bool) -> dict:
-    import torch
+def measure_interleaved(calls: dict[str, tuple[Callable[[], object], Callable]], iters: int, rounds: int,
+                        do_bench: Callable[[Callable[[], object]], float] | None = None,
+                        timer: Callable[[Callable[[], object], int, int], dict] = back_to_back) -> dict[str, dict]:
+    """name -> host_us and per_call_us (medians over `rounds`), and do_bench_us where do_bench is given.
 
-    with context():
-        for _ in range(max(3, iters // 10)):
-            call()
-        result = back_to_back(call, iters, rounds)
-        if with_do_bench:
-            from triton.testing import do_bench
+    calls: name -> (zero-argument call, context it runs in). Each is warmed up in its context; then
+    each round times every implementation once (timer(call, iters, 1), its context entered around
+    that measurement only), the order reversed every other round; do_bench(call) (µs) runs after
+    the rounds, in the implementation's context."""
+    from fmhactl.bench.interleave import interleaved_order
 
-            result["do_bench_us"] = float(do_bench(call, warmup=25, rep=100, return_mode="median")) * 1e3
-    return result
+    names = list(calls)
+    for name in names:
+        call, context = calls[name]
+        with context():
+            for _ in range(max(3, iters // 10)):
+                call()
+    samples: dict[str, list[dict]] = {name: [] for name in names}
+    for name in interleaved_order(names, rounds):
+        call, context = calls[name]
+        with context():
+            samples[name].append(timer(call, iters, 1))
+    results = {name: {measure: statistics.median(s[measure] for s in samples[name])
+                      for measure in ("host_us", "per_call_us")} for name in names}
+    if do_bench is not None:
+        for name in names:
+            call, context = calls[name]
+            with context():
+                results[name]["do_bench_us"] = do_bench(call)
+    return results
+
+
+def _triton_do_bench(call: Callable[[], object]) -> float:
+    """triton.testing.do_bench's median in µs (L2 flushed between calls)."""
+    from triton.testing import do_bench
+
+    return float(do_bench(call, warmup=25, rep=100, return_mode="median")) * 1e3
+
+
+def _with_fastpath(name: str, context: Callable, fastpath) -> Callable:
+    """The context an implementation is measured in: its own (sdpa_kernel for pinned SDPA
+    backends), with the op's cached path off for fmhactl-general and on again after."""
+    import contextlib
+
+    if fastpath is None:
+        return context
+
+    @contextlib.contextmanager
+    def entered():
+        fastpath.set_enabled(name != "fmhactl-general")
+        try:
+            with context():
+                yield
+        finally:
+            fastpath.set_enabled(True)
+
+    return entered
 
 
 def checked_counts_and_cuda(bench: str, iters: int, rounds: int):
@@ -199,20 +247,12 @@ def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7
         features = feature_kwargs(cfg, seed)
         backend = ft.backend_for(q, k, v, causal=cfg.causal, **features)
         calls = _callables(cfg, q, k, v, features)
-        impls: dict[str, dict] = {}
         if fastpath is None:
             calls["fmhactl-general"] = "this tree has no cached path to turn off"
-        for name, call in calls.items():
-            if isinstance(call, str):
-                impls[name] = {"skipped": call}
-                continue
-            if fastpath is not None:
-                fastpath.set_enabled(name != "fmhactl-general")
-            try:
-                impls[name] = _measure(*call, iters, rounds, with_do_bench)
-            finally:
-                if fastpath is not None:
-                    fastpath.set_enabled(True)
+        timed = measure_interleaved({name: (call[0], _with_fastpath(name, call[1], fastpath))
+                                     for name, call in calls.items() if not isinstance(call, str)},
+                                    iters, rounds, _triton_do_bench if with_do_bench else None)
+        impls = {name: {"skipped": call} if isinstance(call, str) else timed[name] for name, call in calls.items()}
         row = {"shape": cfg.key, "backend": str(backend), "impls": impls, "ratios": _ratios(impls)}
         if isinstance(calls.get("sdpa"), tuple):
             with torch.no_grad():
@@ -220,8 +260,8 @@ def run_overhead(shapes: Sequence[str] = (), *, iters: int = 50, rounds: int = 7
             row["max_abs_diff_vs_sdpa"] = float(diff.item())
         rows.append(row)
     return {"kind": "overhead", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "iters": iters,
-            "rounds": rounds, "do_bench": with_do_bench, "fastpath": fastpath.status() if fastpath else None,
-            "rows": rows}
+            "rounds": rounds, "order": "interleaved", "do_bench": with_do_bench,
+            "fastpath": fastpath.status() if fastpath else None, "rows": rows}
 
 
 def _ratios(impls: dict[str, dict]) -> dict[str, float]:

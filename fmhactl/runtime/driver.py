@@ -91,6 +91,20 @@ def driver_version() -> str:
     return f"cuda-driver-{version // 1000}.{(version % 1000) // 10}"
 
 
+def launch_head(function: int, grid: tuple[int, int, int], block: tuple[int, int, int],
+                dynamic_smem: int) -> tuple:
+    """cuLaunchKernel's first eight arguments as the ctypes objects RawDriver's argtypes name
+    (CUfunction, grid x/y/z, block x/y/z, dynamic SMEM bytes), for RawDriver.enqueue: the objects
+    the call's own conversion (c_void_p/c_uint from_param) would make from the ints, made once."""
+    return (ctypes.c_void_p(function), *(ctypes.c_uint(n) for n in (*grid, *block, dynamic_smem)))
+
+
+def unpack_head(head: tuple) -> tuple[int, tuple[int, int, int], tuple[int, int, int], int]:
+    """(function, grid, block, dynamic_smem) of a launch_head() tuple."""
+    values = [a.value or 0 for a in head]
+    return values[0], tuple(values[1:4]), tuple(values[4:7]), values[7]
+
+
 class RawDriver:
     """cuLaunchKernel and cuTensorMapReplaceAddress called on libcuda through ctypes.
 
@@ -101,6 +115,11 @@ class RawDriver:
     """
 
     def __init__(self, library: str = "libcuda.so.1") -> None:
+        # CDLL, not PyDLL: the call releases the GIL. Holding it would save about 30 ns a launch
+        # (measured on a stub), but cuLaunchKernel blocks while the stream's launch queue is full
+        # (a long kernel ahead of many small ones), and holding the GIL then stalls every Python
+        # thread for as long, or deadlocks one the GPU work waits on (a host function that takes
+        # the GIL).
         lib = ctypes.CDLL(library)
         u32, ptr = ctypes.c_uint, ctypes.c_void_p
         self._launch = lib.cuLaunchKernel
@@ -115,6 +134,13 @@ class RawDriver:
         """kernel_params: the address of an array of pointers to the by-value arguments."""
         rc = self._launch(function, grid[0], grid[1], grid[2], block[0], block[1], block[2], dynamic_smem, stream,
                           kernel_params, None)
+        if rc:
+            check(_driver().CUresult(rc), "cuLaunchKernel")
+
+    def enqueue(self, head: tuple, stream: int, kernel_params: int) -> None:
+        """launch() with the fixed arguments made once by launch_head(): one call, no indexing, and
+        ctypes passes the ready c_void_p/c_uint objects through instead of converting seven ints."""
+        rc = self._launch(*head, stream, kernel_params, None)
         if rc:
             check(_driver().CUresult(rc), "cuLaunchKernel")
 

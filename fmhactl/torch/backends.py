@@ -121,8 +121,25 @@ def set_backend(name: str | None) -> None:
     _override = name or None
 
 
+# os.environ.get of an unset name costs about 0.5 µs (Mapping.get raises and catches KeyError), on
+# every op call (the cached path keys on the override). CPython's os.environ (os._Environ, since
+# 3.2) keeps its items encoded in the dict `_data`, which every assignment, deletion or clear()
+# through os.environ updates: reading that dict gives os.environ.get's answer in about 30 ns.
+# Anything else (os.environ replaced, another implementation) reads os.environ as before.
+_ENVIRON = os.environ
+_ENVIRON_DATA = getattr(_ENVIRON, "_data", None)
+_ENVIRON_KEY = None
+if isinstance(_ENVIRON_DATA, dict) and hasattr(_ENVIRON, "encodekey") and hasattr(_ENVIRON, "decodevalue"):
+    _ENVIRON_KEY = _ENVIRON.encodekey(BACKEND_ENV)
+
+
 def current_override() -> str | None:
-    return _override or os.environ.get(BACKEND_ENV) or None
+    if _override:
+        return _override
+    if os.environ is _ENVIRON and _ENVIRON_KEY is not None:
+        raw = _ENVIRON_DATA.get(_ENVIRON_KEY)
+        return None if raw is None else _ENVIRON.decodevalue(raw) or None
+    return os.environ.get(BACKEND_ENV) or None
 
 
 @contextlib.contextmanager

@@ -54,3 +54,90 @@ def test_ratios_divide_op_by_baseline_where_both_measured():
     impls = {"fmhactl": {"host_us": 30.0, "per_call_us": 40.0}, "sdpa": {"host_us": 20.0, "per_call_us": 40.0},
              "sdpa-cudnn": {"skipped": "no kernel"}}
     assert _ratios(impls) == {"fmhactl/sdpa host_us": 1.5, "fmhactl/sdpa per_call_us": 1.0}
+
+
+class _Context:
+    """A context factory that logs its entries and exits into the shared log."""
+
+    def __init__(self, name: str, log: list) -> None:
+        self.name, self.log = name, log
+
+    def __call__(self):
+        import contextlib
+
+        @contextlib.contextmanager
+        def entered():
+            self.log.append(("enter", self.name))
+            yield
+            self.log.append(("exit", self.name))
+
+        return entered()
+
+
+def test_overhead_rounds_interleave_the_implementations_each_in_its_own_context():
+    """Each round times every implementation once (iters calls, one round each), inside its own
+    context only, the order reversed every other round; medians over the rounds; do_bench after."""
+    from fmhactl.bench.overhead import measure_interleaved
+
+    log: list = []
+    ticks = iter(range(1, 1000))
+
+    def timer(call, iters, rounds):
+        assert (iters, rounds) == (20, 1)
+        name = call()
+        log.append(("timed", name))
+        tick = next(ticks)
+        return {"host_us": float(tick), "per_call_us": 2.0 * tick}
+
+    def do_bench(call):
+        log.append(("do_bench", call()))
+        return 9.0
+
+    calls = {name: ((lambda name=name: name), _Context(name, log)) for name in ("fmhactl", "sdpa", "sdpa-cudnn")}
+    got = measure_interleaved(calls, iters=20, rounds=4, do_bench=do_bench, timer=timer)
+    timed = [entry for entry in log if entry[0] == "timed"]
+    assert [name for _, name in timed] == ["fmhactl", "sdpa", "sdpa-cudnn", "sdpa-cudnn", "sdpa", "fmhactl"] * 2
+    measured = log[log.index(("enter", "fmhactl"), 2):]  # after the three warm-ups
+    for i, entry in enumerate(measured):
+        if entry[0] in ("timed", "do_bench"):
+            assert measured[i - 1] == ("enter", entry[1]) and measured[i + 1] == ("exit", entry[1])
+    assert [entry for entry in log if entry[0] == "do_bench"] == [("do_bench", n) for n in calls]
+    assert log.index(("do_bench", "fmhactl")) > log.index(timed[-1])
+    # ticks: fmhactl 1, 6, 7, 12 -> median 6.5; sdpa 2, 5, 8, 11 -> 6.5; cudnn 3, 4, 9, 10 -> 6.5
+    assert got == {name: {"host_us": 6.5, "per_call_us": 13.0, "do_bench_us": 9.0} for name in calls}
+
+
+def test_overhead_warms_each_implementation_in_its_context_and_skips_do_bench_without_triton():
+    from fmhactl.bench.overhead import measure_interleaved
+
+    log: list = []
+    counts = {"a": 0, "b": 0}
+
+    def bump(name):
+        counts[name] += 1
+
+    calls = {name: ((lambda name=name: bump(name)), _Context(name, log)) for name in counts}
+    got = measure_interleaved(calls, iters=50, rounds=1, timer=lambda call, iters, rounds: {"host_us": 1.0,
+                                                                                            "per_call_us": 1.0})
+    assert counts == {"a": 5, "b": 5}  # max(3, iters // 10) warm-up calls each; the fake timer calls none
+    assert log[:4] == [("enter", "a"), ("exit", "a"), ("enter", "b"), ("exit", "b")]
+    assert all("do_bench_us" not in result for result in got.values())
+
+
+def test_the_general_path_is_measured_with_the_cached_path_off_and_left_on():
+    from fmhactl.bench.overhead import _with_fastpath
+
+    states: list = []
+
+    class Fast:
+        @staticmethod
+        def set_enabled(on):
+            states.append(on)
+
+    log: list = []
+    with _with_fastpath("fmhactl-general", _Context("g", log), Fast)():
+        states.append("inside")
+    with _with_fastpath("fmhactl", _Context("f", log), Fast)():
+        pass
+    assert states == [False, "inside", True, True, True]
+    assert log == [("enter", "g"), ("exit", "g"), ("enter", "f"), ("exit", "f")]

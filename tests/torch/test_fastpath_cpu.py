@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from fmhactl.config import AttnConfig
+from fmhactl.runtime.driver import unpack_head
 from fmhactl.runtime.params import FmhaParams, make_params
 from fmhactl.runtime.tma_maps import Sm90TmaMaps
 from fmhactl.torch import fastpath
@@ -27,6 +28,10 @@ class RecordingDriver:
         first = ctypes.cast(kernel_params, ctypes.POINTER(ctypes.c_void_p))[0]
         copied = FmhaParams.from_buffer_copy(ctypes.string_at(first, ctypes.sizeof(FmhaParams)))
         self.launches.append((function, grid, block, dynamic_smem, stream, copied))
+
+    def enqueue(self, head, stream, kernel_params) -> None:
+        """RawDriver.enqueue: the plan's launch_head() unpacked, then as launch()."""
+        self.launch(*unpack_head(head), stream, kernel_params)
 
     def replace_address(self, tensor_map: int, address: int) -> None:
         self.moves.append((tensor_map, address))
@@ -207,3 +212,17 @@ def test_a_check_that_cannot_run_turns_the_cached_path_off(monkeypatch):
     monkeypatch.setattr(fastpath, "_state", state)
     fastpath._check_replace_address(_bshd(1, 16, 4))
     assert not state["enabled"] and "could not run: RuntimeError: no driver here" in state["why_off"]
+
+
+def test_enqueue_passes_what_launch_passes():
+    """RawDriver.enqueue(launch_head(...)) hands cuLaunchKernel the values launch() does, in order."""
+    from fmhactl.runtime.driver import RawDriver, launch_head
+
+    calls = []
+    raw = object.__new__(RawDriver)  # no libcuda here: the bound entry point is a recorder
+    raw._launch = lambda *args: calls.append(args) or 0
+    raw.launch(0x7F0012345678, (132, 2, 3), (384, 1, 1), 200000, 7, 0x1000)
+    raw.enqueue(launch_head(0x7F0012345678, (132, 2, 3), (384, 1, 1), 200000), 7, 0x1000)
+    by_launch, by_enqueue = calls
+    assert [getattr(a, "value", a) for a in by_enqueue] == list(by_launch)
+    assert [type(a) for a in by_enqueue[:8]] == [ctypes.c_void_p] + [ctypes.c_uint] * 7  # the argtypes' own

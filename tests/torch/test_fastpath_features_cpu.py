@@ -13,6 +13,7 @@ import torch
 
 import fmhactl.torch as ft
 from fmhactl.config import AttnConfig
+from fmhactl.runtime.driver import unpack_head
 from fmhactl.runtime.params import FmhaParams, GatherSplit, make_params
 from fmhactl.torch import fastpath, op
 from fmhactl.torch import features as _features
@@ -33,6 +34,10 @@ class RecordingDriver:
         if self.second is not None:
             second = self.second.from_buffer_copy(ctypes.string_at(ptrs[1], ctypes.sizeof(self.second)))
         self.launches.append((stream, block, second))
+
+    def enqueue(self, head, stream, kernel_params) -> None:
+        """RawDriver.enqueue: the plan's launch_head() unpacked, then as launch()."""
+        self.launch(*unpack_head(head), stream, kernel_params)
 
     def replace_address(self, tensor_map: int, address: int) -> None:
         raise AssertionError("no maps in these plans")

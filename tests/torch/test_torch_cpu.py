@@ -182,6 +182,21 @@ def test_use_backend_restores_the_previous_override(monkeypatch):
     assert backends.current_override() == "sm100_direct_tmem"
 
 
+@pytest.mark.parametrize("value", [None, "", "ref", "sm100_direct_tmem"])
+def test_the_environment_override_reads_as_os_environ_get(monkeypatch, value):
+    """current_override reads os.environ's own dict: the same answer as os.environ.get, and
+    os.environ.get itself once os.environ is another object."""
+    import os
+
+    if value is None:
+        monkeypatch.delenv(backends.BACKEND_ENV, raising=False)
+    else:
+        monkeypatch.setenv(backends.BACKEND_ENV, value)
+    assert backends.current_override() == (os.environ.get(backends.BACKEND_ENV) or None)
+    monkeypatch.setattr(os, "environ", {backends.BACKEND_ENV: "sm90_pingpong"})
+    assert backends.current_override() == "sm90_pingpong"
+
+
 # ---- autograd fallback math vs torch autograd of explicit attention -----------------------------
 
 @pytest.mark.parametrize("layout, causal, sq, sk, h, hkv, lse", [
