@@ -17,7 +17,7 @@ STEP_RESERVE=15 STEP_MIN=15
 # every shape of the sm90 suite (the overhead bench takes its b64 T=1 row since session 12)
 SUITE=$(python3 -c "import tomllib; print(' '.join('--shape ' + s for s in tomllib.load(open('scenarios/bench/sm90.toml', 'rb'))['shapes']))")
 log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
-run gpu-test 200 python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/torch
+run gpu-test ${GPU_TEST_CAP:-200} python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/torch
 run overhead 120 python3 -m fmhactl bench --overhead --json $SUITE --shape b=32,h=16,t=512,s=512,d=128 --shape b=1,h=8,t=32,s=32,d=64,causal
 run decode 70 python3 -m fmhactl bench --decode --json
 # the kernel the op picks per shape: sm90_persistent (hd 64/128), sm90_pingpong (hd256)
