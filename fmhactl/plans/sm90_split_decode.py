@@ -108,7 +108,8 @@ def render_header() -> list[str]:
     out += ["#endif", "",
             "struct DecodeSplit {",
             "    float* o_partial;    // (n_splits, batch * heads * seq_q, head_dim) fp32: O of each split, normalised",
-            "    float* lse_partial;  // (n_splits, batch * heads * seq_q) fp32: base-2 LSE of each split (-inf: no key)",
+            "    float* lse_partial;  // (n_splits, batch * heads * seq_q) fp32: base-2 LSE of each split "
+            "(-inf: no key)",
             "    int n_splits;",
             "    int split_keys;      // keys per split, a multiple of FMHA_DECODE_WARPS * FMHA_DECODE_KEYS",
             "    // Padded batches: per batch row the interval [start, end) of valid keys (batch x 2 int32);",

@@ -8,26 +8,16 @@
 # decode and head-dim padding suites for regressions. ~300 s of a 480 s budget.
 # $OUT: summary.txt, decode.json, padded.json, pytest-*.txt, device.log.
 set -u -o pipefail
-OUT=${OUT:-/tmp/dechd}; [ -n "${DRY:-}" ] || mkdir -p "$OUT"
-RAW=$(mktemp -d /tmp/dechd-raw.XXXX)
-source scripts/device/steps.sh  # device_python, left, log, run
-device_python
-export FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-dechd}
-BUDGET=${BUDGET:-${1:-480}}
-start=$(date +%s)
+source scripts/device/steps.sh  # device_start, log, run
+device_start dechd 480 "${1:-}"  # OUT, RAW, FMHACTL_HOME, BUDGET, start
 STEP_RESERVE=15 STEP_MIN=10
-log "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
-BUILD='from fmhactl.build.compiler import BuildTarget
-from fmhactl.build.entry import build
-from fmhactl.torch import decode
-for k in build(decode.variant(), BuildTarget(decode.ARCH)).kernels: print(k)'
-run build 60 python3 -c "$BUILD"
+run build 60 python3 scripts/device/dechd_steps.py build
 PYTEST="python3 -m pytest -q -rs -m gpu -p no:cacheprovider"
 run pytest-dechd 180 $PYTEST tests/torch/test_decode_head_dims_gpu.py
 SHAPES=()
 for d in 64 80 96 128 256; do SHAPES+=(--shape "b=4,h=32,hkv=8,t=1,s=4096,d=$d"); done
 run bench 120 python3 -m fmhactl bench --decode --json "${SHAPES[@]}"
-run padded 45 python3 scripts/device/dechd_padded.py b=4,h=32,hkv=8,t=1,s=4096,d=80 b=4,h=32,hkv=8,t=1,s=4096,d=96
+run padded 45 python3 scripts/device/dechd_steps.py padded b=4,h=32,hkv=8,t=1,s=4096,d=80 b=4,h=32,hkv=8,t=1,s=4096,d=96
 # regressions: the hd64/128 decode suite (its transformers greedy test aside) and the padding suite
 run pytest-decode 90 $PYTEST tests/torch/test_decode_gpu.py -k "not greedy"
 run pytest-hdpad 90 $PYTEST tests/torch/test_head_dim_padding_gpu.py

@@ -87,7 +87,8 @@ def test_served_head_dims_map_to_the_next_compiled_kernel():
     assert all(d % 16 == 0 and 32 <= d <= 256 for d in decode.HEAD_DIMS)
     for d in decode.HEAD_DIMS:
         kd = decode.kernel_head_dim(d)
-        assert kd in split_plan.KERNEL_HEAD_DIMS and d <= kd and not any(d <= x < kd for x in split_plan.KERNEL_HEAD_DIMS)
+        assert kd in split_plan.KERNEL_HEAD_DIMS and d <= kd
+        assert not any(d <= x < kd for x in split_plan.KERNEL_HEAD_DIMS)  # the narrowest that fits
         # the registry's {head_dim_pow2} entry of the variant names the kernel the host loads
         assert decode.variant().entry("bf16", d) == f"fmha_decode_split_bf16_d{kd}"
         assert decode.ring_smem_bytes(d) == decode.ring_smem_bytes(kd)

@@ -5,13 +5,17 @@ NaN-poisoned memory), T = 1, 4, 16, GQA/MQA/MHA, caches whose length is not a mu
 size, one split and several, the merge fused and by a second launch, bf16 and fp16; each call is
 served by the decode kernels at its own head dim (decode.launches(), the plan's head_dim) and never
 by the head-dim padding (no pad, no PaddedPlan). K/V/Q views whose rows are followed by NaN columns
-prove the masked kernels read nothing past a row."""
+prove the masked kernels read nothing past a row. CUDA-graph replays at hd80/96/256:
+tests/torch/test_decode_gpu.py."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+
+from tests.torch.test_decode_gpu import _dtype, _poison, combine  # noqa: F401 - combine is a fixture
+from tests.torch.test_decode_gpu import check_rule as _check
 
 pytestmark = pytest.mark.gpu
 
@@ -26,12 +30,6 @@ SHAPES = (
     (3, 8, 8, 1, 100, False, "bhsd", "f16", 0, "one"),        # MHA, 100 keys: one split (no merge)
     (2, 4, 2, 4, 70, True, "bhsd", "bf16", 0, "one"),         # causal, one split
 )
-
-
-def _dtype(name: str):
-    import torch
-
-    return {"bf16": torch.bfloat16, "f16": torch.float16}[name]
 
 
 def _inputs(shape, d: int, seed: int, nan_tail: int = 0):
@@ -50,35 +48,6 @@ def _inputs(shape, d: int, seed: int, nan_tail: int = 0):
         return t[:, :, :seq] if layout == "bhsd" else t[:, :seq]
 
     return draw(sq, h, sq), draw(sk, hkv, capacity or sk), draw(sk, hkv, capacity or sk)
-
-
-def _poison() -> None:
-    """Fill freed allocator blocks with NaN so that an output element the kernels skip shows up."""
-    import torch
-
-    for numel in (1 << 12, 1 << 16, 1 << 20, 1 << 23):
-        torch.full((numel,), float("nan"), device="cuda")
-
-
-def _check(causal: bool, layout: str, out, lse, q, k, v) -> dict:
-    import torch
-
-    from fmhactl.torch.checks import _reference, _rule, lse_rule
-
-    ref32, lse32 = _reference(q, k, v, causal, layout, torch.float32)
-    low, _ = _reference(q, k, v, causal, layout, q.dtype)
-    _, lse64 = _reference(q, k, v, causal, layout, torch.float64)
-    return lse_rule(_rule(out, ref32, low), lse, lse32, lse64)
-
-
-@pytest.fixture(params=["fused", "launch"])
-def combine(request):
-    """The splits merged inside the split launch (the default) or by a second launch."""
-    from fmhactl.torch import decode
-
-    decode.set_fused_combine(request.param == "fused")
-    yield request.param
-    decode.set_fused_combine(True)
 
 
 @pytest.fixture
@@ -164,38 +133,21 @@ def test_masked_kernels_read_nothing_past_a_row(shape, d, combine, no_padding):
 
 
 @pytest.mark.parametrize("d", (80, 96, 256))
-def test_dispatcher_and_graph_replay_at_new_head_dims(d, no_padding):
-    """torch.ops.fmhactl.attention (the dispatcher) and a CUDA graph of a decode step with the fused
-    merge, replayed with new inputs."""
+def test_dispatcher_path_takes_the_decode_kernels_at_new_head_dims(d, no_padding):
+    """torch.ops.fmhactl.attention (the dispatcher) at a new head dim, and opcheck (CUDA graphs at
+    these head dims: test_decode_gpu.py's graph test)."""
     import torch
 
     from fmhactl.torch import decode
-    from fmhactl.torch.checks import _reference, _rule
 
-    shape = (1, 32, 8, 1, 6001, False, "bhsd", "bf16", 0, "many")
-    q, k, v = _inputs(shape, d, 5)
+    q, k, v = _inputs((1, 32, 8, 2, 3001, True, "bhsd", "bf16", 0, "many"), d, 5)
     before = decode.launches()
-    out, lse = torch.ops.fmhactl.attention(q, k, v, return_lse=True)
+    out, lse = torch.ops.fmhactl.attention(q, k, v, causal=True, return_lse=True)
     assert decode.launches() == before + 1
-    assert _check(False, "bhsd", out, lse, q, k, v)["passed"]
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        torch.ops.fmhactl.attention(q, k, v)
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=torch.cuda.Stream()):
-        out, _ = torch.ops.fmhactl.attention(q, k, v)
-    for seed in (8, 9):
-        q2, k2, v2 = _inputs(shape, d, seed)
-        q.copy_(q2), k.copy_(k2), v.copy_(v2)
-        graph.replay()
-        torch.cuda.synchronize()
-        rule = _rule(out, _reference(q, k, v, False, "bhsd", torch.float32)[0],
-                     _reference(q, k, v, False, "bhsd", torch.bfloat16)[0])
-        assert rule["passed"], json.dumps(rule)
-    torch.cuda.synchronize()
-    assert all(not bool(t.any()) for kept in decode._counters.values() for t in kept)  # replays reset them
+    assert _check(True, "bhsd", out, lse, q, k, v)["passed"]
+    report = torch.library.opcheck(torch.ops.fmhactl.attention.default, (q, k, v), {"causal": True,
+                                                                                    "return_lse": True})
+    assert all(r == "SUCCESS" for r in report.values()), report
     assert not no_padding
 
 
