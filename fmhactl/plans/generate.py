@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fmhactl.layout import fields
-from fmhactl.plans import params, ref, sm90, sm90_decode, sm90_gather, sm100, tcgen05_abi, tcgen05_ldst, wgmma_ops
+from fmhactl.plans import (params, ref, sm90, sm90_decode, sm90_gather, sm90_split_decode, sm100, tcgen05_abi,
+                           tcgen05_ldst, wgmma_ops)
 
 COMMAND = "python -m fmhactl.plans --write"
 
@@ -40,6 +41,7 @@ GENERATED: tuple[GeneratedFile, ...] = (
     GeneratedFile(sm90.HEADER_PATH, _source(sm90), sm90.render_plan_header),
     GeneratedFile(sm90_gather.HEADER_PATH, _source(sm90_gather), sm90_gather.render_plan_header),
     GeneratedFile(sm90_decode.HEADER_PATH, _source(sm90_decode), sm90_decode.render_plan_header),
+    GeneratedFile(sm90_split_decode.HEADER_PATH, _source(sm90_split_decode), sm90_split_decode.render_header),
     GeneratedFile(ref.HEADER_PATH, _source(ref), ref.render_plan_header),
     GeneratedFile(params.HEADER_PATH, _source(params), params.render_params_header),
     GeneratedFile(tcgen05_abi.HEADER_PATH, _source(tcgen05_abi), tcgen05_abi.render_errors_header),

@@ -15,10 +15,13 @@ descriptors, so nothing is encoded per step. The split kernel takes ring_smem_by
 dynamic SMEM (its per-warp cp.async ring of K/V blocks), allowed once per function at plan build.
 
 Used automatically by the cached launch path (fmhactl.torch.fastpath) for calls it can serve:
-sm_90 GPU, bf16/fp16, head dim 64 or 128, seq_q <= MAX_SEQ_Q, no backend override,
-FMHACTL_TORCH_DECODE not "0", strides the 16-byte loads can read. Everything else returns None
-and takes the existing paths; a head dim the op pads (fmhactl.torch.padding, e.g. 96 -> 128)
-comes back here padded through the cached path's PaddedPlan.
+sm_90 GPU, bf16/fp16, head dim a multiple of 16 from 32 to 256 (HEAD_DIMS), seq_q <= MAX_SEQ_Q,
+no backend override, FMHACTL_TORCH_DECODE not "0", strides the 16-byte loads can read. Everything
+else returns None and takes the existing paths. The kernels are compiled for head dims 64, 128 and
+256 (fmhactl.plans.sm90_split_decode, which also renders kernels/sm90/fmha_decode_split.h); any
+other served head dim runs the next wider one masked (no load past the row, no store past it),
+with the caller's K/V cache read in place: fastpath tries this path before its plan lookup, so a
+d=96 decode step never reaches the head-dim padding (fmhactl.torch.padding) that copies the cache.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from fmhactl.plans import sm90_split_decode as split_plan
 from fmhactl.torch import backends
 from fmhactl.torch.inputs import check_inputs, to_bshd
 
@@ -37,26 +41,24 @@ ENABLE_ENV = "FMHACTL_TORCH_DECODE"  # "0": never take the decode path
 COMBINE_ENV = "FMHACTL_DECODE_COMBINE"  # "launch": merge the splits in a second launch (default: fused)
 MAX_SEQ_Q = 16  # plain calls: above this the SM90 family's 128-row tiles take over
 PADDED_MAX_SEQ_Q = 64  # padded batches: one launch here beats one SM90 launch per row
-HEAD_DIMS = (64, 128)
+HEAD_DIMS = split_plan.HEAD_DIMS  # served; compiled: split_plan.KERNEL_HEAD_DIMS (kernel_head_dim maps them)
 ROWS_PER_CTA = 16  # FMHA_DECODE_ROWS
-WARPS = 4  # FMHA_DECODE_WARPS
-KEYS_PER_WARP_STEP = 16  # FMHA_DECODE_KEYS
+WARPS = split_plan.WARPS  # FMHA_DECODE_WARPS
+KEYS_PER_WARP_STEP = split_plan.KEYS  # FMHA_DECODE_KEYS
 SPLIT_KEY_MULTIPLE = WARPS * KEYS_PER_WARP_STEP  # 64: every warp of a split gets whole key blocks
 MIN_SPLIT_KEYS = 128  # below this a split's CTA is mostly launch and merge
 MAX_SPLITS = 256  # the merge's SMEM weight buffer (kMaxSplits)
 CTAS_PER_SM = 2  # split until about this many CTAs per SM
 SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # "CTAS_PER_SM,MIN_SPLIT_KEYS": the split heuristic's two knobs (tuning runs)
 MAX_GRID_Z = 65535  # grid.z = batch * heads_kv
-# The split kernel's cp.async ring per head dim (FMHA_DECODE_STAGES_D* in kernels/sm90/fmha_decode_split.h:
-# stages of one 16-key K block and its V block per warp) and the CTAs per SM that ring and its
-# __launch_bounds__ leave room for (FMHA_DECODE_CTAS_D*); tests/torch/test_decode_cpu.py checks both.
-RING_STAGES = {64: 4, 128: 3}
-RESIDENT_CTAS = {64: 3, 128: 2}
-
-
-def ring_smem_bytes(head_dim: int) -> int:
-    """The split kernel's dynamic SMEM: every warp's ring of K and V blocks (16-bit elements)."""
-    return WARPS * RING_STAGES[head_dim] * 2 * KEYS_PER_WARP_STEP * head_dim * 2
+# Per served head dim, the split kernel's cp.async ring (stages of one 16-key K block and its V
+# block per warp) and the CTAs per SM that ring and its __launch_bounds__ leave room for: those of
+# the compiled head dim that runs it, from the one table (fmhactl.plans.sm90_split_decode.KERNELS,
+# rendered into FMHA_DECODE_STAGES_D* / FMHA_DECODE_CTAS_D* of kernels/sm90/fmha_decode_split.h).
+RING_STAGES = {d: split_plan.ring_stages(d) for d in HEAD_DIMS}
+RESIDENT_CTAS = {d: split_plan.resident_ctas(d) for d in HEAD_DIMS}
+kernel_head_dim = split_plan.kernel_head_dim
+ring_smem_bytes = split_plan.ring_smem_bytes  # the split kernel's dynamic SMEM for a call's head dim
 SOURCE = "sm90/fmha_decode.cu"
 ARCH = "sm_90a"
 
@@ -122,7 +124,7 @@ def variant():
     from fmhactl.registry import Variant
 
     return Variant(name="sm90_decode", description="split-KV decode (torch op only)", source=SOURCE,
-                   archs=(ARCH,), launcher="decode", kernel="fmha_decode_split_{dtype}_d{head_dim}",
+                   archs=(ARCH,), launcher="decode", kernel="fmha_decode_split_{dtype}_d{head_dim_pow2}",
                    head_dims=HEAD_DIMS, features=("causal", "gqa", "lse", "split_kv"))
 
 
@@ -209,8 +211,9 @@ def _functions(device_index: int, dtype: str, head_dim: int) -> tuple[int, int]:
             with torch.cuda.device(device_index):
                 _modules[device_index] = LoadedModule(_state["cubin"])
         module = _modules[device_index]
-    split = module.function(f"fmha_decode_split_{dtype}_d{head_dim}")
-    combine = module.function(f"fmha_decode_combine_{dtype}_d{head_dim}")
+    compiled = kernel_head_dim(head_dim)  # head_dim itself, or the next wider kernel (masked)
+    split = module.function(f"fmha_decode_split_{dtype}_d{compiled}")
+    combine = module.function(f"fmha_decode_combine_{dtype}_d{compiled}")
     # the plan enqueues through the raw driver, which sets no attribute: the ring's SMEM (over
     # 48 KiB at hd128) is allowed here, once per function
     allow_dynamic_smem(split, ring_smem_bytes(head_dim))

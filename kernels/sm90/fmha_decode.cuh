@@ -20,8 +20,9 @@
 // * CTA = 4 warps on one (batch, kv head, 16-row group, split); warp w takes the split's 16-key
 //   blocks w, w+4, ...; the warps merge their (max, sum, O) through SMEM at the end.
 // * K and V go global -> SMEM through a cp.async ring per warp: stages of one 16-key K block and
-//   its V block (hd128: 3 stages, 8 KiB each; hd64: 4 stages, 4 KiB each), refilled kStages - 1
-//   blocks ahead, so each warp keeps 16 KiB (hd128) / 12 KiB (hd64) of loads in flight while it
+//   its V block (hd128: 3 stages, 8 KiB each; hd64: 4 stages, 4 KiB each; hd256: 3 stages, 16 KiB
+//   each), refilled kStages - 1 blocks ahead, so each warp keeps 16 KiB (hd128) / 12 KiB (hd64) /
+//   32 KiB (hd256) of loads in flight while it
 //   computes: in-flight bytes are bounded by SMEM, not registers. The register version (K of the
 //   next block and V of this one loaded straight into fragments, ~8 KB a warp of which V's latency
 //   was exposed every block) streamed 2.0 TB/s at hd128 and 1.2 TB/s at hd64 at a 32k cache
@@ -34,18 +35,30 @@
 //   PV permutes the output columns (tile j, column n holds d = 8n + j) so that one 16-byte read of
 //   a V row feeds 8 MMAs after a byte permute pairs two keys. Each tile XORs its chunk index with
 //   row bits (k_offset, v_offset) so that these reads and the copies are free of bank conflicts.
-// * SMEM and occupancy (FMHA_DECODE_STAGES_D*, FMHA_DECODE_CTAS_D* in fmha_decode_split.h, which
-//   the host mirrors to size the dynamic SMEM and the split count): hd128 96 KiB of ring + 2 KiB
-//   static, 2 CTAs per SM (__launch_bounds__(128, 2), 194 registers); hd64 64 KiB + 2 KiB, 3 CTAs
-//   per SM (126 registers). The warps' merge (MergeSmem) reuses the ring after the loop. Why 3
+// * SMEM and occupancy (FMHA_DECODE_STAGES_D*, FMHA_DECODE_CTAS_D* in fmha_decode_split.h,
+//   generated from fmhactl/plans/sm90_split_decode.py, whose table the host reads to size the
+//   dynamic SMEM and the split count): hd128 96 KiB of ring + 2 KiB static, 2 CTAs per SM
+//   (__launch_bounds__(128, 2), 200 registers); hd64 64 KiB + 2 KiB, 3 CTAs per SM (128
+//   registers); hd256 192 KiB + 2 KiB, 1 CTA per SM (255 registers: O, Q and one block's K and V
+//   fragments are D / 2 + 3 D / 4 of them; no spill), 4 warps x 2 blocks ahead x 16 KiB = 128 KiB
+//   in flight a SM, as hd128. The warps' merge (MergeSmem) reuses the ring after the loop. Why 3
 //   stages and 2 CTAs at hd128, not 2 stages and 3 CTAs: choose_splits sizes grids for about 2
 //   CTAs per SM, so the SM's in-flight bytes are those of 2 CTAs either way: 2 x 4 warps x 2
 //   stages ahead x 8 KiB = 128 KiB, against 64 KiB with 2 stages (one block ahead, the depth of
 //   the register version); choose_splits caps grids at one wave of the resident CTAs. On the
 //   H100 the ring is 1.12x the register version (geomean of bench --decode's 20 shapes, 0.98-1.51x;
 //   session 12 call 6, docs/torch.md).
-// Requirements (the host checks them): head_dim 64 or 128, contiguous head dim, every other
-// stride a multiple of 8 elements, 16-byte aligned bases; batch * heads_kv <= 65535.
+// * Head dims: the kernel is compiled for D = 64, 128, 256 (32-d QK blocks, 64-d PV blocks, D / 8
+//   chunks a row dividing the warp, 128-byte rows for the swizzle). A call's head_dim (p.head_dim,
+//   a multiple of 8, at most D) runs the smallest D >= it masked: Q's chunks past head_dim are
+//   zeros, K's are zero-filled in the ring (cp.async of 0 bytes: no global read; stale SMEM could
+//   hold NaN, and 0 * NaN would reach S), V's are not copied at all (column d of O is P V[:, d]
+//   alone, and the columns past head_dim are never stored), and the epilogue, the partials (stride
+//   head_dim) and the merge store only d < head_dim. HBM reads are head_dim's; the MMAs and the
+//   ring are D's.
+// Requirements (the host checks them): head_dim a multiple of 16 from 32 to 256 (fmhactl.plans.
+// sm90_split_decode.HEAD_DIMS), contiguous head dim, every other stride a multiple of 8 elements,
+// 16-byte aligned bases; batch * heads_kv <= 65535.
 #pragma once
 
 #include "common/cp_async.cuh"
@@ -109,7 +122,8 @@ extern __shared__ __align__(128) unsigned char decode_smem[];
 // One warp's ring: kStages stages, each a 16-key K block then its V block (16 rows x D, 16-bit).
 template <int D>
 struct Ring {
-    static constexpr int kStages = D == 128 ? FMHA_DECODE_STAGES_D128 : FMHA_DECODE_STAGES_D64;
+    static constexpr int kStages = FmhaDecodeRing<D>::kStages;
+    static_assert(kStages >= 2, "a compiled head dim (FMHA_DECODE_KERNEL_HEAD_DIMS) with a ring of 2+ stages");
     static constexpr int kTileBytes = FMHA_DECODE_KEYS * D * 2;
     static constexpr int kStageBytes = 2 * kTileBytes;
     static constexpr int kWarpBytes = kStages * kStageBytes;
@@ -144,12 +158,13 @@ struct MergeSmem {
 // the natural LSE: weights exp2(lse_s - max) over the splits (a split that saw no key: -inf,
 // weight 0), O = sum_s w_s O_s / sum_s w_s. All 128 threads take part; `weight` is SMEM of at
 // least FMHA_DECODE_ROWS * kMaxSplits floats. The partials are read with ld.global.cg (L2): in the
-// fused path other CTAs of this launch wrote them.
+// fused path other CTAs of this launch wrote them. Columns: the call's p.head_dim (<= D), the
+// partials' row stride.
 template <int D, class Mma>
 __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSplit& s, int b, int h_kv, int row0,
                                              float* weight) {
     constexpr int kRowThreads = FMHA_DECODE_THREADS / FMHA_DECODE_ROWS;  // 8 threads per row for the weights
-    constexpr int kVec = D / 4;                                          // float4 columns per row
+    const int vec = p.head_dim / 4;                                      // float4 columns per row
     __shared__ float inv_total[FMHA_DECODE_ROWS];
     const int group = p.heads / p.heads_kv;
     const int rows = p.seq_q * group;
@@ -207,17 +222,17 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
     constexpr int kUnroll = D == 64 ? 8 : 6;
     __shared__ float4 lane_sums[FMHA_DECODE_THREADS];
     const float4* part = reinterpret_cast<const float4*>(s.o_partial);
-    const fmha_i64 split_stride = rows_total * kVec;
-    const int n_items = min(FMHA_DECODE_ROWS, rows - row0) * kVec;
+    const fmha_i64 split_stride = rows_total * vec;
+    const int n_items = min(FMHA_DECODE_ROWS, rows - row0) * vec;
     const int width = min(n_items, FMHA_DECODE_THREADS);  // items per pass
     const int lanes = FMHA_DECODE_THREADS / width;         // threads per item
     const int lane = threadIdx.x / width, slot = threadIdx.x % width;
     for (int pass = 0; pass < n_items; pass += width) {  // block-uniform trip count
         const int item = pass + slot;
-        const int lr = item / kVec;
+        const int lr = item / vec;
         float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
         if (lane < lanes && item < n_items) {
-            const fmha_i64 base = row_id_of(row0 + lr) * kVec + item % kVec;
+            const fmha_i64 base = row_id_of(row0 + lr) * vec + item % vec;
             for (int i0 = lane; i0 < n; i0 += kUnroll * lanes) {
                 float4 x[kUnroll];
 #pragma unroll
@@ -246,7 +261,7 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
                 acc.z += y.z;
                 acc.w += y.w;
             }
-            const int d = 4 * (item % kVec), r = row0 + lr;
+            const int d = 4 * (item % vec), r = row0 + lr;
             const int t = r / group, h = h_kv * group + r % group;
             unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
                                   h * p.o_head_stride + d;
@@ -268,6 +283,9 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamic_bytes));
         if (dynamic_bytes < Ring<D>::kBytes) __trap();
     }
+    // The call's head dim: D, or less (a masked run of the next wider kernel, see the top).
+    const int dim = p.head_dim;
+    if (dim > D || dim <= 0 || (dim & 7) != 0) __trap();  // the host picks the kernel: never reached
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int g = lane / 4, q4 = lane % 4;
@@ -296,7 +314,8 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
     for (int i = 0; i < 2; ++i) {
         const unsigned short* qrow = qbase + tok[i] * p.q_seq_stride + head[i] * p.q_head_stride;
 #pragma unroll
-        for (int c = 0; c < kQBlocks; ++c) qf[i][c] = valid[i] ? load16(qrow + c * 32 + q4 * 8) : U4{0, 0, 0, 0};
+        for (int c = 0; c < kQBlocks; ++c)
+            qf[i][c] = valid[i] && c * 32 + q4 * 8 < dim ? load16(qrow + c * 32 + q4 * 8) : U4{0, 0, 0, 0};
     }
 
     // Keys of this split within the row's valid interval; causal rows see keys j <= token + shift.
@@ -343,15 +362,20 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
     constexpr int kRowsPerPass = 32 / kChunks;                     // rows one warp-wide copy covers
     const unsigned ring = smem_addr(decode_smem) + warp * R::kWarpBytes;
     const int copy_ch = lane % kChunks, copy_row = lane / kChunks;
+    // Chunks past the call's head dim: K's zero-filled (no global read), V's not copied (see the top).
+    const bool copy_in = copy_ch * 8 < dim;
     auto issue = [&](int kb, unsigned stage) {
 #pragma unroll
         for (int it = 0; it < FMHA_DECODE_KEYS / kRowsPerPass; ++it) {
             const int row = it * kRowsPerPass + copy_row, key = kb + row;
-            const bool ok = key >= k_start && key < k_end;
+            const bool ok = key >= k_start && key < k_end && copy_in;
             const fmha_i64 src = ok ? key : 0;  // an address that exists; nothing is read from it
-            cp_async::copy16(stage + k_offset<D>(row, copy_ch), kbase + src * p.k_seq_stride + copy_ch * 8, ok);
-            cp_async::copy16(stage + R::kTileBytes + v_offset<D>(row, copy_ch),
-                             vbase + src * p.v_seq_stride + copy_ch * 8, ok);
+            const int src_ch = copy_in ? copy_ch : 0;
+            cp_async::copy16(stage + k_offset<D>(row, copy_ch), kbase + src * p.k_seq_stride + src_ch * 8, ok);
+            if (copy_in) {
+                cp_async::copy16(stage + R::kTileBytes + v_offset<D>(row, copy_ch),
+                                 vbase + src * p.v_seq_stride + copy_ch * 8, ok);
+            }
         }
     };
     const int kb0 = k_first + warp * FMHA_DECODE_KEYS;
@@ -470,7 +494,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
     const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
     for (int idx = threadIdx.x; idx < FMHA_DECODE_ROWS * D; idx += FMHA_DECODE_THREADS) {
         const int lr = idx / D, d = idx % D, r = row0 + lr;
-        if (r >= rows) continue;
+        if (r >= rows || d >= dim) continue;
         float mx = -FMHA_INF;
 #pragma unroll
         for (int w = 0; w < FMHA_DECODE_WARPS; ++w) mx = fmaxf(mx, smem.m[w][lr]);
@@ -493,7 +517,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
             out[d] = Mma::from_float(o * inv);
             if (d == 0 && p.lse != nullptr) p.lse[row_id] = lse2 * 0.69314718055994531f;
         } else {
-            s.o_partial[(split * rows_total + row_id) * D + d] = o * inv;
+            s.o_partial[(split * rows_total + row_id) * dim + d] = o * inv;
             if (d == 0) s.lse_partial[split * rows_total + row_id] = lse2;
         }
     }

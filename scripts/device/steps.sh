@@ -12,6 +12,18 @@ device_python() {
   fi
   export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1
 }
+# device_start NAME DEFAULT_BUDGET [BUDGET_ARG]: the usual preamble in one call (newer scripts): OUT
+# (default /tmp/NAME, made unless DRY), RAW, the device python, FMHACTL_HOME (default
+# /tmp/fmhactl-NAME), BUDGET (env, else BUDGET_ARG, else DEFAULT_BUDGET), start, and the GPU in the log
+device_start() {
+  OUT=${OUT:-/tmp/$1}; [ -n "${DRY:-}" ] || mkdir -p "$OUT"
+  RAW=$(mktemp -d "/tmp/$1-raw.XXXX")
+  device_python
+  export FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-$1}
+  BUDGET=${BUDGET:-${3:-$2}}
+  start=$(date +%s)
+  log "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
+}
 left() { echo $(( BUDGET - ($(date +%s) - start) )); }
 log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
 # run NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - STEP_RESERVE); stdout to

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from fmhactl import paths
+from fmhactl.plans import sm90_split_decode as split_plan
 from fmhactl.torch import decode
 
 
@@ -56,11 +57,14 @@ def test_decode_split_ctypes_matches_the_c_header(tmp_path):
     names = [name for name, _ in decode.DecodeSplit._fields_]
     prints = "\n".join(f'    printf("{n} %zu\\n", offsetof(struct DecodeSplit, {n}));' for n in names)
     program = tmp_path / "abi.c"
+    # every compiled head dim the .cu instantiates (the header's X-macro list), with its ring and residency
     program.write_text('#include <stdio.h>\n#include <stddef.h>\n#include "sm90/fmha_decode_split.h"\n'
+                       '#define PRINT_DIM(D) printf("stages%d %d\\nctas%d %d\\n", D, FMHA_DECODE_STAGES_D##D, D, '
+                       'FMHA_DECODE_CTAS_D##D);\n'
                        f"int main(void) {{\n{prints}\n"
                        '    printf("sizeof %zu\\n", sizeof(struct DecodeSplit));\n'
-                       '    printf("stages64 %d\\nstages128 %d\\n", FMHA_DECODE_STAGES_D64, FMHA_DECODE_STAGES_D128);\n'
-                       '    printf("ctas64 %d\\nctas128 %d\\n", FMHA_DECODE_CTAS_D64, FMHA_DECODE_CTAS_D128);\n'
+                       '    FMHA_DECODE_KERNEL_HEAD_DIMS(PRINT_DIM)\n'
+                       '    printf("min_dim %d\\nstep %d\\n", FMHA_DECODE_MIN_HEAD_DIM, FMHA_DECODE_HEAD_DIM_STEP);\n'
                        '    return 0;\n}\n')
     exe = tmp_path / "abi"
     subprocess.run(["gcc", "-std=c11", "-I", str(paths.kernels_dir()), str(program), "-o", str(exe)], check=True)
@@ -69,9 +73,33 @@ def test_decode_split_ctypes_matches_the_c_header(tmp_path):
     for name in names:
         assert int(printed[name]) == getattr(decode.DecodeSplit, name).offset, name
     assert int(printed["sizeof"]) == ctypes.sizeof(decode.DecodeSplit)
+    compiled = sorted(int(key[len("stages"):]) for key in printed if key.startswith("stages"))
+    assert tuple(compiled) == split_plan.KERNEL_HEAD_DIMS
     for d in decode.HEAD_DIMS:  # the ring the host sizes the dynamic SMEM for, the residency it splits for
-        assert int(printed[f"stages{d}"]) == decode.RING_STAGES[d]
-        assert int(printed[f"ctas{d}"]) == decode.RESIDENT_CTAS[d]
+        kd = decode.kernel_head_dim(d)
+        assert int(printed[f"stages{kd}"]) == decode.RING_STAGES[d]
+        assert int(printed[f"ctas{kd}"]) == decode.RESIDENT_CTAS[d]
+    assert decode.HEAD_DIMS == tuple(range(int(printed["min_dim"]), compiled[-1] + 1, int(printed["step"])))
+
+
+def test_served_head_dims_map_to_the_next_compiled_kernel():
+    assert {32, 64, 80, 96, 128, 256} <= set(decode.HEAD_DIMS)
+    assert all(d % 16 == 0 and 32 <= d <= 256 for d in decode.HEAD_DIMS)
+    for d in decode.HEAD_DIMS:
+        kd = decode.kernel_head_dim(d)
+        assert kd in split_plan.KERNEL_HEAD_DIMS and d <= kd
+        assert not any(d <= x < kd for x in split_plan.KERNEL_HEAD_DIMS)  # the narrowest that fits
+        # the registry's {head_dim_pow2} entry of the variant names the kernel the host loads
+        assert decode.variant().entry("bf16", d) == f"fmha_decode_split_bf16_d{kd}"
+        assert decode.ring_smem_bytes(d) == decode.ring_smem_bytes(kd)
+        assert decode.serves(1, d, (9, 0), torch.bfloat16) and decode.serves(16, d, (9, 0), torch.float16)
+    assert [decode.kernel_head_dim(d) for d in (32, 48, 64, 80, 96, 112, 128, 144, 192, 256)] == \
+        [64, 64, 64, 128, 128, 128, 128, 256, 256, 256]
+    for d in (16, 40, 72, 264, 512):  # not multiples of 16 in 32..256: the other paths
+        assert not decode.serves(1, d, (9, 0), torch.bfloat16)
+    assert not decode.serves(17, 96, (9, 0), torch.bfloat16) and not decode.serves(1, 96, (10, 0), torch.bfloat16)
+    assert decode.RING_STAGES[256] == 3 and decode.RESIDENT_CTAS[256] == 1
+    assert decode.ring_smem_bytes(256) == 4 * 3 * 2 * 16 * 256 * 2  # 192 KiB: one CTA a SM
 
 
 class RecordingDriver:
@@ -144,6 +172,27 @@ def test_a_growing_cache_changes_length_strides_and_splits_per_call(fused, monke
     assert len(combine) == (0 if fused else 2)
 
 
+@pytest.mark.parametrize("head_dim", [32, 48, 80, 96, 192, 256])
+def test_new_head_dims_launch_their_kernel_with_the_call_s_columns(head_dim, monkeypatch):
+    """A plan at a head dim beyond 64/128: the ring SMEM of its compiled kernel (64/128/256), the
+    split count for that kernel's residency, the output and the partials at the call's own head dim."""
+    monkeypatch.setitem(decode._state, "fused", True)
+    monkeypatch.setattr(decode, "_counters", {})
+    plan, driver = _plan(head_dim=head_dim), RecordingDriver()
+    q = torch.zeros(1, 8, 1, head_dim, dtype=torch.bfloat16)
+    k = _kv_cache(1, 2, 4099, 4099, head_dim)
+    out, lse = plan.run(q, k, k, driver, stream=7)
+    assert out.shape == (1, 8, 1, head_dim) and lse.shape == (1, 8, 1)
+    (_, grid, _, _, params, split), = driver.launches
+    n, per = decode.choose_splits(2, 1, 1, 4099, 132, decode.RESIDENT_CTAS[head_dim])
+    assert grid == (1, n, 2) and (split.n_splits, split.split_keys) == (n, per) and n > 1
+    assert params.head_dim == head_dim  # the kernel's runtime column count (masked past it)
+    assert split.lse_partial - split.o_partial == 4 * n * plan.rows_total * head_dim  # partial rows: head_dim floats
+    assert driver.smem == [decode.ring_smem_bytes(decode.kernel_head_dim(head_dim))]
+    if head_dim == 256:  # one CTA a SM: the grid stays within one wave of them
+        assert n * 2 <= 132
+
+
 def test_unreadable_strides_and_addresses_take_the_general_path():
     plan, driver = _plan(), RecordingDriver()
     q = torch.zeros(1, 8, 1, 128, dtype=torch.bfloat16)
@@ -172,8 +221,10 @@ def test_kernels_build_for_sm90a_without_spills(tmp_path, monkeypatch):
     result = build(decode.variant(), BuildTarget(decode.ARCH))
     names = {k.kernel for k in result.kernels}
     for dtype in ("bf16", "f16"):
-        for d in decode.HEAD_DIMS:
-            assert {f"fmha_decode_split_{dtype}_d{d}", f"fmha_decode_combine_{dtype}_d{d}"} <= names
+        for d in decode.HEAD_DIMS:  # every served head dim's kernels (its own, or the next wider masked)
+            kd = decode.kernel_head_dim(d)
+            assert {f"fmha_decode_split_{dtype}_d{kd}", f"fmha_decode_combine_{dtype}_d{kd}"} <= names
+    assert len(names) == 2 * 2 * len(split_plan.KERNEL_HEAD_DIMS)
     assert all(k.spill_stores == 0 and k.stack_bytes == 0 and k.registers <= 255 for k in result.kernels)
     # the residency the split heuristic counts on: registers and SMEM (ring + static + the 1 KiB the
     # hardware keeps per CTA, of 228 KiB a SM) for RESIDENT_CTAS, and SMEM for no more
@@ -183,9 +234,10 @@ def test_kernels_build_for_sm90a_without_spills(tmp_path, monkeypatch):
             ctas, per_cta = decode.RESIDENT_CTAS[d], decode.ring_smem_bytes(d) + k.static_smem + 1024
             assert k.registers * 32 * decode.WARPS * ctas <= 65536, k
             assert ctas * per_cta <= 228 * 1024 < (ctas + 1) * per_cta, k
+            assert k.static_smem <= split_plan.STATIC_SMEM, k  # the table's import-time SMEM checks hold
 
 
-@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("head_dim", split_plan.KERNEL_HEAD_DIMS)
 def test_ring_layout_reads_what_the_copies_wrote_without_bank_conflicts(head_dim):
     """fmha_decode.cuh's SMEM blocks: k_offset / v_offset (where the cp.async copies put chunk `ch`
     of row `row`) against the offsets the fragment reads compute, and the banks of each quarter
@@ -269,12 +321,17 @@ def _prmt(x: tuple, y: tuple, high: bool) -> tuple:
     return (x[1], y[1]) if high else (x[0], y[0])
 
 
-@pytest.mark.parametrize("head_dim", [64, 128])
-def test_fragment_mapping_computes_q_kt_and_p_v(head_dim):
+@pytest.mark.parametrize("head_dim, dim", [(64, 64), (128, 128), (256, 256), (64, 32), (64, 48), (128, 80),
+                                           (128, 96), (256, 144), (256, 192), (256, 240)])
+def test_fragment_mapping_computes_q_kt_and_p_v(head_dim, dim):
     """The kernel's loads and operand choices (fmha_decode.cuh, one warp, one 16-key block) give
-    S = Q K^T and O = P V with the output column map d = 64e + 8(2q + x) + j."""
+    S = Q K^T and O = P V with the output column map d = 64e + 8(2q + x) + j. A call at dim < the
+    compiled head_dim (masked): Q's chunks past dim load as zeros, K's are zero-filled in the ring,
+    V's are never copied (stale SMEM, NaN here): S and O's first dim columns are still exact."""
     gen = torch.Generator().manual_seed(0)
-    Q, K, V = (torch.randn(16, head_dim, generator=gen, dtype=torch.float64) for _ in range(3))
+    Q0, K0, V0 = (torch.randn(16, dim, generator=gen, dtype=torch.float64) for _ in range(3))
+    Q, K = (torch.nn.functional.pad(t, (0, head_dim - dim)) for t in (Q0, K0))
+    V = torch.cat([V0, torch.full((16, head_dim - dim), float("nan"), dtype=torch.float64)], dim=1)
     P = torch.rand(16, 16, generator=gen, dtype=torch.float64)
     S = [[[0.0] * 4 for _ in range(32)] for _ in range(2)]  # per QK n-tile i: c[lane][4]
     for c in range(head_dim // 32):
@@ -288,7 +345,7 @@ def test_fragment_mapping_computes_q_kt_and_p_v(head_dim):
                 a1.append([qa[2], qb[2], qa[3], qb[3]]), b1.append([kf[2], kf[3]])
             _mma(a0, b0, S[i])
             _mma(a1, b1, S[i])
-    want_s = Q @ K.T
+    want_s = Q0 @ K0.T
     for i in range(2):
         for lane in range(32):
             for x in range(4):
@@ -312,7 +369,7 @@ def test_fragment_mapping_computes_q_kt_and_p_v(head_dim):
                 for r in range(2):
                     for x in range(2):
                         O[g + 8 * r, e * 64 + 8 * (2 * q4 + x) + j] = acc[lane][2 * r + x]
-    assert torch.allclose(O, P @ V, atol=1e-9)
+    assert torch.allclose(O[:, :dim], P @ V0, atol=1e-9)
 
 
 def test_padded_rows_pass_their_key_ranges_and_shift():
@@ -495,14 +552,15 @@ def test_a_stream_first_seen_in_a_graph_capture_gets_a_spare_or_the_merge_launch
     assert grown != first and len(decode._counters[(None, 5)]) == 2  # the old buffer is kept (graphs)
 
 
-@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("head_dim", [32, 64, 80, 96, 128, 192, 256])
 @pytest.mark.parametrize("valid_rows, n_splits", [(1, 1), (4, 16), (4, 64), (3, 7), (8, 33), (16, 256), (5, 2)])
 def test_merge_thread_mapping_covers_every_item_and_split_once(head_dim, valid_rows, n_splits):
     """combine_rows' O loop as written (passes of `width` items, `lanes` threads per item, each
     taking splits lane, lane + lanes, ... in chunks of kUnroll, lane 0 adding the others): every
-    (valid row, 4-d column) item sums every split exactly once, no thread writes twice."""
+    (valid row, 4-d column) item sums every split exactly once, no thread writes twice. Items are
+    the call's head_dim / 4 columns (p.head_dim, also under a wider compiled kernel)."""
     threads, vec = 4 * 32, head_dim // 4
-    unroll = 8 if head_dim == 64 else 6
+    unroll = 8 if decode.kernel_head_dim(head_dim) == 64 else 6
     n_items = valid_rows * vec
     width = min(n_items, threads)
     lanes = threads // width
