@@ -18,7 +18,8 @@ Used automatically by the cached launch path (fmhactl.torch.fastpath) for calls 
 sm_90 GPU, bf16/fp16, head dim 64 or 128, seq_q <= MAX_SEQ_Q, no backend override,
 FMHACTL_TORCH_DECODE not "0", strides the 16-byte loads can read. Everything else returns None
 and takes the existing paths; a head dim the op pads (fmhactl.torch.padding, e.g. 96 -> 128)
-comes back here padded through the cached path's PaddedPlan.
+comes back here padded through the cached path's PaddedPlan (the copy padding: `takes_padded`
+keeps such a call off the SM90 family's TMA zero fill).
 """
 
 from __future__ import annotations
@@ -333,6 +334,12 @@ def serves(seq_q: int, head_dim: int, cc: tuple[int, int], dtype: torch.dtype, m
     """Whether a checked call of this shape on a GPU of capability cc takes the decode kernels."""
     return (1 <= seq_q <= max_seq_q and head_dim in HEAD_DIMS and cc[0] == 9
             and dtype in (torch.bfloat16, torch.float16))
+
+
+def takes_padded(seq_q: int, head_dim: int, cc: tuple[int, int], dtype: torch.dtype) -> bool:
+    """Whether a plain call zero-padded to head_dim would come to the decode kernels (the cached path
+    tries them first): such a call keeps the copy padding, not the SM90 family's TMA zero fill."""
+    return bool(_state["enabled"]) and serves(seq_q, head_dim, cc, dtype)
 
 
 def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str,

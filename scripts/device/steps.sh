@@ -12,6 +12,17 @@ device_python() {
   fi
   export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1
 }
+# device_start NAME DEFAULT_BUDGET [BUDGET_ARG]: the usual start of a device script: OUT (default
+# /tmp/NAME), RAW (a fresh /tmp/NAME-raw.XXXX), FMHACTL_HOME (default /tmp/fmhactl-NAME), BUDGET
+# (the environment's, else BUDGET_ARG, else DEFAULT_BUDGET), start (now), device_python.
+device_start() {
+  OUT=${OUT:-/tmp/$1}; mkdir -p "$OUT"
+  RAW=$(mktemp -d "/tmp/$1-raw.XXXX")
+  device_python
+  export FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-$1}
+  BUDGET=${BUDGET:-${3:-$2}}
+  start=$(date +%s)
+}
 left() { echo $(( BUDGET - ($(date +%s) - start) )); }
 log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
 # run NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - STEP_RESERVE); stdout to
