@@ -31,6 +31,10 @@ class Variant:
     features: tuple[str, ...] = ()
     emulated_on: tuple[str, ...] = ()  # archs on which an sm_100a variant runs through emulation
     selftest: bool = False  # deliberately broken kernels that prove the sweep's isolation
+    # Runs a narrower head dim (a multiple of 8) on its next wider entry through TMA zero fill:
+    # the loads fill the columns past the caller's head dim with zeros and the O store clips them
+    # (kernels/family.toml; fmhactl/torch/backends.py decides which calls may use it).
+    tma_head_dim_fill: bool = False
     # Out-of-tree projects (fmhactl/project): where `source` is relative to (None: kernels/),
     # extra header folders, launch formulas or hook ({} for a built-in launcher), the params
     # layout's fields ((): fmhactl's FmhaParams), and the emulated build's source ("native": PTX path).
@@ -100,6 +104,7 @@ class Variant:
             "max_head_dim": self.max_head_dim, "max_seq_q": self.max_seq_q,
             "max_seq_k": self.max_seq_k, "features": list(self.features),
             "emulated_on": list(self.emulated_on), "selftest": self.selftest,
+            "tma_head_dim_fill": self.tma_head_dim_fill,
             **({"launch": dict(self.launch), "params": [dict(f) for f in self.params], "params_as": self.params_as,
                 "emulate": self.emulate}
                if self.launch or self.params or self.emulate != "tc5" else {}),
@@ -112,7 +117,8 @@ def _variant_from_entry(entry) -> Variant:
                    dtypes=tuple(entry.dtypes), head_dims=tuple(entry.head_dims),
                    head_dim_multiple=entry.head_dim_multiple, max_head_dim=entry.max_head_dim,
                    max_seq_q=entry.max_seq_q, max_seq_k=entry.max_seq_k, features=tuple(entry.features),
-                   emulated_on=tuple(entry.emulated_on), selftest=entry.selftest)
+                   emulated_on=tuple(entry.emulated_on), selftest=entry.selftest,
+                   tma_head_dim_fill=entry.tma_head_dim_fill)
 
 
 def load_registry(path: Path | None = None) -> dict[str, Variant]:

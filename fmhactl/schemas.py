@@ -425,6 +425,10 @@ class VariantEntry(_Strict):
     features: Annotated[list[Annotated[str, Field(pattern=r"^[a-z0-9_]{1,32}$")]], Field(max_length=32)] = []
     emulated_on: Annotated[list[Literal["sm_80", "sm_90a", "sm_100a"]], Field(max_length=3)] = []
     selftest: bool = False
+    # Runs a narrower head dim (a multiple of 8) on its next wider entry through the TMA loads'
+    # zero fill and the TMA store's clipping, with tensor maps over the caller's tensors
+    # (fmhactl/torch/backends.py `kernel_head_dim`): only the sm90 launcher builds such maps.
+    tma_head_dim_fill: bool = False
 
     @model_validator(mode="after")
     def _sizes_positive(self) -> "VariantEntry":
@@ -436,6 +440,9 @@ class VariantEntry(_Strict):
         for label, items in (("head_dims", self.head_dims), ("features", self.features), ("archs", self.archs)):
             if len(set(items)) != len(items):
                 raise ValueError(f"{label} names an item twice")
+        if self.tma_head_dim_fill and self.launcher != "sm90":
+            raise ValueError(f"tma_head_dim_fill needs launcher 'sm90' (the one whose tensor maps cover the "
+                             f"caller's tensors), not {shown(self.launcher)}")
         return self
 
 

@@ -9,7 +9,9 @@ Order of preference per GPU generation (first registered variant that supports t
                   queries fill 192-row tiles), picked up by registry name as soon as
                   kernels/family.toml declares them;
   a head dim no native variant takes (80, 96, 160, ...) is zero-padded to the smallest head dim
-  one does take for this call (`padded_head_dim`): exact, and far faster than `ref`;
+  one does take for this call (`padded_head_dim`): exact, and far faster than `ref`; on a variant
+  declaring `tma_head_dim_fill` (the sm90 launcher's) the padding is the TMA loads' zero fill, no
+  copies (`tma_fill`, `kernel_head_dim`), where no row of the call can be keyless;
   anything else, or no family variant supports the call at any head dim: `ref`.
 The SM100 family on a Hopper GPU runs only through the tcgen05 *emulation*, a debugging tool
 orders of magnitude slower than native: it is used only when named explicitly as an override.
@@ -27,6 +29,7 @@ from fmhactl.config import AttnConfig
 from fmhactl.registry import Variant
 
 BACKEND_ENV = "FMHACTL_TORCH_BACKEND"
+TMA_FILL_ENV = "FMHACTL_TORCH_TMA_FILL"  # "0": every padded head dim is padded by copies (A/B timing)
 REFERENCE = "ref"
 
 PREFERENCES: dict[int, tuple[str, ...]] = {
@@ -103,6 +106,10 @@ class Backend:
     # The head dim the kernel runs at when the call's own is zero-padded to it (no native variant
     # takes the call's head dim, this one does); None: the call's own head dim.
     padded_head_dim: int | None = None
+    # The zero padding is the kernel's TMA zero fill (Variant.tma_head_dim_fill): the wider entry
+    # runs on tensor maps over the caller's own tensors, no copies (`kernel_head_dim`). False with a
+    # padded_head_dim: the op copies q/k/v zero-padded (fmhactl.torch.padding).
+    tma_fill: bool = False
 
     def __str__(self) -> str:
         return f"{self.variant} ({self.arch}, {self.mode}): {self.reason}"
@@ -205,16 +212,47 @@ def _wider_head_dims(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, V
     return sorted(d for d in dims if d > cfg.head_dim)
 
 
+def kernel_head_dim(backend: Backend, head_dim: int) -> int:
+    """The head dim of the entry, tile plan and launch geometry that run a call of head_dim on
+    backend with the caller's own tensors: the wider one under TMA zero fill, else head_dim (copy
+    padding hands the kernel tensors already padded to the wider one)."""
+    return backend.padded_head_dim if backend.tma_fill and backend.padded_head_dim else head_dim
+
+
+def may_have_keyless_rows(cfg: AttnConfig) -> bool:
+    """Whether a row of cfg can see no key: causal with more queries than keys, a window, key
+    ranges or top-k lists. The SM90 kernel writes such a tile's O with plain stores of all D
+    columns (store_zero_rows), which would overrun a narrower caller's rows under TMA zero fill."""
+    return (cfg.causal and cfg.seq_q > cfg.seq_k) or cfg.windowed or cfg.key_ranges or cfg.topk > 0
+
+
+def _tma_fill(variant: Variant | None, cfg: AttnConfig, head_dim: int) -> bool:
+    """Whether variant runs cfg on its head_dim entry through TMA zero fill: it declares the fill,
+    no row can be keyless, every 64-column box of the wider entry holds a column of the call's (a
+    box wholly past the row is left to copy padding: not measured), and FMHACTL_TORCH_TMA_FILL is
+    not "0" (read when a call's plan is made: set it before the first call)."""
+    from fmhactl.runtime.tma_maps import SWIZZLE_ATOM_ELEMENTS
+
+    return (variant is not None and variant.tma_head_dim_fill and not may_have_keyless_rows(cfg)
+            and head_dim - cfg.head_dim < SWIZZLE_ATOM_ELEMENTS and os.environ.get(TMA_FILL_ENV, "1") != "0")
+
+
 def _padded(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant]) -> Backend | None:
     """The native variant for cfg with its head dim zero-padded to the smallest one a native
     variant serves (the same rules: features, causal, GQA, limits), or None. Exact: zero columns
     add nothing to QK^T and give zero output columns, which the op drops (the softmax scale stays
-    the call's, 1/sqrt of the unpadded head dim by default)."""
+    the call's, 1/sqrt of the unpadded head dim by default). The padding is the kernel's TMA zero
+    fill where the variant declares it and the call allows it (`_tma_fill`), else copies."""
     for head_dim in _wider_head_dims(cc, cfg, registry):
         native = _native(cc, dataclasses.replace(cfg, head_dim=head_dim), registry)
-        if native is not None:
-            return dataclasses.replace(native, padded_head_dim=head_dim,
-                                       reason=f"head dim {cfg.head_dim} padded to {head_dim}: {native.reason}")
+        if native is None:
+            continue
+        if _tma_fill(registry.get(native.variant), cfg, head_dim):
+            how = f"head dim {cfg.head_dim} run on the d{head_dim} kernel (TMA zero fill)"
+            return dataclasses.replace(native, padded_head_dim=head_dim, tma_fill=True,
+                                       reason=f"{how}: {native.reason}")
+        return dataclasses.replace(native, padded_head_dim=head_dim,
+                                   reason=f"head dim {cfg.head_dim} padded to {head_dim}: {native.reason}")
     return None
 
 

@@ -338,6 +338,12 @@ def serves(seq_q: int, head_dim: int, cc: tuple[int, int], dtype: torch.dtype, m
             and dtype in (torch.bfloat16, torch.float16))
 
 
+def takes_padded(seq_q: int, head_dim: int, cc: tuple[int, int], dtype: torch.dtype) -> bool:
+    """Whether a plain call zero-padded to head_dim would come to the decode kernels (the cached path
+    tries them first): such a call keeps the copy padding, not the SM90 family's TMA zero fill."""
+    return bool(_state["enabled"]) and serves(seq_q, head_dim, cc, dtype)
+
+
 def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str,
            max_seq_q: int):
     from fmhactl.runtime.device import sm_count

@@ -15,10 +15,12 @@ sm90_mqa_gather's GatherSplit (its split-K workspace and merge counters are per 
 re-read when the call's stream differs from the last one's, like the persistent tile counter).
 Nothing synchronises the host.
 
-A call whose head dim no native kernel takes (backends.choose pads it) keys a PaddedPlan: each
-call pads q/k/v (one pad kernel each) and goes through this path again at the padded head dim,
-whose own plan (or decode plan) launches; the output's first columns are copied out
-(fmhactl.torch.padding).
+A call whose head dim no native kernel takes (backends.choose pads it) keys a LaunchPlan of the
+wider kernel under TMA zero fill (Backend.tma_fill: tensor maps over the call's own tensors, O
+allocated at its head dim; no copies), unless the decode kernels would take the padded call.
+Otherwise it keys a PaddedPlan: each call pads q/k/v (one pad kernel each) and goes through this
+path again at the padded head dim, whose own plan (or decode plan) launches; the output's first
+columns are copied out (fmhactl.torch.padding).
 
 Calls the plan cannot serve return None and take the general path in fmhactl.torch.op: emulated
 backends (they read results back after each launch), tensors that must be copied first (strides
@@ -42,7 +44,7 @@ from fmhactl.runtime.driver import launch_head
 from fmhactl.torch import backends, decode, padding
 from fmhactl.torch import features as _features
 from fmhactl.torch import launch as _launch
-from fmhactl.torch.inputs import check_inputs, choose_backend, config_of, to_bshd
+from fmhactl.torch.inputs import capability, check_inputs, choose_backend, config_of, to_bshd
 
 ENABLE_ENV = "FMHACTL_TORCH_FAST"  # "0" turns the cached path off (every call takes the general path)
 MAX_PLANS = 4096  # distinct call signatures kept; the cache is cleared past this (decode grows seq_k by one a step)
@@ -83,6 +85,7 @@ class LaunchPlan:
     kv_shared: bool = False  # V is read from K: the block's v pointer (and V's map) is k's address
     split_for: Callable[[int], ctypes.Structure] | None = None  # stream -> sm90_gather's GatherSplit
     launches: int = 0  # calls this plan enqueued (status()["plan_launches"] sums them)
+    tma_fill: bool = False  # a wider head dim's kernel on the call's narrower tensors (TMA zero fill)
     # fixed per plan, made once: cuLaunchKernel's first eight arguments as ready ctypes objects
     # (RawDriver.enqueue) and the address of the kernel's argument array
     head: tuple = field(init=False, repr=False)
@@ -177,6 +180,8 @@ def status() -> dict:
             "feature_plans": sum(p.with_features for p in launch_plans),
             "plan_launches": sum(p.launches for p in launch_plans),
             "padded_signatures": sum(isinstance(p, PaddedPlan) for p in plans),
+            "tma_fill_plans": sum(p.tma_fill for p in launch_plans),
+            "padded_copies": padding.copies(),
             "decode_launches": decode.launches()}
 
 
@@ -303,7 +308,7 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
     if any(t is not None and not t.is_contiguous() for t in (f.sinks, f.topk_idx, f.key_ranges)):
         return _NOT_SERVED  # the general path copies them (contiguity is the key's: its strides)
     backend = choose_backend(q, p, causal, f)
-    if backend.padded_head_dim and backend.mode == "native":
+    if backend.padded_head_dim and backend.mode == "native" and not _fills_here(backend, p, q, f):
         return PaddedPlan(backend.padded_head_dim)
     if backend.mode != "native" or _driver() is None:
         return _NOT_SERVED  # emulated, or the torch fallback of a feature call no kernel covers
@@ -319,16 +324,16 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
     out = out_bshd.transpose(1, 2) if layout == "bhsd" else out_bshd
     lse = torch.empty((p.batch, p.heads, p.seq_q), dtype=torch.float32, device=device) if return_lse else None
     executor = _launch.executor(q.get_device())
-    job = _launch.job_for(backend, cfg)
+    job = _launch.job_for(backend, cfg)  # job.config: the kernel's head dim (wider under TMA zero fill)
     extra = FeatureInputs(sinks=f.sinks, topk_idx=f.topk_idx, key_ranges=f.key_ranges) if f.any else None
-    fn, shape, args = executor.launch_args(job, cfg, *views, out_bshd, lse,
+    fn, shape, args = executor.launch_args(job, job.config, *views, out_bshd, lse,
                                            scale=default_scale(cfg) if scale is None else scale, features=extra)
     cuda_driver.allow_dynamic_smem(fn, shape.dynamic_smem)
     params = args[0]
     maps = type(args[1]).from_buffer_copy(args[1]) if len(args) > 1 else None  # ours to patch
     split_for = None
     if variant.launcher in SPLIT_PLANNERS:  # GatherSplit: its workspace is the stream's (Executor.gather_split)
-        def split_for(s: int, _executor=executor, _job=job, _cfg=cfg):
+        def split_for(s: int, _executor=executor, _job=job, _cfg=job.config):
             return _executor.gather_split(_job, _cfg, s)
     slots: tuple[tuple[int, int], ...] = ()
     if maps is not None and variant.launcher in _MAP_OPERANDS and _maps_are_real(maps):
@@ -354,8 +359,17 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
         device=device, align_mask=0 if variant.launcher == "ref" else 15, counter_for=counter, stream=stream,
         kernel_params=kernel_params, with_sinks=f.sinks is not None, with_topk=f.topk_idx is not None,
         with_key_ranges=f.key_ranges is not None,
-        kv_shared=f.kv_shared, split_for=split_for, with_features=f.any)
+        kv_shared=f.kv_shared, split_for=split_for, with_features=f.any, tma_fill=backend.tma_fill)
     return plan
+
+
+def _fills_here(backend: backends.Backend, p, q, f: _features.Features) -> bool:
+    """Whether this path runs a padded call through the kernel's TMA zero fill: the backend may
+    (Backend.tma_fill) and the padded call would not come to the decode kernels, which a plain call
+    of few queries tries first (they stay faster there, so it keeps the copy padding)."""
+    if not backend.tma_fill:
+        return False
+    return f.any or not decode.takes_padded(p.seq_q, backend.padded_head_dim, capability(q.device), q.dtype)
 
 
 def _maps_are_real(maps: ctypes.Structure) -> bool:

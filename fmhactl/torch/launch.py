@@ -10,13 +10,14 @@ must read back its conformance records after every launch).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
 
 from fmhactl.config import AttnConfig
 from fmhactl.runtime.kernel_job import KernelJob
 from fmhactl.registry import Variant, load_registry
-from fmhactl.torch.backends import Backend
+from fmhactl.torch.backends import Backend, kernel_head_dim
 
 _lock = threading.Lock()
 _executors: dict[int, object] = {}  # device index -> Executor (its loaded modules live in that device's context)
@@ -54,9 +55,19 @@ def cubin_for(backend: Backend) -> str:
         return _builds[key]
 
 
+def kernel_config(backend: Backend, cfg: AttnConfig) -> AttnConfig:
+    """cfg at the head dim of the kernel that runs it (backends.kernel_head_dim): the wider entry's
+    under TMA zero fill, whose tensor maps still cover the caller's narrower tensors."""
+    head_dim = kernel_head_dim(backend, cfg.head_dim)
+    return cfg if head_dim == cfg.head_dim else dataclasses.replace(cfg, head_dim=head_dim)
+
+
 def job_for(backend: Backend, cfg: AttnConfig) -> KernelJob:
-    """The in-process launch's job (the same record the worker gets; no seed: the op's inputs are given)."""
+    """The in-process launch's job (the same record the worker gets; no seed: the op's inputs are
+    given). cfg: the call's; the job's config is the kernel's (kernel_config): its entry name, tile
+    plan, launch geometry and parameter block are the wider head dim's under TMA zero fill."""
     variant = registry()[backend.variant]
+    cfg = kernel_config(backend, cfg)
     return KernelJob(op="run", variant=variant.name, kernel=variant.entry(cfg.dtype, cfg.head_dim),
                      cubin=cubin_for(backend), launcher=variant.launcher, switches=dict(variant.switches), config=cfg,
                      seed=0, mode=backend.mode)
@@ -64,11 +75,12 @@ def job_for(backend: Backend, cfg: AttnConfig) -> KernelJob:
 
 def launch(backend: Backend, cfg: AttnConfig, q, k, v, o, lse, scale: float, device_index: int,
            features=None) -> None:
-    """One launch on the current stream of the tensors' device; q/k/v/o indexed (batch, seq, heads, dim);
+    """One launch on the current stream of the tensors' device; q/k/v/o indexed (batch, seq, heads, dim)
+    at the call's head dim (under TMA zero fill narrower than the kernel's: job_for); scale: the call's;
     features: the call's sinks and top-k lists (fmhactl.runtime.features.FeatureInputs) when cfg has them."""
     runner = executor(device_index)
     job = job_for(backend, cfg)
-    runner.launch(job, cfg, q, k, v, o, lse, scale=scale, features=features)
+    runner.launch(job, job.config, q, k, v, o, lse, scale=scale, features=features)
     if backend.mode == "emulated":
         # The emulation reports broken tcgen05 rules only after the kernel finished.
         runner.synchronize(job)

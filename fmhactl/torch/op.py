@@ -7,7 +7,8 @@
   "bshd" (FlashAttention's); k/v the same with seq_k and heads_kv (GQA when heads_kv divides
   heads, MQA when it is 1). bf16 or fp16, all three the same; dim a multiple of 8 up to 512
   (a dim no native kernel takes runs zero-padded to the smallest one a native kernel takes:
-  fmhactl.torch.padding, exact, the scale 1/sqrt of the unpadded dim by default). Any strides:
+  exact, the scale 1/sqrt of the unpadded dim by default; on the SM90 family through the TMA
+  loads' zero fill where no row can be keyless, else copies, fmhactl.torch.padding). Any strides:
   tensors are copied only when the chosen kernel cannot read them (see launch.needs_copy).
 * causal masks bottom-right aligned (query i sees keys j <= i + seq_k - seq_q), as FlashAttention.
 * out has q's logical shape and is stored (batch, seq, heads, dim) in memory, so for "bhsd" it
@@ -89,7 +90,7 @@ def _general(q, k, v, causal: bool, scale: float | None, return_lse: bool, layou
     if p.seq_q == 0:
         return _outputs(q, p, layout, return_lse)
     backend = choose_backend(q, p, causal, f)
-    if backend.padded_head_dim:
+    if backend.padded_head_dim and not backend.tma_fill:  # TMA zero fill: the wider kernel reads q/k/v as they are
         return _general_padded(q, k, v, causal, scale, return_lse, layout, f, backend.padded_head_dim)
     out, lse = _outputs(q, p, layout, return_lse)
     if backend.mode == "fallback":

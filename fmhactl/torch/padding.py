@@ -1,5 +1,9 @@
 """Head-dim padding: a call whose head dim no native kernel takes runs at a wider one that a kernel does.
 
+Where the kernel's TMA loads zero-fill the missing columns (backends.Backend.tma_fill), nothing
+here runs: the wider kernel gets tensor maps over the caller's tensors. This module is the copy
+padding every other padded call takes (decode kernels, gather kernels, rows that can see no key).
+
 `fmhactl.torch.backends.choose` decides it (Backend.padded_head_dim: the smallest head dim a
 native variant serves for the call, features included). Here q, k and v are zero-padded to that
 head dim (one `torch.nn.functional.pad` each, in the bshd layout the kernels read), the padded
@@ -29,6 +33,15 @@ PaddedRun = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, float],
                      tuple[torch.Tensor, torch.Tensor | None] | None]
 
 
+_copies = [0]
+
+
+def copies() -> int:
+    """Calls run zero-padded by copies in this process (fastpath.status()["padded_copies"]): a call
+    run on a wider kernel through TMA zero fill (backends.Backend.tma_fill) does not count."""
+    return _copies[0]
+
+
 def pad_head_dim(t: torch.Tensor, head_dim: int) -> torch.Tensor:
     """t with zero columns appended to its last (head) dim up to head_dim; one pad kernel."""
     return F.pad(t, (0, head_dim - t.shape[-1]))
@@ -52,6 +65,7 @@ def run_padded(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, padded_head_di
     """(out in the caller's layout and head dim, lse) of a checked call run at padded_head_dim, or
     None where `run` declines. Under kv_shared V is read from K, and v may be k itself: either way K
     is padded once and passed as V."""
+    _copies[0] += 1
     head_dim = q.shape[-1]
     qp = pad_head_dim(to_bshd(q, layout), padded_head_dim)
     kp = pad_head_dim(to_bshd(k, layout), padded_head_dim)
