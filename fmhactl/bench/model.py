@@ -31,7 +31,7 @@ class ModelSpec:
     intermediate_size: int
     vocab_size: int
     max_position_embeddings: int
-    family: str = "llama"  # the transformers config class: llama, qwen2 or mistral (MistralConfig)
+    family: str = "llama"  # the transformers config class: llama, qwen2, mistral or phi3
     sliding_window: int | None = None  # a window on every layer (mistral): the op's window feature
 
     @property
@@ -50,6 +50,9 @@ MODELS: dict[str, ModelSpec] = {
     # its window feature.
     "mistral-small": ModelSpec("mistral-small", 2048, 4, 16, 4, 5632, 32000, 8192, family="mistral",
                                sliding_window=512),
+    # Phi-3-style: head dim 96 (Phi-3-mini's), which no SM90 kernel has: prefill runs the d128 kernel
+    # through TMA zero fill, decode the split-KV kernels masked to 96 (docs/torch.md).
+    "phi3-small": ModelSpec("phi3-small", 1536, 4, 16, 4, 4096, 32064, 8192, family="phi3"),  # Phi-3's vocabulary (its pad id 32000 must fit)
 }
 
 
@@ -65,13 +68,13 @@ def build_models(spec: ModelSpec, implementations: Sequence[str], dtype, device:
     import torch
 
     try:
-        from transformers import AutoModelForCausalLM, LlamaConfig, MistralConfig, Qwen2Config
+        from transformers import AutoModelForCausalLM, LlamaConfig, MistralConfig, Phi3Config, Qwen2Config
     except ImportError:
         raise MissingEnvironment("the model bench needs transformers: pip install 'fmhactl[hf]'") from None
     from fmhactl.torch import register_transformers
 
     register_transformers()
-    config_class = {"llama": LlamaConfig, "qwen2": Qwen2Config, "mistral": MistralConfig}[spec.family]
+    config_class = {"llama": LlamaConfig, "qwen2": Qwen2Config, "mistral": MistralConfig, "phi3": Phi3Config}[spec.family]
     window = {"sliding_window": spec.sliding_window} if spec.family == "mistral" else {}
     config = config_class(hidden_size=spec.hidden_size, num_hidden_layers=spec.num_hidden_layers,
                          num_attention_heads=spec.num_attention_heads, num_key_value_heads=spec.num_key_value_heads,

@@ -172,7 +172,7 @@ def bench_command(
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
     gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP + " Never two timed kernels on one GPU."),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),
-    model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small, llama-small-hd128, qwen2-small, mistral-small: a 512-token sliding window) with sdpa vs fmhactl attention, instead of a variant; dsv4: DeepSeek-V4 attention (MQA 64:1, hd512, K=V, window 128, top-k 512, sinks) with fmhactl vs SDPA (mask) vs flex."),
+    model: Optional[str] = typer.Option(None, "--model", help="Prefill tokens/s of a random-init model (llama-small, llama-small-hd128, qwen2-small, mistral-small: a 512-token sliding window, phi3-small: head dim 96) with sdpa vs fmhactl attention, instead of a variant; dsv4: DeepSeek-V4 attention (MQA 64:1, hd512, K=V, window 128, top-k 512, sinks) with fmhactl vs SDPA (mask) vs flex."),
     prompt: Optional[list[int]] = typer.Option(None, "--prompt", help="With --model: prompt lengths (repeatable; default 128, 512, 2048)."),
     padded: bool = typer.Option(False, "--padded", help="With --model: also each prompt length as a left-padded batch of 4 uneven lengths."),
     emulation: str = typer.Option("strict", "--emulation", help=EMULATION_HELP),

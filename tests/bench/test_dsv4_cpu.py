@@ -63,7 +63,7 @@ def test_segments_are_the_window_and_older_topk_keys():
     (["--model", "llama-small", "--greedy", "4", "--context", "100"], "--context sets the KV cache of --model dsv4"),
     (["--model", "dsv4", "--greedy", "5000"], "--greedy must be in 0..1024"),
     (["--model", "dsv4", "--padded"], "--padded is not available for --model dsv4"),
-    (["--model", "dsv5"], "unknown model 'dsv5' (known: llama-small, llama-small-hd128, qwen2-small, mistral-small, dsv4)"),
+    (["--model", "dsv5"], "unknown model 'dsv5' (known: llama-small, llama-small-hd128, qwen2-small, mistral-small, phi3-small, dsv4)"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(args, line):
     done = subprocess.run([sys.executable, "-m", "fmhactl", "bench", *args], capture_output=True, text=True, timeout=120)
