@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fmhactl import paths
-from fmhactl.config import DTYPES, AttnConfig
+from fmhactl.config import DTYPES, INDEX32_MAX_ELEMENTS, AttnConfig
 from fmhactl.errors import BadInput
 
 KNOWN_ARCHS = ("sm_80", "sm_90a", "sm_100a")
@@ -31,6 +31,9 @@ class Variant:
     features: tuple[str, ...] = ()
     emulated_on: tuple[str, ...] = ()  # archs on which an sm_100a variant runs through emulation
     selftest: bool = False  # deliberately broken kernels that prove the sweep's isolation
+    # Global-memory offsets in 64 bits (audited: docs/features.md "Tensors past 2^31 elements"); False:
+    # no Q/O or K/V tensor may pass INDEX32_MAX_ELEMENTS.
+    index64: bool = False
     # Out-of-tree projects (fmhactl/project): where `source` is relative to (None: kernels/),
     # extra header folders, launch formulas or hook ({} for a built-in launcher), the params
     # layout's fields ((): fmhactl's FmhaParams), and the emulated build's source ("native": PTX path).
@@ -83,6 +86,9 @@ class Variant:
         missing = [name for name in cfg.features if name not in self.features]
         if missing:  # window, sink, topk, kv_shared: docs/features.md
             return f"feature {', '.join(missing)} not supported (this variant has: {', '.join(self.features)})"
+        too_big = self.index_reason(cfg)
+        if too_big:
+            return too_big
         from fmhactl.plans.launch import limit_reason
 
         if self.launch:
@@ -90,6 +96,14 @@ class Variant:
 
             return project_limit_reason(self.launch, cfg, self.switches)
         return limit_reason(self.launcher, cfg, self.switches)
+
+    def index_reason(self, cfg: AttnConfig) -> str | None:
+        """Why cfg's tensors are too large for this variant's offsets, or None."""
+        elements = cfg.max_tensor_elements
+        if self.index64 or elements <= INDEX32_MAX_ELEMENTS:
+            return None
+        return (f"a tensor of {elements} elements exceeds {INDEX32_MAX_ELEMENTS} (32-bit indexing: this "
+                "variant does not declare index64)")
 
     def to_dict(self) -> dict:
         return {
@@ -99,7 +113,7 @@ class Variant:
             "head_dims": list(self.head_dims), "head_dim_multiple": self.head_dim_multiple,
             "max_head_dim": self.max_head_dim, "max_seq_q": self.max_seq_q,
             "max_seq_k": self.max_seq_k, "features": list(self.features),
-            "emulated_on": list(self.emulated_on), "selftest": self.selftest,
+            "emulated_on": list(self.emulated_on), "selftest": self.selftest, "index64": self.index64,
             **({"launch": dict(self.launch), "params": [dict(f) for f in self.params], "params_as": self.params_as,
                 "emulate": self.emulate}
                if self.launch or self.params or self.emulate != "tc5" else {}),
@@ -112,7 +126,7 @@ def _variant_from_entry(entry) -> Variant:
                    dtypes=tuple(entry.dtypes), head_dims=tuple(entry.head_dims),
                    head_dim_multiple=entry.head_dim_multiple, max_head_dim=entry.max_head_dim,
                    max_seq_q=entry.max_seq_q, max_seq_k=entry.max_seq_k, features=tuple(entry.features),
-                   emulated_on=tuple(entry.emulated_on), selftest=entry.selftest)
+                   emulated_on=tuple(entry.emulated_on), selftest=entry.selftest, index64=entry.index64)
 
 
 def load_registry(path: Path | None = None) -> dict[str, Variant]:

@@ -425,6 +425,7 @@ class VariantEntry(_Strict):
     features: Annotated[list[Annotated[str, Field(pattern=r"^[a-z0-9_]{1,32}$")]], Field(max_length=32)] = []
     emulated_on: Annotated[list[Literal["sm_80", "sm_90a", "sm_100a"]], Field(max_length=3)] = []
     selftest: bool = False
+    index64: bool = False  # offsets in 64 bits: tensors past 2^31-1 elements (docs/features.md)
 
     @model_validator(mode="after")
     def _sizes_positive(self) -> "VariantEntry":
