@@ -15,7 +15,7 @@ import gc
 import pytest
 import torch
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned")]
 
 if not torch.cuda.is_available():
     pytest.skip("no CUDA GPU", allow_module_level=True)
@@ -91,7 +91,7 @@ def _dsv4_topk(mode: str) -> torch.Tensor | None:
 
 
 @pytest.mark.parametrize("mode", ["topk", "topk-window", "window"])
-def test_dsv4_decode_past_2_31(mode, poisoned):
+def test_dsv4_decode_past_2_31(mode):
     kv = _randn(DSV4_BATCH, DSV4_SEQ_K, 1, DSV4_DIM, seed=1)
     assert kv.numel() > INT32_ELEMENTS
     q = _randn(DSV4_BATCH, 1, DSV4_HEADS, DSV4_DIM, seed=3)
@@ -109,7 +109,7 @@ def test_dsv4_decode_past_2_31(mode, poisoned):
                     window=window, sinks=sinks, topk_idx=None if idx is None else idx[rows])
 
 
-def test_gather_topk_decode_past_2_31(poisoned):
+def test_gather_topk_decode_past_2_31():
     """A small batch's top-k decode runs on sm90_mqa_gather (backends.wgmma_decode_min_rows): b8 over a
     520k cache, K past 2^31 elements."""
     batch, seq_k = 8, 532480
@@ -133,7 +133,7 @@ def test_gather_topk_decode_past_2_31(poisoned):
 
 # ---- (b) the split-KV decode: hd128, T=1, GQA 32:8, K and V past 2^31 elements ------------------
 
-def test_split_kv_decode_past_2_31(poisoned):
+def test_split_kv_decode_past_2_31():
     batch, heads, heads_kv, seq_k, dim = 64, 32, 8, 33280, 128
     k = _randn(batch, heads_kv, seq_k, dim, seed=7)  # bhsd
     v = _randn(batch, heads_kv, seq_k, dim, seed=8)
@@ -151,7 +151,7 @@ def test_split_kv_decode_past_2_31(poisoned):
 
 # ---- (c) prefill through sm90_persistent: hd128, causal, Q/O or K/V past 2^31 elements ----------
 
-def test_persistent_prefill_kv_past_2_31(poisoned):
+def test_persistent_prefill_kv_past_2_31():
     batch, heads, seq_q, seq_k, dim = 2, 16, 256, 540672, 128
     k = _randn(batch, seq_k, heads, dim, seed=10)  # bshd
     v = _randn(batch, seq_k, heads, dim, seed=11)
@@ -167,7 +167,7 @@ def test_persistent_prefill_kv_past_2_31(poisoned):
                     k[rows, :, head], v[rows, :, head], causal=True)
 
 
-def test_persistent_prefill_q_past_2_31(poisoned):
+def test_persistent_prefill_q_past_2_31():
     """Q and O past 2^31 elements: causal and bottom-right aligned, so all but the last seq_k rows of
     each head see no key and are written as zeros (the kernel's store_zero_rows) with LSE -inf."""
     batch, heads, seq_q, seq_k, dim = 2, 16, 540672, 256, 128
