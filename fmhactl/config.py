@@ -10,8 +10,13 @@ from fmhactl.errors import BadInput
 
 DTYPES = ("bf16", "f16")
 INT32_MAX = 2**31 - 1
-# Kernels index Q/O and K/V with 32-bit offsets: no tensor may hold more elements than this.
-MAX_TENSOR_ELEMENTS = INT32_MAX
+# A variant that indexes in 32 bits (kernels/family.toml without `index64 = true`) takes no Q/O or
+# K/V tensor of more elements than this: Variant.unsupported_reason refuses past it, per variant.
+INDEX32_MAX_ELEMENTS = INT32_MAX
+# Every kernel, 64-bit indexing or not: no tensor past 2^40 elements (2 TiB of 16-bit values, more
+# than any GPU holds). It keeps the kernels' 32-bit counts of tiles and rows (a persistent kernel's
+# tile index, a split workspace's row count) far from int32 at every head dim they take.
+MAX_TENSOR_ELEMENTS = 2**40
 
 # Short keys accepted by --shape, mapped to field names.
 _ALIASES = {
@@ -72,11 +77,9 @@ class AttnConfig:
             if not isinstance(getattr(self, name), bool):
                 raise BadInput(f"{name} must be true or false, got {_shown(getattr(self, name))}")
         self._check_features()
-        q_elems = self.batch * self.seq_q * self.heads * self.head_dim
-        kv_elems = self.batch * self.seq_k * self.heads_kv * self.head_dim
-        if max(q_elems, kv_elems) > MAX_TENSOR_ELEMENTS:
-            raise BadInput(f"shape {self.key}: a tensor of {max(q_elems, kv_elems)} elements exceeds "
-                           f"{MAX_TENSOR_ELEMENTS} (32-bit indexing)")
+        if self.max_tensor_elements > MAX_TENSOR_ELEMENTS:
+            raise BadInput(f"shape {self.key}: a tensor of {self.max_tensor_elements} elements exceeds "
+                           f"{MAX_TENSOR_ELEMENTS} (2^40, the ceiling for every kernel)")
 
     def _check_features(self) -> None:
         for name in ("window_left", "window_right"):
@@ -89,6 +92,13 @@ class AttnConfig:
                            "give one of them")
         if not isinstance(self.topk, int) or isinstance(self.topk, bool) or not 0 <= self.topk <= MAX_TOPK:
             raise BadInput(f"topk must be an integer from 0 (dense) to {MAX_TOPK}, got {_shown(self.topk)}")
+
+    @property
+    def max_tensor_elements(self) -> int:
+        """Elements of the largest operand: Q and O (batch, seq_q, heads, head_dim) or K and V."""
+        q_elems = self.batch * self.seq_q * self.heads * self.head_dim
+        kv_elems = self.batch * self.seq_k * self.heads_kv * self.head_dim
+        return max(q_elems, kv_elems)
 
     @property
     def windowed(self) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fmhactl import paths
-from fmhactl.config import DTYPES, AttnConfig
+from fmhactl.config import DTYPES, INDEX32_MAX_ELEMENTS, AttnConfig
 from fmhactl.errors import BadInput
 
 KNOWN_ARCHS = ("sm_80", "sm_90a", "sm_100a")
@@ -35,6 +35,9 @@ class Variant:
     # the loads fill the columns past the caller's head dim with zeros and the O store clips them
     # (kernels/family.toml; fmhactl/torch/backends.py decides which calls may use it).
     tma_head_dim_fill: bool = False
+    # Global-memory offsets in 64 bits (audited: docs/features.md "Tensors past 2^31 elements"); False:
+    # no Q/O or K/V tensor may pass INDEX32_MAX_ELEMENTS.
+    index64: bool = False
     # Out-of-tree projects (fmhactl/project): where `source` is relative to (None: kernels/),
     # extra header folders, launch formulas or hook ({} for a built-in launcher), the params
     # layout's fields ((): fmhactl's FmhaParams), and the emulated build's source ("native": PTX path).
@@ -87,6 +90,9 @@ class Variant:
         missing = [name for name in cfg.features if name not in self.features]
         if missing:  # window, sink, topk, kv_shared: docs/features.md
             return f"feature {', '.join(missing)} not supported (this variant has: {', '.join(self.features)})"
+        too_big = self.index_reason(cfg)
+        if too_big:
+            return too_big
         from fmhactl.plans.launch import limit_reason
 
         if self.launch:
@@ -94,6 +100,14 @@ class Variant:
 
             return project_limit_reason(self.launch, cfg, self.switches)
         return limit_reason(self.launcher, cfg, self.switches)
+
+    def index_reason(self, cfg: AttnConfig) -> str | None:
+        """Why cfg's tensors are too large for this variant's offsets, or None."""
+        elements = cfg.max_tensor_elements
+        if self.index64 or elements <= INDEX32_MAX_ELEMENTS:
+            return None
+        return (f"a tensor of {elements} elements exceeds {INDEX32_MAX_ELEMENTS} (32-bit indexing: this "
+                "variant does not declare index64)")
 
     def to_dict(self) -> dict:
         return {
@@ -105,6 +119,7 @@ class Variant:
             "max_seq_k": self.max_seq_k, "features": list(self.features),
             "emulated_on": list(self.emulated_on), "selftest": self.selftest,
             "tma_head_dim_fill": self.tma_head_dim_fill,
+            "index64": self.index64,
             **({"launch": dict(self.launch), "params": [dict(f) for f in self.params], "params_as": self.params_as,
                 "emulate": self.emulate}
                if self.launch or self.params or self.emulate != "tc5" else {}),
@@ -118,7 +133,7 @@ def _variant_from_entry(entry) -> Variant:
                    head_dim_multiple=entry.head_dim_multiple, max_head_dim=entry.max_head_dim,
                    max_seq_q=entry.max_seq_q, max_seq_k=entry.max_seq_k, features=tuple(entry.features),
                    emulated_on=tuple(entry.emulated_on), selftest=entry.selftest,
-                   tma_head_dim_fill=entry.tma_head_dim_fill)
+                   tma_head_dim_fill=entry.tma_head_dim_fill, index64=entry.index64)
 
 
 def load_registry(path: Path | None = None) -> dict[str, Variant]:

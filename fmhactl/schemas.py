@@ -429,6 +429,7 @@ class VariantEntry(_Strict):
     # zero fill and the TMA store's clipping, with tensor maps over the caller's tensors
     # (fmhactl/torch/backends.py `kernel_head_dim`): only the sm90 launcher builds such maps.
     tma_head_dim_fill: bool = False
+    index64: bool = False  # offsets in 64 bits: tensors past 2^31-1 elements (docs/features.md)
 
     @model_validator(mode="after")
     def _sizes_positive(self) -> "VariantEntry":

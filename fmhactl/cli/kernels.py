@@ -38,8 +38,8 @@ def list_command(
         dims = (",".join(map(str, v.head_dims)) if v.head_dims
                 else f"multiples of {v.head_dim_multiple} up to {v.max_head_dim}")
         rows.append([v.name, " ".join(v.archs), " ".join(v.emulated_on) or "-", ",".join(v.dtypes), dims,
-                     ",".join(v.features), v.description])
-    table("fmhactl kernel family", ("variant", "archs", "emulated on", "dtypes", "head dims", "features",
+                     "64-bit" if v.index64 else "32-bit", ",".join(v.features), v.description])
+    table("fmhactl kernel family", ("variant", "archs", "emulated on", "dtypes", "head dims", "indexing", "features",
                                     "description"), rows)
 
 

@@ -132,6 +132,30 @@ def entry_plan(launcher: str, kernel: str, switches: dict) -> Sm100Plan | None:
     return sm100_plan(AttnConfig(head_dim=int(match.group(1))), switches)
 
 
+# CUDA's grid limits on y and z (x: 2^31-1).
+MAX_GRID_YZ = 65535
+# A persistent SM90 launch numbers its tiles in int (fmha_sm90.cuh TileScheduler: tile indices up to
+# tiles + gridDim.x - 1 once every CTA has claimed past the end): room left for any grid.
+MAX_SM90_TILES = 2**31 - 1 - 2**16
+
+
+def heads_batch_grid_reason(cfg: AttnConfig) -> str | None:
+    """Grids of (query tiles, heads, batch) (ref, non-persistent SM90): heads and batch within y and z."""
+    for name, value, axis in (("heads", cfg.heads, "y"), ("batch", cfg.batch, "z")):
+        if value > MAX_GRID_YZ:
+            return f"{name} {value} exceeds the grid's {axis} limit {MAX_GRID_YZ}"
+    return None
+
+
+def sm90_grid_reason(plan: Sm90Plan, cfg: AttnConfig) -> str | None:
+    if not plan.persistent:
+        return heads_batch_grid_reason(cfg)
+    tiles = plan.tiles(cfg.seq_q, cfg.heads, cfg.batch)
+    if tiles > MAX_SM90_TILES:
+        return f"{tiles} query tiles exceed the persistent scheduler's int tile index ({MAX_SM90_TILES})"
+    return None
+
+
 def limit_reason(launcher: str, cfg: AttnConfig, switches: dict) -> str | None:
     """Resource limits a config would break for this launcher (TMEM columns, SMEM bytes)."""
     if launcher == "sm100":
@@ -141,9 +165,10 @@ def limit_reason(launcher: str, cfg: AttnConfig, switches: dict) -> str | None:
             return topk_limit_reason(plan, cfg.seq_q, cfg.heads, cfg.heads_kv, cfg.batch)
         return reason
     if launcher == "sm90":
-        return sm90_plan(cfg, switches).limit_reason()
+        plan = sm90_plan(cfg, switches)
+        return plan.limit_reason() or sm90_grid_reason(plan, cfg)
     if launcher == "ref":
-        return ref_plan_from_switches(cfg.head_dim, switches).limit_reason()
+        return ref_plan_from_switches(cfg.head_dim, switches).limit_reason() or heads_batch_grid_reason(cfg)
     if launcher == "sm90_gather":
         return sm90_gather_plan(cfg, switches).limit_reason(cfg.seq_q, cfg.heads_kv, cfg.batch)
     if launcher == "sm90_decode":

@@ -125,7 +125,8 @@ def variant():
 
     return Variant(name="sm90_decode", description="split-KV decode (torch op only)", source=SOURCE,
                    archs=(ARCH,), launcher="decode", kernel="fmha_decode_split_{dtype}_d{head_dim_pow2}",
-                   head_dims=HEAD_DIMS, features=("causal", "gqa", "lse", "split_kv"))
+                   head_dims=HEAD_DIMS, features=("causal", "gqa", "lse", "split_kv"),
+                   index64=True)  # every global offset 64-bit: docs/features.md "Tensors past 2^31 elements"
 
 
 _state: dict[str, object] = {"enabled": os.environ.get(ENABLE_ENV, "1") != "0", "cubin": None, "launches": 0,

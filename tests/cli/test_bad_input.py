@@ -243,7 +243,10 @@ def test_status_check_fails_on_an_empty_milestone_page(tmp_path):
     (["verify", "ref", "--shape", "d=64", "--timeout", "-5"], ("--timeout",)),
     (["run", "ref", "--shape", "d=64", "--timeout", "1e300"], ("--timeout", "at most")),
     (["verify", "ref", "--shape", "t=3000000000,d=64"], ("int32",)),
-    (["verify", "ref", "--shape", "b=65536,h=128,t=4096,s=4096,d=128"], ("32-bit indexing",)),
+    (["verify", "ref", "--shape", "b=65536,h=128,t=4096,s=4096,d=128"], ("2^40", "every kernel")),
+    # a K of 128 x 32768 x 512 elements (2^31) is past every 32-bit variant: one line naming the rule
+    (["verify", "sm100_tma_s2_tmem", "--shape", "b=128,h=64,hkv=1,t=1,s=32768,d=512"], ("32-bit indexing",)),
+    (["verify", "sm90_persistent", "--shape", "b=65536,h=65536,t=1,s=1,d=64"], ("int tile index",)),
     (["verify", "ref", "--shape", "h=6,hkv=4,d=64"], ("multiple of heads_kv",)),
     (["verify", "ref", "--shape", "h=6,hkv=0,d=64"], ("heads_kv must be a positive integer",)),
     (["verify", "ref", "--shape", "d=64,d=128"], ("given twice",)),

@@ -15,9 +15,10 @@ def test_tables_are_tsv_when_stdout_is_not_a_terminal():
     result = CliRunner().invoke(app, ["list"])
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].split("\t") == ["variant", "archs", "emulated on", "dtypes", "head dims", "features", "description"]
+    assert lines[0].split("\t") == ["variant", "archs", "emulated on", "dtypes", "head dims", "indexing", "features",
+                                     "description"]
     rows = [line.split("\t") for line in lines[1:]]
-    assert all(len(r) == 7 for r in rows) and any(r[0] == "ref" for r in rows)
+    assert all(len(r) == 8 for r in rows) and any(r[0] == "ref" for r in rows)
     assert "│" not in result.stdout and "━" not in result.stdout  # no box drawing, nothing wrapped
 
 
@@ -71,3 +72,12 @@ def test_list_prints_head_dims_unambiguously():
     assert rows["ref"][4] == "multiples of 8 up to 512"
     assert rows["sm90_persistent"][4] == "64,128"
     assert not any("k.." in r[4] for r in rows.values())
+
+
+def test_list_shows_each_variants_indexing():
+    lines = CliRunner().invoke(app, ["list"]).stdout.splitlines()
+    rows = {r.split("\t")[0]: r.split("\t") for r in lines[1:]}
+    assert rows["sm90_mqa_decode"][5] == "64-bit" and rows["sm90_persistent"][5] == "64-bit"
+    assert rows["sm100_tma_s2_tmem"][5] == "32-bit"
+    listed = {v["name"]: v for v in json.loads(CliRunner().invoke(app, ["list", "--json"]).stdout)}
+    assert listed["ref"]["index64"] is True and listed["sm100_direct_tmem"]["index64"] is False
