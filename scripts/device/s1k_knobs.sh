@@ -5,13 +5,8 @@
 # of kernels/family.toml (appended below), never in the repository.
 #   OUT=/dir bash scripts/device/s1k_knobs.sh [BUDGET_S]      carry: .whl
 set -u -o pipefail
-OUT=${OUT:-/tmp/s1k}; [ -n "${DRY:-}" ] || mkdir -p "$OUT"
-RAW=$(mktemp -d /tmp/s1k-raw.XXXX)
-source scripts/device/steps.sh
-device_python
-export FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-s1k}
-BUDGET=${BUDGET:-${1:-300}}
-start=$(date +%s)
+source scripts/device/steps.sh  # device_start, log, run, collect_rows
+device_start s1k 300 "${1:-}"
 STEP_RESERVE=10 STEP_MIN=8
 knob() {  # knob NAME SWITCHES: sm90_persistent with other switches, hd64 only
   cat >> kernels/family.toml <<TOML

@@ -4,13 +4,8 @@
 # padded, a ViT-like non-causal batch, speculative decode, fp16), plus the suite's two S1k misses.
 #   OUT=/dir bash scripts/device/sweep14.sh [BUDGET]   carry: .whl
 set -u -o pipefail
-OUT=${OUT:-/tmp/sweep14}; mkdir -p "$OUT"
-RAW=$(mktemp -d /tmp/sweep14-raw.XXXX)
-source scripts/device/steps.sh
-device_python
-export FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-sweep14}
-BUDGET=${BUDGET:-${1:-300}}
-start=$(date +%s)
+source scripts/device/steps.sh  # device_start, log, run
+device_start sweep14 300 "${1:-}"
 STEP_RESERVE=10 STEP_MIN=15
 S="--shape b=1,h=32,hkv=8,t=2048,s=2048,d=128,causal --shape b=1,h=32,hkv=8,t=16384,s=16384,d=128,causal
    --shape b=4,h=16,t=1000,s=1000,d=64,causal --shape b=8,h=16,t=2500,s=2500,d=128
@@ -20,7 +15,6 @@ S="--shape b=1,h=32,hkv=8,t=2048,s=2048,d=128,causal --shape b=1,h=32,hkv=8,t=16
    --shape b=8,h=32,hkv=8,t=4,s=8192,d=128 --shape b=64,h=32,hkv=8,t=1,s=1024,d=128
    --shape b=4,h=32,hkv=8,t=2048,s=2048,d=128,causal,dtype=f16
    --shape b=16,h=16,t=1024,s=1024,d=64 --shape b=16,h=16,t=1024,s=1024,d=64,causal"
-log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 run overhead 260 python3 -m fmhactl bench --overhead --json $S
 [ -n "${DRY:-}" ] && exit 0
 cp "$RAW/overhead.out" "$OUT/overhead.json" 2>/dev/null

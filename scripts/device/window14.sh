@@ -4,15 +4,9 @@
 # bench --model mistral-small (a 512-token window on every layer; SDPA gets the dense windowed mask).
 #   OUT=/dir bash scripts/device/window14.sh [BUDGET]   carry: .whl
 set -u -o pipefail
-OUT=${OUT:-/tmp/window14}; mkdir -p "$OUT"
-RAW=$(mktemp -d /tmp/window14-raw.XXXX)
-source scripts/device/steps.sh  # device_python, left, log, run
-device_python
-export FMHACTL_HOME=${FMHACTL_HOME:-/tmp/fmhactl-window14}
-BUDGET=${BUDGET:-${1:-300}}
-start=$(date +%s)
+source scripts/device/steps.sh  # device_start, log, run
+device_start window14 300 "${1:-}"
 STEP_RESERVE=10 STEP_MIN=15
-log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 run window-test 150 python3 -m pytest -q -rs -s -m gpu -p no:cacheprovider tests/torch/test_hf_window_sinks_gpu.py
 run model_mistral 150 python3 -m fmhactl bench --model mistral-small --prompt 511 --prompt 2048 --prompt 8192 --padded --greedy 64 --json
 [ -n "${DRY:-}" ] && exit 0

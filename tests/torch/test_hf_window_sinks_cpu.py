@@ -200,6 +200,12 @@ def test_padded_window_is_one_ranged_call_else_sdpa_with_its_mask(monkeypatch):
     assert hf.fallbacks()["a sliding window over a padded batch no kernel takes in one launch"] == before + 1
 
 
+def _prefill_logits(models: dict, baseline: str, ids, mask=None):
+    """(baseline's, fmhactl's) logits of one forward without a cache."""
+    with torch.no_grad():
+        return tuple(models[impl](ids, attention_mask=mask, use_cache=False).logits for impl in (baseline, "fmhactl"))
+
+
 def test_sliding_window_mistral_matches_sdpa_with_no_fallback(monkeypatch):
     """Prefill past the window, then cached decode steps: every layer a windowed op call."""
     from transformers import MistralConfig
@@ -209,15 +215,12 @@ def test_sliding_window_mistral_matches_sdpa_with_no_fallback(monkeypatch):
     models = _tiny(MistralConfig, ("sdpa", "fmhactl"), sliding_window=5)
     ids = torch.randint(0, 300, (2, 13), generator=torch.Generator().manual_seed(3))
     before = sum(hf.fallbacks().values())
+    want, got = _prefill_logits(models, "sdpa", ids)
+    torch.testing.assert_close(got, want, atol=2e-4, rtol=2e-4)
+    assert calls and all(window == 4 for _, window, _ in calls)
     with torch.no_grad():
-        want = models["sdpa"](ids, use_cache=False).logits
-        got = models["fmhactl"](ids, use_cache=False).logits
-        torch.testing.assert_close(got, want, atol=2e-4, rtol=2e-4)
-        assert calls and all(window == 4 for _, window, _ in calls)
-        steps = {}
-        for impl, model in models.items():
-            steps[impl] = model.generate(ids, max_new_tokens=6, do_sample=False, output_logits=True,
-                                         return_dict_in_generate=True)
+        steps = {impl: model.generate(ids, max_new_tokens=6, do_sample=False, output_logits=True,
+                                      return_dict_in_generate=True) for impl, model in models.items()}
     assert torch.equal(steps["fmhactl"].sequences, steps["sdpa"].sequences)
     for a, b in zip(steps["fmhactl"].logits, steps["sdpa"].logits):
         torch.testing.assert_close(a, b, atol=2e-4, rtol=2e-4)
@@ -236,9 +239,7 @@ def test_left_padded_sliding_window_mistral_matches_sdpa(monkeypatch):
     mask = padding_mask((13, 9, 4, 11), "left", device="cpu")
     ids = torch.randint(0, 300, mask.shape, generator=torch.Generator().manual_seed(6))
     before = sum(hf.fallbacks().values())
-    with torch.no_grad():
-        want = models["sdpa"](ids, attention_mask=mask, use_cache=False).logits
-        got = models["fmhactl"](ids, attention_mask=mask, use_cache=False).logits
+    want, got = _prefill_logits(models, "sdpa", ids, mask)
     seen = mask.bool()
     torch.testing.assert_close(got[seen], want[seen], atol=2e-4, rtol=2e-4)
     assert calls == [("ranged", 4)] * 2 and sum(hf.fallbacks().values()) == before
@@ -261,9 +262,7 @@ def test_gpt_oss_sinks_and_windows_match_eager_with_no_fallback(monkeypatch):
     models["fmhactl"].load_state_dict(state)
     ids = torch.randint(0, 300, (2, 11), generator=torch.Generator().manual_seed(4))
     before = sum(hf.fallbacks().values())
-    with torch.no_grad():
-        want = models["eager"](ids, use_cache=False).logits
-        got = models["fmhactl"](ids, use_cache=False).logits
+    want, got = _prefill_logits(models, "eager", ids)
     torch.testing.assert_close(got, want, atol=2e-4, rtol=2e-4)
     assert sorted(set(calls)) == [(True, -1, True), (True, 3, True)]
     assert sum(hf.fallbacks().values()) == before
