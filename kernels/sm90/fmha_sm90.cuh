@@ -642,6 +642,29 @@ __device__ __forceinline__ void store_zero_rows(const FmhaParams& p, const TileC
     }
 }
 
+// A WG whose rows all lie past seq_q (the last query tile's spare WGs: S1k in 192-row tiles leaves
+// 64 rows to the last tile) computes nothing but keeps the tile's protocol: per KV tile it waits
+// for the loads and arrives on the empty barriers (its arrivals complete each stage's phase; an
+// arrival before the load would count toward the stage's previous fill), takes its ping-pong
+// turn, and releases Q as the computing path does. It stores nothing: its rows are not in O or LSE.
+template <int D>
+__device__ __forceinline__ void pass_tile(const Barriers& bars, int cw, int n_blocks, int kv0, bool shared,
+                                          const QSlot<D>& qs, int t) {
+    const int lane = t % 32;
+    for (int i = 0; i < n_blocks; ++i) {
+        const KvSlot<D> kv(kv0 + i, shared);
+        mbar::wait_parity(kv.k_full(bars), kv.phase);
+        if (FMHA_PINGPONG) {
+            wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
+            wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
+        }
+        release_k<D>(bars, kv, lane);
+        if (!kv.shared) mbar::wait_parity(kv.v_full(bars), kv.phase);
+        if (lane == 0) mbar::arrive(kv.v_empty(bars));
+    }
+    if (Plan<D>::kSeparateO ? lane == 0 : t == 0) mbar::arrive(&bars.q_empty[qs.stage]);
+}
+
 template <int D, bool F16>
 __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem,
                                               const Barriers& bars, int cw, const TileCoord& c, const Tiles& tiles,
@@ -836,8 +859,14 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
         // (Q's for each K step, K/V's per stage) out of the tile loop and spills them.
         unsigned char* tile_smem;
         asm volatile("mov.b64 %0, %1;" : "=l"(tile_smem) : "l"(smem));
-        consumer_tile<D, F16>(p, maps, tile_smem, barriers_at<D>(tile_smem), cw, c, tiles_for<D>(p, c.m_block, c.batch),
-                              ps);
+        const Tiles tiles = tiles_for<D>(p, c.m_block, c.batch);
+        if (tiles.n_blocks > 0 && c.m_block * kBlockM + cw * 64 >= p.seq_q) {
+            pass_tile<D>(barriers_at<D>(tile_smem), cw, tiles.n_blocks, ps.kv, kv_shared(p), QSlot<D>(ps.q),
+                         threadIdx.x - 128 * (cw + 1));
+            ps.kv += tiles.n_blocks;
+        } else {
+            consumer_tile<D, F16>(p, maps, tile_smem, barriers_at<D>(tile_smem), cw, c, tiles, ps);
+        }
         if (!FMHA_PERSISTENT) break;
     }
     if (FMHA_PINGPONG && cw == 0) wg::bar_sync(kBarSchedBase + 0, kConsumerThreads);

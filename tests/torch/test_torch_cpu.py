@@ -136,13 +136,14 @@ def test_hopper_prefers_the_persistent_sm90_variant_where_it_runs():
 
 
 @pytest.mark.parametrize("seq_q, causal, hd, expected", [
-    (4096, False, 64, "sm90_persistent_m192"),   # 22 tiles of 192 rows: 3% more rows than 32 of 128
-    (768, False, 64, "sm90_persistent_m192"),    # 4 tiles of 192 = 6 of 128: no extra rows
-    (1024, False, 64, "sm90_persistent"),        # 1152 rows against 1024: the 192-row tile's gain is gone
+    (4096, False, 64, "sm90_persistent_m192"),
+    (1024, False, 64, "sm90_persistent_m192"),   # 5 full tiles and one of 64 rows: its spare WGs pass
+    (512, False, 64, "sm90_persistent_m192"),    # the shortest measured to gain (call 3 of session 15)
+    (197, False, 64, "sm90_persistent"),         # one tile and a sliver: 128-row tiles were faster
     (4096, True, 64, "sm90_persistent"),         # causal: uneven work per 192-row tile
     (4096, False, 128, "sm90_persistent"),       # no hd128 build of the 192-row tile
 ])
-def test_hopper_takes_the_192_row_tile_where_its_rows_fill_it(seq_q, causal, hd, expected):
+def test_hopper_takes_the_192_row_tile_from_enough_queries(seq_q, causal, hd, expected):
     cfg = AttnConfig(batch=8, heads=16, heads_kv=16, seq_q=seq_q, seq_k=seq_q, head_dim=hd, causal=causal)
     assert backends.choose((9, 0), cfg, REG).variant == expected
 
