@@ -40,8 +40,9 @@ class ModelSpec:
 
 
 MODELS: dict[str, ModelSpec] = {
-    # The issue's model: 4 layers, hidden 1024, 16 heads (hd 64), 4 KV heads (GQA 4:1).
-    "llama-small": ModelSpec("llama-small", 1024, 4, 16, 4, 2816, 32000, 4096),
+    # The issue's model: 4 layers, hidden 1024, 16 heads (hd 64), 4 KV heads (GQA 4:1); 8192
+    # positions, so issue 24's 8192-token prefill runs on it as on qwen2-small.
+    "llama-small": ModelSpec("llama-small", 1024, 4, 16, 4, 2816, 32000, 8192),
     "llama-small-hd128": ModelSpec("llama-small-hd128", 2048, 4, 16, 4, 5632, 32000, 4096),
     # The issue's Qwen2-style model: hd 128, GQA 16/4, 4 layers, q/k/v projections with bias.
     "qwen2-small": ModelSpec("qwen2-small", 2048, 4, 16, 4, 5632, 32000, 8192, family="qwen2"),

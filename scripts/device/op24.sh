@@ -24,7 +24,7 @@ run decode 70 python3 -m fmhactl bench --decode --json
 K128=$(python3 -c "import tomllib; print(' '.join('--shape ' + s for s in tomllib.load(open('scenarios/bench/sm90.toml', 'rb'))['shapes'] if 'd=256' not in s))")
 run kernels 150 python3 -m fmhactl bench sm90_persistent $K128 --shape b=32,h=16,t=512,s=512,d=128 --json
 run kernels256 40 python3 -m fmhactl bench sm90_pingpong --shape b=8,h=8,t=4096,s=4096,d=256 --json
-run model_llama 90 python3 -m fmhactl bench --model llama-small --prompt 17 --prompt 511 --prompt 2048 --padded --greedy 128 --json
+run model_llama ${LLAMA_CAP:-90} python3 -m fmhactl bench --model llama-small --prompt 17 --prompt 511 --prompt 2048 ${LLAMA_8K:+--prompt 8192} --padded --greedy 128 --json
 run model_qwen2 120 python3 -m fmhactl bench --model qwen2-small --prompt 17 --prompt 511 --prompt 2048 --prompt 8192 --padded --greedy 128 --json
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 for s in overhead decode kernels kernels256 model_llama model_qwen2; do cp "$RAW/$s.out" "$OUT/$s.json" 2>/dev/null; done

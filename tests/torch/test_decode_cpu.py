@@ -521,7 +521,7 @@ def test_bad_split_knobs_are_ignored_with_a_warning_naming_the_rule(text):
 
 
 @pytest.mark.parametrize("kwargs", [{"name": "no-such-model"}, {"name": "llama-small", "tokens": 0},
-                                    {"name": "llama-small", "prompt": 4096}, {"name": "llama-small", "rounds": 0}])
+                                    {"name": "llama-small", "prompt": 8192}, {"name": "llama-small", "rounds": 0}])
 def test_greedy_probe_refuses_bad_input_before_any_gpu_work(kwargs):
     from fmhactl.bench.greedy_probe import run_greedy_probe
     from fmhactl.errors import BadInput
