@@ -5,8 +5,8 @@ Pure Python over the registry (no torch, no CUDA), so the choice is testable on 
 Order of preference per GPU generation (first registered variant that supports the call wins):
   sm_100 (Blackwell): the native SM100 tcgen05 family;
   sm_90 (Hopper): the native SM90 family (sm90_persistent at hd 64/128, sm90_pingpong, then
-                  sm90_pipelined; sm90_persistent_m192 first for a non-causal hd64 call of at
-                  least M192_MIN_SEQ_Q queries), picked up by registry name as soon as
+                  sm90_pipelined; sm90_persistent_m192 first for an hd64 call of at least
+                  M192_MIN_SEQ_Q queries, M192_MIN_SEQ_Q_CAUSAL causal), picked up by registry name as soon as
                   kernels/family.toml declares them;
   a head dim no native variant takes (80, 96, 160, ...) is zero-padded to the smallest head dim
   one does take for this call (`padded_head_dim`): exact, and far faster than `ref`; on a variant
@@ -61,21 +61,27 @@ def wgmma_decode_min_rows(cfg: AttnConfig) -> int:
 
 # sm90_persistent_m192 (FA3's 192-row tile at hd64) computes a row for ~0.87x of sm90_persistent's
 # time. Since session 15 a consumer WG whose 64 rows all lie past seq_q skips its work (pass_tile),
-# so the last tile costs the rows it has, not 192. Measured on the H100 in one call
-# (notes/op-session15/call3-pass), kernel median, m192 against sm90_persistent, non-causal hd64:
-# b16 h16 S1k 167.2 against 172.2 us (cuDNN/kernel 0.955 against 0.92-0.93); b32 S512 97.1 against
-# 98.8-100.3; b8 S2k 291 against 314; b16 S576 66.7 against 76.5; S4k 1044 against 1205; b4 S8k
-# 2147 against 2411; but b32 h12 S197 (one tile and a sliver) 33.7 against 29.1. Session 13 had
-# causal S1k 130-132 against 118-119 and causal S4k 641 against 647-652 (the 192-row tiles' causal
-# work is uneven): so non-causal only, and from this many queries on.
+# so the last tile costs the rows it has, not 192. Measured on the H100 (kernel median, m192
+# against sm90_persistent, hd64, cuDNN/kernel in brackets):
+#   non-causal (notes/op-session15/call3-pass): b16 h16 S1k 167.2 against 172.2 us (0.955 against
+#   0.92-0.93); b32 S512 97.1 against 98.8-100.3; b8 S2k 291 against 314; b16 S576 66.7 against
+#   76.5; S4k 1044 against 1205; b4 S8k 2147 against 2411; but b32 h12 S197 33.7 against 29.1;
+#   causal (call7-causal): b8 S2k 179.5 against 186.2 (1.00 against 0.97); b8 S4k 601 against 638
+#   (1.07 against 0.98); b16 S576 57.3 against 59.2; but b16 S1k 130.6 against 120.1 (0.82 against
+#   0.89) and b32 S512 86.2 against 83.0.
+# So from this many queries on, and for causal calls from the second number (S576 gained too, S1k
+# lost: the rule keeps to what was measured on both sides).
 M192_MIN_SEQ_Q = 512
+M192_MIN_SEQ_Q_CAUSAL = 2048
 
 
 def fills_192_row_tiles(cfg: AttnConfig) -> bool:
-    """Whether a call should try sm90_persistent_m192 first: non-causal, no features, and at least
-    M192_MIN_SEQ_Q queries. Its head dims (64 only) are the variant's own (kernels/family.toml):
-    `choose` skips it elsewhere."""
-    return not cfg.causal and not cfg.features and cfg.seq_q >= M192_MIN_SEQ_Q
+    """Whether a call should try sm90_persistent_m192 first: no features, and at least
+    M192_MIN_SEQ_Q queries (M192_MIN_SEQ_Q_CAUSAL for causal calls). Its head dims (64 only) are
+    the variant's own (kernels/family.toml): `choose` skips it elsewhere."""
+    if cfg.features:
+        return False
+    return cfg.seq_q >= (M192_MIN_SEQ_Q_CAUSAL if cfg.causal else M192_MIN_SEQ_Q)
 
 
 def preferences(cc: tuple[int, int], cfg: AttnConfig) -> tuple[str, ...]:
