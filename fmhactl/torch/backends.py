@@ -6,8 +6,8 @@ Order of preference per GPU generation (first registered variant that supports t
   sm_100 (Blackwell): the native SM100 tcgen05 family;
   sm_90 (Hopper): the native SM90 family (sm90_persistent at hd 64/128, sm90_pingpong, then
                   sm90_pipelined; sm90_persistent_m192 first for an hd64 call of at least
-                  M192_MIN_SEQ_Q queries, M192_MIN_SEQ_Q_CAUSAL causal), picked up by registry name as soon as
-                  kernels/family.toml declares them;
+                  M192_MIN_SEQ_Q queries, M192_MIN_SEQ_Q_CAUSAL causal), picked up by registry
+                  name as soon as kernels/family.toml declares them;
   a head dim no native variant takes (80, 96, 160, ...) is zero-padded to the smallest head dim
   one does take for this call (`padded_head_dim`): exact, and far faster than `ref`; on a variant
   declaring `tma_head_dim_fill` (the sm90 launcher's) the padding is the TMA loads' zero fill, no
