@@ -10,6 +10,7 @@ import pytest
 from fmhactl.config import INDEX32_MAX_ELEMENTS, MAX_TENSOR_ELEMENTS, AttnConfig
 from fmhactl.errors import BadInput
 from fmhactl.registry import load_registry
+from tests.test_registry import GOOD
 
 # The variants whose global-memory arithmetic was audited 64-bit (docs/features.md "Tensors past
 # 2^31 elements"); the SM100 family (emulated here) and the self-test kernels keep the 32-bit limit.
@@ -65,8 +66,7 @@ def test_an_index64_variant_takes_a_tensor_past_2_31(name):
 
 def test_index64_must_be_a_boolean_in_a_family_file(tmp_path):
     family = tmp_path / "family.toml"
-    family.write_text('[[variant]]\nname = "x"\nsource = "x.cu"\narchs = ["sm_90a"]\nlauncher = "ref"\n'
-                      'kernel = "k"\nindex64 = "yes"\n')
+    family.write_text(GOOD + 'index64 = "yes"\n')
     with pytest.raises(BadInput, match="index64"):
         load_registry(family)
     family.write_text(family.read_text().replace('"yes"', "true"))

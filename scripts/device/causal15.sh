@@ -28,22 +28,9 @@ for s in overhead-sm90_persistent overhead-sm90_persistent_m192 model_llama mode
 done
 {
   python3 scripts/device/knobs15_summary.py "$OUT"
-  python3 - "$OUT" <<'PY'
-import sys
-from pathlib import Path
-sys.path.insert(0, "scripts/device")
-import op24_summary as summary
-out = Path(sys.argv[1])
-for variant in ("sm90_persistent", "sm90_persistent_m192"):
-    print(f"==== the op forced to {variant} (FMHACTL_TORCH_BACKEND)")
-    got = summary._load(out / f"overhead-{variant}.json")
-    if got:
-        summary.overhead(got)
-for name in ("llama", "qwen2"):
-    got = summary._load(out / f"model_{name}.json")
-    if got:
-        summary.model(got)
-PY
+  echo "==== the op forced to sm90_persistent, then to sm90_persistent_m192 (FMHACTL_TORCH_BACKEND)"
+  python3 scripts/device/op24_summary.py --overhead "$OUT"/overhead-sm90_persistent.json "$OUT"/overhead-sm90_persistent_m192.json
+  python3 scripts/device/op24_summary.py --model "$OUT"/model_llama.json "$OUT"/model_qwen2.json
   cat "$RAW/device.log"
 } > "$OUT/summary.txt" 2>&1
 rm -rf "$RAW"

@@ -14,7 +14,7 @@ run model_phi3 100 python3 -m fmhactl bench --model phi3-small --prompt 17 --pro
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 for s in model_llama model_qwen2 model_mistral model_phi3; do cp "$RAW/$s.out" "$OUT/$s.json" 2>/dev/null; done
 { echo "==== steps"; cat "$RAW/device.log"
-  python3 scripts/device/models14_summary.py "$OUT"/model_*.json
+  python3 scripts/device/op24_summary.py --model "$OUT"/model_*.json
 } > "$OUT/summary.txt" 2>&1
 rm -rf "$RAW"
 cat "$OUT/summary.txt"

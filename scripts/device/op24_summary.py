@@ -1,5 +1,7 @@
 """Summary of scripts/device/op24.sh: issue 24's ratios, each from one run's JSON.
-Usage: python3 scripts/device/op24_summary.py OUT_DIR"""
+Usage: python3 scripts/device/op24_summary.py OUT_DIR
+       python3 scripts/device/op24_summary.py --model FILE... | --overhead FILE...
+(the second form: `bench --model --json` or `bench --overhead --json` files of other scripts)"""
 
 from __future__ import annotations
 
@@ -57,7 +59,9 @@ def kernels(got) -> None:
 
 
 def model(got) -> None:
-    print(f"==== {got['model']['name']}: tokens/s fmhactl / sdpa (> 1: fmhactl faster)")
+    backend = (got.get("backend") or {}).get("variant")
+    print(f"==== {got['model']['name']}: tokens/s fmhactl / sdpa (> 1: fmhactl faster)"
+          + (f"; backend {backend}, op calls per forward {got.get('op_calls_per_forward')}" if backend else ""))
     for r in got["results"]:
         pad = r.get("padded_batch") or {}
         print(f"prefill {r['prompt_length']:5d}: {r['ratio_tokens_per_s']:.3f}  (fmhactl {r['fmhactl']['median_ms']:.2f} ms, "
@@ -82,5 +86,16 @@ def main(out: Path) -> None:
                 print(f"{name}: unexpected shape ({type(exc).__name__}: {exc})")
 
 
+def show_files(show, paths: list[str]) -> None:
+    for path in paths:
+        got = _load(Path(path))
+        if got is not None:
+            print(f"---- {path}")
+            show(got)
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    if sys.argv[1:2] in (["--model"], ["--overhead"]):
+        show_files(model if sys.argv[1] == "--model" else overhead, sys.argv[2:])
+    else:
+        main(Path(sys.argv[1]))

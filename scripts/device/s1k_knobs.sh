@@ -36,19 +36,7 @@ for v in sm90_persistent knob_s2 knob_s4 knob_nopp sm90_pingpong sm90_persistent
 done
 [ -n "${DRY:-}" ] && { rm -rf "$RAW"; exit 0; }
 collect_rows
-python3 - "$OUT" > "$OUT/summary.txt" 2>&1 <<'PY'
-import json, sys
-out = sys.argv[1]
-print("variant          shape                               kernel us  cuDNN us  cuDNN/kernel")
-for r in json.load(open(f"{out}/bench.json")):
-    m = r.get("metrics", {})
-    k = m.get("kernel", {}).get("median_ms")
-    c = m.get("baselines", {}).get("cudnn", {}).get("median_ms")
-    if k and c:
-        print(f"{r['variant']:16s} {r['config_key']:36s} {k * 1e3:9.1f} {c * 1e3:9.1f}  {c / k:.3f}")
-    else:
-        print(f"{r['variant']:16s} {r.get('config_key')} {r.get('status')} {str(r.get('reason') or '')[:120]}")
-PY
+python3 scripts/device/knobs15_summary.py "$OUT" > "$OUT/summary.txt" 2>&1
 cat "$RAW/device.log" >> "$OUT/summary.txt"
 rm -rf "$RAW"
 cat "$OUT/summary.txt"

@@ -26,6 +26,7 @@ from fmhactl.torch import backends, decode, fastpath, op, padding
 from fmhactl.torch import features as _features
 from fmhactl.torch import launch as _launch
 from fmhactl.torch.inputs import Problem, config_of, to_bshd
+from tests.test_registry import GOOD
 
 REG = load_registry()
 SM90, SM100 = (9, 0), (10, 0)
@@ -51,8 +52,7 @@ def test_the_sm90_launchers_variants_declare_the_fill_and_no_other():
 
 def test_the_fill_on_another_launcher_is_refused(tmp_path):
     bad = tmp_path / "family.toml"
-    bad.write_text("[[variant]]\nname='x'\nsource='a.cu'\narchs=['sm_90a']\nlauncher='sm90_gather'\nkernel='k'\n"
-                   "tma_head_dim_fill = true\n")
+    bad.write_text(GOOD.replace("launcher='ref'", "launcher='sm90_gather'") + "tma_head_dim_fill = true\n")
     with pytest.raises(BadInput, match="tma_head_dim_fill needs launcher 'sm90'"):
         load_registry(bad)
 
