@@ -80,9 +80,6 @@
 #ifndef FMHA_KEY_RANGES
 #define FMHA_KEY_RANGES 0
 #endif
-#ifndef FMHA_KV_ASCENDING
-#define FMHA_KV_ASCENDING 0
-#endif
 #if FMHA_PINGPONG && !FMHA_OVERLAP
 #error "FMHA_PINGPONG needs FMHA_OVERLAP"
 #endif
@@ -328,14 +325,6 @@ __device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int m_block, int
     return t;
 }
 
-// The KV tile visited i-th of a tile's n_blocks: from the last (a causal tile's masked diagonal one)
-// down, as FA2/FA3 do; FMHA_KV_ASCENDING 1 (session 15's untested idea for causal S1k): from the
-// first up, so the masked tile comes last and its softmax runs under the previous tile's PV, not
-// alone at the tile's start. The producer and the consumers walk the same order.
-__device__ __forceinline__ int kv_tile_at(const Tiles& t, int i) {
-    return FMHA_KV_ASCENDING ? t.first + i : t.first + t.n_blocks - 1 - i;
-}
-
 // The softmax of one S tile, in place: S becomes P (unnormalised, fp32). Returns per-row alpha,
 // the factor O and l must be multiplied by (1 where the reference max did not move).
 template <int D, bool kMask>
@@ -573,8 +562,8 @@ __device__ __forceinline__ void publish_tile(unsigned char* smem, const Barriers
 }
 
 // One tile's loads: K first (its stage may already be free), then Q once the consumers have
-// released that Q buffer, then V; then the rest of the ring, KV tiles in kv_tile_at's order.
-// kv_shared: no V loads, over the ring of K-only stages (KvSlot).
+// released that Q buffer, then V; then the rest of the ring. KV tiles first + n_blocks - 1 down to
+// first. kv_shared: no V loads, over the ring of K-only stages (KvSlot).
 template <int D>
 __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned char* smem, const Barriers& bars,
                                               int tile, const TileCoord& c, int kv_head, const Tiles& tiles,
@@ -583,7 +572,7 @@ __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned 
     constexpr int BN = P::kBlockN;
     const int n_blocks = tiles.n_blocks;
     for (int i = 0; i < n_blocks; ++i) {
-        const int n = kv_tile_at(tiles, i);
+        const int n = tiles.first + n_blocks - 1 - i;
         const KvSlot<D> slot(ps.kv + i, shared_kv);
         const int stage = slot.stage;
         const unsigned phase = slot.phase;
@@ -717,7 +706,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::fence_regs(s);
             release_k<D>(bars, k, lane);
             if (n_blocks == 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, kv_tile_at(tiles, 0), wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1, wg_first_row, row0, tiles, lane);
             convert_p<D, F16>(s, pf);
         }
         for (int i = 1; i < n_blocks; ++i) {
@@ -735,7 +724,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::fence_regs(s);
             release_k<D>(bars, k, lane);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, kv_tile_at(tiles, i), wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             wg::wait<0>();
             wg::fence_regs(o);
             wg::fence_regs(pf[0]);
@@ -755,7 +744,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::fence_regs(s);
             release_k<D>(bars, k, lane);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, kv_tile_at(tiles, i), wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
             pv_step<D, F16>(o, pf, smem, bars, kv0 + i, shared, lane);
