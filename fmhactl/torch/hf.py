@@ -576,6 +576,12 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
         reason = reason or f"mask function {getattr(mask_function, '__qualname__', mask_function)!r} (not plain causal)"
     elif attention_mask is None:
         return plain
+    elif attention_mask.shape[-1] >= kv_length + kv_offset and bool(
+            attention_mask[:, kv_offset:kv_offset + kv_length].all()):
+        # Every key valid (generate's all-ones mask, every decode step): one reduction and one
+        # host read, as SDPA's own mask spends on the same question; the intervals below cost ~9
+        # launches a forward, which showed in host-bound greedy decoding.
+        return plain
     else:
         valid = attention_mask.to(torch.bool)
         if valid.shape[-1] < kv_length + kv_offset:  # a static cache's unfilled tail: invalid keys

@@ -267,6 +267,25 @@ def test_transformers_mask_and_forward_without_padding():
     assert out.shape == (1, 3, 4, 64) and out.is_contiguous() and weights is None
 
 
+def test_all_ones_mask_skips_the_interval_scan(monkeypatch):
+    """generate's int64 all-ones mask (every decode step) is answered by one reduction, not the
+    per-row interval scan; a static cache's unfilled tail or a padded row still gets the scan."""
+    pytest.importorskip("transformers")
+    from fmhactl.torch import hf
+
+    scans = []
+    real_scan = hf._row_intervals
+    monkeypatch.setattr(hf, "_row_intervals", lambda valid: scans.append(valid.shape) or real_scan(valid))
+    ones = torch.ones(2, 9, dtype=torch.int64)
+    assert hf.fmhactl_attention_mask(2, 1, 9, attention_mask=ones) is None
+    assert hf.fmhactl_attention_mask(2, 1, 5, kv_offset=4, attention_mask=ones) is None
+    assert scans == []
+    assert hf.fmhactl_attention_mask(2, 1, 12, attention_mask=ones) == hf.PaddedBatch(((0, 9), (0, 9)), 0, True)
+    ones[1, :3] = 0
+    assert hf.fmhactl_attention_mask(2, 1, 9, attention_mask=ones) == hf.PaddedBatch(((0, 9), (3, 9)), 0, True)
+    assert scans == [(2, 12), (2, 9)]
+
+
 def test_model_bench_builds_models_that_run_their_own_attention():
     """Each model gets its own config (a shared one made both run the last implementation built)."""
     pytest.importorskip("transformers")
