@@ -12,6 +12,7 @@ import statistics
 from fmhactl.bench.feature_baselines import FEATURE_BASELINES
 from fmhactl.bench.peers import PEER_BASELINES
 from fmhactl.config import AttnConfig
+from fmhactl.runtime import stage
 from fmhactl.runtime.kernel_job import KernelJob
 
 
@@ -33,11 +34,17 @@ def bench_job(executor, job: KernelJob) -> dict:
         prepared[id(s)]()
 
     flops = _flops(cfg, job.seed)
+    stage.report("the kernel")
     result = {"kernel": _timed(ours, sets, warmup, iters, flops)}
     executor.synchronize(job)
     baselines = {}
+    result["baselines"] = baselines
     references: list[tuple] = []  # the peers' reference output, computed once for them all
     for name in opts.get("baselines", ["cudnn", "flash"]):
+        # If the watchdog kills the worker in here, the row keeps the kernel and the baselines
+        # done, and this one says it did not finish (a peer's first use may compile for minutes).
+        baselines[name] = {"available": False, "reason": "did not finish before the watchdog"}
+        stage.report(f"baseline {name}", result)
         if name in FEATURE_BASELINES:
             baselines[name] = _time_feature_baseline(name, cfg, sets, warmup, iters, job.seed, flops)
         elif name in PEER_BASELINES:
@@ -46,7 +53,6 @@ def bench_job(executor, job: KernelJob) -> dict:
             baselines[name] = _time_baseline(name, cfg, sets, warmup, iters)
         if baselines[name].get("available") and result["kernel"]["tflops"]:
             baselines[name]["ratio"] = result["kernel"]["tflops"] / baselines[name]["tflops"]
-    result["baselines"] = baselines
     result["input_sets"] = len(sets)
     return {"status": "OK", "metrics": result}
 

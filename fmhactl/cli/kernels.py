@@ -245,12 +245,13 @@ def bench_command(
         lines = []
         for row in rows:
             m = outcome.metrics(row)
-            if row.status != "OK" or m.kernel is None:
+            if row.status != "OK":
                 lines.append([row.config_key, variant, row.status, "", "", "", m.error])
+            if m.kernel is None:  # a HANG/CRASH keeps what its job finished (fmhactl.runtime.stage)
                 continue
             k = m.kernel
-            lines.append([row.config_key, variant, f"{k.median_ms:.4f}", f"{k.p10_ms:.4f}", f"{k.p90_ms:.4f}",
-                          f"{k.tflops:.2f}", ""])
+            lines.append([row.config_key if row.status == "OK" else "", variant, f"{k.median_ms:.4f}",
+                          f"{k.p10_ms:.4f}", f"{k.p90_ms:.4f}", f"{k.tflops:.2f}", ""])
             for b in m.baselines:
                 if not b.available or b.timing is None:
                     lines.append(["", b.label, "n/a", "", "", "", b.reason[:40]])

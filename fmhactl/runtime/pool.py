@@ -22,7 +22,8 @@ class WorkerDied(Exception):
 
 
 class KernelWorker:
-    """One worker process at a time; `run` returns the worker's reply, or a CRASH/HANG verdict."""
+    """One worker process at a time; `run` returns the worker's reply, or a CRASH/HANG verdict (a
+    HANG names the job's last reported stage and keeps its partial metrics: fmhactl.runtime.stage)."""
 
     def __init__(self, timeout_s: float = 30.0, command: list[str] | None = None,
                  env: dict[str, str] | None = None) -> None:
@@ -74,17 +75,30 @@ class KernelWorker:
         assert self._proc is not None and self._proc.stdin is not None
         self._next_id += 1
         wire = dict(job if isinstance(job, dict) else job.to_dict(), id=self._next_id)
+        stage, partial = None, None
         try:
             self._proc.stdin.write((json.dumps(wire) + "\n").encode())
             self._proc.stdin.flush()
+            deadline = time.monotonic() + self.timeout_s
             reply = self._read_line(self.timeout_s)
+            while "stage" in reply and "status" not in reply:  # fmhactl.runtime.stage reports
+                stage, partial = reply["stage"], reply.get("partial", partial)
+                reply = self._read_line(deadline - time.monotonic())
         except TimeoutError:
             self.close()
-            return {"status": "HANG", "error": f"no answer within {self.timeout_s:g} s; worker killed"}
+            where = f" (the job was at: {stage})" if stage else ""
+            hung = {"status": "HANG", "error": f"no answer within {self.timeout_s:g} s{where}; worker killed"}
+            if partial is not None:
+                hung["metrics"] = partial  # what the job had finished (a bench job's kernel timing, ...)
+            return hung
         except (WorkerDied, BrokenPipeError) as exc:
             tail = self._stderr_tail()
             self.close()
-            return {"status": "CRASH", "error": f"worker died: {exc}" + (f"; {tail}" if tail else "")}
+            where = f" (the job was at: {stage})" if stage else ""
+            crashed = {"status": "CRASH", "error": f"worker died{where}: {exc}" + (f"; {tail}" if tail else "")}
+            if partial is not None:
+                crashed["metrics"] = partial
+            return crashed
         if reply.get("fatal"):
             self.close()
         return reply

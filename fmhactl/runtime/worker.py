@@ -85,6 +85,7 @@ def _serve(executor, reply) -> None:
     """Answer jobs until stdin closes, or until a fault has poisoned the CUDA context."""
     from fmhactl.runtime.emulation import EmulationViolations
 
+    from fmhactl.runtime import stage
     from fmhactl.runtime.kernel_job import KernelJob
 
     for line in sys.stdin:
@@ -92,6 +93,7 @@ def _serve(executor, reply) -> None:
             continue
         message = json.loads(line)
         job_id = message.get("id")
+        stage.bind(lambda report, job_id=job_id: reply({"id": job_id, **report}))
         try:
             job = KernelJob.from_dict(message)
             reply({"id": job_id, **_handler(executor, job.op)(job)})
@@ -104,6 +106,8 @@ def _serve(executor, reply) -> None:
                 return
             reply({"id": job_id, "status": "ERROR", "error": f"{type(exc).__name__}: {exc}",
                    "traceback": traceback.format_exc(limit=5)})
+        finally:
+            stage.bind(None)
 
 
 if __name__ == "__main__":

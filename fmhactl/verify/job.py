@@ -6,6 +6,7 @@ runtime never imports the verification code.
 
 from __future__ import annotations
 
+from fmhactl.runtime import stage
 from fmhactl.runtime.features import make_feature_inputs
 from fmhactl.runtime.kernel_job import KernelJob
 from fmhactl.verify.compare import compare
@@ -22,8 +23,10 @@ def verify_job(executor, job: KernelJob) -> dict:
     o, lse = executor.poisoned_outputs(cfg)
     if not job.writes_lse:  # a project kernel without the "lse" feature: null LSE, not checked
         lse = None
+    stage.report("the kernel")
     executor.launch(job, cfg, q, k, v, o, lse, features=features)
     executor.synchronize(job)
+    stage.report("the reference (the kernel had finished)")
     ref32, lse32 = attention_for(cfg, q, k, v, features, compute_dtype=torch.float32)
     ref_low, _ = attention_for(cfg, q, k, v, features, compute_dtype=q.dtype)
     _, lse64 = attention_for(cfg, q, k, v, features, compute_dtype=torch.float64)

@@ -24,7 +24,8 @@ def lines(rows: list[dict]) -> list[str]:
         if m.kernel is None:
             out.append(f"{head}: {m.error or 'no timing'}")
             continue
-        out.append(f"{head}: kernel {m.kernel.median_ms:.4f} ms {m.kernel.tflops:.1f} TFLOP/s")
+        out.append(f"{head}: kernel {m.kernel.median_ms:.4f} ms {m.kernel.tflops:.1f} TFLOP/s"
+                   + (f" ({m.error})" if m.error else ""))
         for b in m.baselines:
             if b.available and b.timing is not None:
                 ratio = f"{b.ratio:.3f}" if b.ratio is not None else "-"

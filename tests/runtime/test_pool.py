@@ -16,6 +16,14 @@ FAKE = textwrap.dedent("""
         job = json.loads(line)
         if job["op"] == "hang":
             time.sleep(600)
+        if job["op"] in ("staged_hang", "staged_die", "staged_ok"):
+            print(json.dumps({"id": job["id"], "stage": "the kernel"}), flush=True)
+            print(json.dumps({"id": job["id"], "stage": "baseline peer",
+                              "partial": {"kernel": {"median_ms": 1.5}}}), flush=True)
+            if job["op"] == "staged_hang":
+                time.sleep(600)
+            if job["op"] == "staged_die":
+                os._exit(139)
         if job["op"] == "die":
             print("boom: simulated segfault", file=sys.stderr, flush=True)
             os._exit(139)
@@ -47,6 +55,23 @@ def test_hang_is_killed_and_the_next_job_gets_a_fresh_worker(fake_worker):
         assert not _alive(first["pid"])  # no orphan left spinning
         after = worker.run({"op": "ok"})
         assert after["status"] == "PASS" and after["pid"] != first["pid"]
+
+
+def test_a_hang_names_the_stage_and_keeps_what_the_job_finished(fake_worker):
+    """Stage reports (fmhactl.runtime.stage) are not the reply: the parent reads past them, names
+    the last one in a HANG or CRASH and keeps its partial metrics; a job that ends normally
+    replies as before, the reports dropped."""
+    with KernelWorker(timeout_s=1.0, command=fake_worker) as worker:
+        done = worker.run({"op": "staged_ok"})
+        assert done["status"] == "PASS" and "stage" not in done and "metrics" not in done
+        hung = worker.run({"op": "staged_hang"})
+        assert hung["status"] == "HANG"
+        assert hung["error"] == "no answer within 1 s (the job was at: baseline peer); worker killed"
+        assert hung["metrics"] == {"kernel": {"median_ms": 1.5}}
+        crashed = worker.run({"op": "staged_die"})
+        assert crashed["status"] == "CRASH" and "(the job was at: baseline peer)" in crashed["error"]
+        assert crashed["metrics"] == {"kernel": {"median_ms": 1.5}}
+        assert "(the job was at" not in worker.run({"op": "hang"})["error"]  # no report, no stage
 
 
 def test_a_dying_worker_is_a_crash_with_its_last_words(fake_worker):
