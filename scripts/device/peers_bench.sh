@@ -10,8 +10,13 @@
 # so a run its timeout cut still reports the configs it finished.
 # $OUT gets: summary.txt (printed last), bench.json (the stored bench rows), raw.tgz (each step's
 # stdout/stderr and device.log).
-# Knobs: BUDGET (s, default 540), V, BASELINES ("cudnn flash fa4 flashinfer"), DRY=1 (print the
-# commands, run nothing: a CPU check).
+# Then (issue 27 item 3) FV (default sm90_persistent_feat) on FEATURE_SHAPES (window, sinks) beside
+# FEATURE_BASELINES ("fa4 flashinfer flex"), in what time is left, FEATURE_TIMEOUT (300) s a config:
+# FlashInfer JIT-compiles the window modules peers_payload.sh did not build ahead of time, and
+# with FA4's and flex's first compiles one config took over 120 s (session 16 call 4).
+# Knobs: BUDGET (s, default 540), V, BASELINES ("cudnn flash fa4 flashinfer"), SUITE_CAP (s the suite
+# bench may take, default 330), FV, FEATURE_SHAPES, FEATURE_BASELINES, DRY=1 (print the commands,
+# run nothing: a CPU check).
 set -u -o pipefail
 OUT=${OUT:-/tmp/peers-bench-out}; mkdir -p "$OUT"
 RAW=$(mktemp -d /tmp/peers-bench-raw.XXXX)
@@ -50,12 +55,21 @@ for b in $BASELINES; do baselines+=(--baseline "$b"); done
 # the suite's shapes V runs (bench refuses a list holding one it cannot: sm90_persistent has no d=256)
 shapes=$(python3 scripts/suite_shapes.py "$V" sm90) || { log "suite_shapes.py failed"; exit 2; }
 # shellcheck disable=SC2086  # one word a --shape flag or value
-run bench 600 python3 -m fmhactl bench "$V" $shapes --timeout 300 --json "${baselines[@]}"
+run bench "${SUITE_CAP:-330}" python3 -m fmhactl bench "$V" $shapes --timeout 300 --json "${baselines[@]}"
+FV=${FV:-sm90_persistent_feat}
+FEATURE_SHAPES=${FEATURE_SHAPES:-"--shape b=4,h=16,t=8192,s=8192,d=128,causal,wl=127
+ --shape b=4,h=16,t=8192,s=8192,d=128,causal,wl=1023,sink --shape b=8,h=16,t=4096,s=4096,d=64,causal,sink"}
+fbaselines=()
+for b in ${FEATURE_BASELINES:-fa4 flashinfer flex}; do fbaselines+=(--baseline "$b"); done
+# shellcheck disable=SC2086
+run bench-features 600 python3 -m fmhactl bench "$FV" $FEATURE_SHAPES --timeout "${FEATURE_TIMEOUT:-300}" --json "${fbaselines[@]}"
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 
 cat "$RAW/imports.out" >> "$RAW/device.log"
 python3 -m fmhactl results --kind bench --variant "$V" --since "$SINCE" --limit 0 --json > "$OUT/bench.json" 2>> "$RAW/device.log"
-python3 scripts/device/peers_summary.py "$OUT/bench.json" > "$OUT/summary.txt" 2>&1
+python3 -m fmhactl results --kind bench --variant "$FV" --since "$SINCE" --limit 0 --json > "$OUT/bench-features.json" 2>> "$RAW/device.log"
+{ python3 scripts/device/peers_summary.py "$OUT/bench.json"
+  python3 scripts/device/peers_summary.py "$OUT/bench-features.json"; } > "$OUT/summary.txt" 2>&1
 cat "$RAW/imports.out" >> "$OUT/summary.txt"
 tar -czf "$OUT/raw.tgz" -C "$RAW" .
 rm -rf "$RAW"
