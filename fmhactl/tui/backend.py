@@ -105,8 +105,8 @@ def _summary(r: Any) -> str:
     if r.kind == "verify" and isinstance(m.get("max_abs_err"), (int, float)):
         cos = m.get("cosine")
         return f"err {m['max_abs_err']:.1e}" + (f" cos {cos:.6f}" if isinstance(cos, (int, float)) else "")
-    if r.kind == "bench" and isinstance(m.get("kernel"), dict) and "tflops" in m["kernel"]:
-        return f"{m['kernel']['tflops']:.1f} TFLOP/s"
+    if r.kind == "bench" and r.status == "OK" and isinstance(m.get("kernel"), dict) and "tflops" in m["kernel"]:
+        return f"{m['kernel']['tflops']:.1f} TFLOP/s"  # a HANG/CRASH row may keep a timing: its error goes first
     return str(m.get("reason") or m.get("error") or "")[:60]
 
 
