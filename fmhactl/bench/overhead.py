@@ -65,6 +65,18 @@ def feature_kwargs(cfg: AttnConfig, seed: int) -> dict:
             "topk_idx": inputs.topk_idx, "kv_shared": cfg.kv_shared}
 
 
+def sdpa_is_causal(cfg: AttnConfig) -> bool | str:
+    """SDPA's is_causal for the same math as the op's causal flag on this shape, or why there is
+    none. SDPA aligns the causal diagonal top-left, the op bottom-right; they agree when t == s,
+    and at t == 1 the op's one query sees every key, which is SDPA without a mask (as transformers
+    calls it for a decode step)."""
+    if not cfg.causal or cfg.seq_q == 1:
+        return False
+    if cfg.seq_q == cfg.seq_k:
+        return True
+    return "SDPA's is_causal is top-left aligned; the op's bottom-right: only t == s (or t == 1) compares"
+
+
 def _callables(cfg: AttnConfig, q, k, v, features: dict | None = None) -> dict[str, tuple[Callable[[], object], Callable] | str]:
     """name -> (zero-argument call, context it runs in), or the reason it cannot run this shape.
 
@@ -98,13 +110,15 @@ def _callables(cfg: AttnConfig, q, k, v, features: dict | None = None) -> dict[s
         "fmhactl-general": (lambda: torch.ops.fmhactl.attention.default(q, k, v, causal=causal), plain),
     }
 
+    sdpa_causal = sdpa_is_causal(cfg)
+
     def sdpa():
-        return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=sdpa_causal, enable_gqa=gqa)
 
     for name, backend in (("sdpa", None), ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION),
                           ("sdpa-flash", SDPBackend.FLASH_ATTENTION)):
-        if causal and cfg.seq_q != cfg.seq_k:
-            calls[name] = "SDPA's is_causal is top-left aligned; the op's bottom-right: only t == s compares"
+        if isinstance(sdpa_causal, str):
+            calls[name] = sdpa_causal
             continue
         context = plain if backend is None else (lambda b=backend: sdpa_kernel(b))
         try:

@@ -141,3 +141,15 @@ def test_the_general_path_is_measured_with_the_cached_path_off_and_left_on():
         pass
     assert states == [False, "inside", True, True, True]
     assert log == [("enter", "g"), ("exit", "g"), ("enter", "f"), ("exit", "f")]
+
+
+def test_sdpa_gets_the_causal_flag_that_means_the_ops_math():
+    """Bottom-right causal (the op) is SDPA's top-left is_causal at t == s and no mask at t == 1
+    (a decode step); other t < s shapes have no SDPA column, with the reason."""
+    from fmhactl.bench.overhead import sdpa_is_causal
+    from fmhactl.config import parse_shape
+
+    assert sdpa_is_causal(parse_shape("b=1,h=16,hkv=4,t=1,s=2048,d=64,causal")) is False
+    assert sdpa_is_causal(parse_shape("b=1,h=8,t=32,s=32,d=64,causal")) is True
+    assert sdpa_is_causal(parse_shape("b=1,h=8,t=32,s=64,d=64")) is False
+    assert "top-left" in sdpa_is_causal(parse_shape("b=1,h=8,t=4,s=64,d=64,causal"))
