@@ -21,6 +21,16 @@ class WorkerDied(Exception):
     pass
 
 
+def _at(stage: str | None) -> str:
+    return f" (the job was at: {stage})" if stage else ""
+
+
+def _verdict(status: str, error: str, partial: dict | None) -> dict:
+    """A HANG/CRASH reply, with what the job had finished (a bench job's kernel timing, ...)."""
+    return {"status": status, "error": error} if partial is None else {"status": status, "error": error,
+                                                                       "metrics": partial}
+
+
 class KernelWorker:
     """One worker process at a time; `run` returns the worker's reply, or a CRASH/HANG verdict (a
     HANG names the job's last reported stage and keeps its partial metrics: fmhactl.runtime.stage)."""
@@ -86,19 +96,11 @@ class KernelWorker:
                 reply = self._read_line(deadline - time.monotonic())
         except TimeoutError:
             self.close()
-            where = f" (the job was at: {stage})" if stage else ""
-            hung = {"status": "HANG", "error": f"no answer within {self.timeout_s:g} s{where}; worker killed"}
-            if partial is not None:
-                hung["metrics"] = partial  # what the job had finished (a bench job's kernel timing, ...)
-            return hung
+            return _verdict("HANG", f"no answer within {self.timeout_s:g} s{_at(stage)}; worker killed", partial)
         except (WorkerDied, BrokenPipeError) as exc:
             tail = self._stderr_tail()
             self.close()
-            where = f" (the job was at: {stage})" if stage else ""
-            crashed = {"status": "CRASH", "error": f"worker died{where}: {exc}" + (f"; {tail}" if tail else "")}
-            if partial is not None:
-                crashed["metrics"] = partial
-            return crashed
+            return _verdict("CRASH", f"worker died{_at(stage)}: {exc}" + (f"; {tail}" if tail else ""), partial)
         if reply.get("fatal"):
             self.close()
         return reply
