@@ -9,7 +9,7 @@ device_start hang16 "${1:-420}"
 SHAPE=${SHAPE:-b=4,h=16,t=8192,s=8192,d=128,causal,wl=127}
 V=${V:-sm90_persistent_feat}
 run run-kernel 60 python3 -m fmhactl run "$V" --shape "$SHAPE"
-run verify 90 python3 -m fmhactl verify "$V" --shape "$SHAPE" --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=127 --seed 16 --json
+run verify 90 python3 -m fmhactl verify "$V" --shape "$SHAPE" --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=127 --seed 16
 run bench-sdpa-mask 90 python3 -m fmhactl bench "$V" --shape "$SHAPE" --baseline sdpa-mask --timeout 85 --json
 run bench-flex 150 python3 -m fmhactl bench "$V" --shape "$SHAPE" --baseline flex --timeout 145 --json
 if [ -f /tmp/peers-site/.complete ]; then
@@ -18,13 +18,12 @@ if [ -f /tmp/peers-site/.complete ]; then
 else
   log "peers not unpacked here (the machine went back): no fa4/flashinfer row"
 fi
-for s in verify bench-sdpa-mask bench-flex bench-peers; do [ -s "$RAW/$s.out" ] && cp "$RAW/$s.out" "$OUT/$s.json"; done
+for s in bench-sdpa-mask bench-flex bench-peers; do [ -s "$RAW/$s.out" ] && cp "$RAW/$s.out" "$OUT/$s.json"; done
 { cat "$RAW/run-kernel.out" "$RAW/run-kernel.err"
   for s in bench-sdpa-mask bench-flex bench-peers; do
     [ -s "$OUT/$s.json" ] && { echo "== $s"; python3 scripts/device/peers_summary.py "$OUT/$s.json"; }
   done
-  python3 -c 'import json,sys
-for r in json.load(open(sys.argv[1])): print(r.get("config_key"), r.get("status"), (r.get("metrics") or {}).get("max_abs_err"), (r.get("metrics") or {}).get("lse_max_err"))' "$OUT/verify.json"
+  cat "$RAW/verify.out"  # verify's own table: verdict and errors per config
   cat "$RAW/device.log"; } > "$OUT/summary.txt" 2>&1
 rm -rf "$RAW"
 cat "$OUT/summary.txt"
