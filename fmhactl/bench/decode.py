@@ -15,9 +15,11 @@ flash, with enable_gqa for GQA shapes; a backend that refuses enable_gqa runs on
 then reads more bytes; the row says so), one that refuses the shape is reported with the reason; the peer libraries
 FA4 and FlashInfer (its decode wrapper at t = 1) where installed (fmhactl/bench/peers.py: inputs laid out
 (batch, seq, heads, dim) once, output checked against the reference once, else skipped with the reason).
-Shapes are non-causal: SDPA's is_causal is top-left aligned (at T = 1 it would hide every key
-but the first), and a decode step's T queries see the whole cache but the last T-1 keys either
-way. Timing lives here, never in tests.
+A causal shape is taken where SDPA can state the same math (bench/overhead.py sdpa_is_causal, the
+one rule both benches use): at T = 1 the op's causal query sees every key, which is SDPA without a
+mask (how transformers calls it for a decode step); T = s (a cache of at most 16 keys) is SDPA's
+is_causal. Other causal T > 1 shapes are refused: SDPA's is_causal is top-left aligned, the op's
+bottom-right. Timing lives here, never in tests.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import contextlib
 import statistics
 from collections.abc import Sequence
 
-from fmhactl.bench.overhead import back_to_back, checked_counts_and_cuda, parse_shape_list, random_qkv
+from fmhactl.bench.overhead import back_to_back, checked_counts_and_cuda, parse_shape_list, random_qkv, sdpa_is_causal
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput
 
@@ -50,9 +52,9 @@ def parse_decode_shapes(texts: Sequence[str]) -> list[AttnConfig]:
     for cfg in configs:
         if cfg.seq_q > MAX_SEQ_Q:
             raise BadInput(f"--shape {cfg.key}: t={cfg.seq_q}; the decode bench takes t <= {MAX_SEQ_Q}")
-        if cfg.causal:
-            raise BadInput(f"--shape {cfg.key}: the decode bench is non-causal (SDPA's is_causal is top-left "
-                           "aligned, the op's bottom-right)")
+        reason = sdpa_is_causal(cfg)
+        if isinstance(reason, str):
+            raise BadInput(f"--shape {cfg.key}: {reason}")
         if cfg.batch * cfg.heads_kv * cfg.seq_k * cfg.head_dim > MAX_KV_ELEMENTS:
             raise BadInput(f"--shape {cfg.key}: over {MAX_KV_ELEMENTS} elements per K/V tensor")
     return configs
@@ -67,22 +69,24 @@ def moved_bytes(cfg: AttnConfig, kv_heads: int | None = None) -> int:
 
 
 def _sdpa_calls(cfg: AttnConfig, q, k, v) -> dict[str, tuple | str]:
-    """name -> (call, context, kv heads it reads) or why it cannot run this shape."""
+    """name -> (call, context, kv heads it reads) or why it cannot run this shape; is_causal where
+    it means the op's causal math (sdpa_is_causal; parse_decode_shapes refused the rest)."""
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     gqa = cfg.heads != cfg.heads_kv
+    causal = sdpa_is_causal(cfg) is True
     calls: dict[str, tuple | str] = {}
     for name, backend in (("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION), ("sdpa-flash", SDPBackend.FLASH_ATTENTION)):
         def context(b=backend):
             return sdpa_kernel(b)
 
-        tries = [(lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=gqa), cfg.heads_kv)]
+        tries = [(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa), cfg.heads_kv)]
         if gqa:
             group = cfg.heads // cfg.heads_kv
             kr, vr = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
-            tries.append((lambda kr=kr, vr=vr: F.scaled_dot_product_attention(q, kr, vr), cfg.heads))
+            tries.append((lambda kr=kr, vr=vr: F.scaled_dot_product_attention(q, kr, vr, is_causal=causal), cfg.heads))
         reasons = []
         for call, kv_heads in tries:
             try:
@@ -181,16 +185,17 @@ def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int
     for cfg in configs:
         q, k, v = random_qkv(cfg, gen)
         served_before = decode.launches()
+        causal = cfg.causal
         with torch.no_grad():
-            ours = ft.attention(q, k, v)
+            ours = ft.attention(q, k, v, causal=causal)
         torch.cuda.synchronize()
         row: dict = {"shape": cfg.key, "decode_path": decode.launches() > served_before,
                      "backend": "fmhactl decode split-KV" if decode.launches() > served_before
-                     else str(ft.backend_for(q, k, v)), "impls": {}}
+                     else str(ft.backend_for(q, k, v, causal=causal)), "impls": {}}
         calls: dict[str, tuple | str] = {
-            "fmhactl": (lambda: ft.attention(q, k, v), contextlib.nullcontext, cfg.heads_kv),
-            "fmhactl-no-split": (lambda: ft.attention(q, k, v), _decode_off, cfg.heads_kv),
-            "fmhactl-combine-launch": (lambda: ft.attention(q, k, v), _combine_launch, cfg.heads_kv),
+            "fmhactl": (lambda: ft.attention(q, k, v, causal=causal), contextlib.nullcontext, cfg.heads_kv),
+            "fmhactl-no-split": (lambda: ft.attention(q, k, v, causal=causal), _decode_off, cfg.heads_kv),
+            "fmhactl-combine-launch": (lambda: ft.attention(q, k, v, causal=causal), _combine_launch, cfg.heads_kv),
         }
         calls.update(_sdpa_calls(cfg, q, k, v))
         calls.update(_peer_calls(cfg, q, k, v))

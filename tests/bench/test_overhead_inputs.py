@@ -153,3 +153,16 @@ def test_sdpa_gets_the_causal_flag_that_means_the_ops_math():
     assert sdpa_is_causal(parse_shape("b=1,h=8,t=32,s=32,d=64,causal")) is True
     assert sdpa_is_causal(parse_shape("b=1,h=8,t=32,s=64,d=64")) is False
     assert "top-left" in sdpa_is_causal(parse_shape("b=1,h=8,t=4,s=64,d=64,causal"))
+
+
+def test_the_decode_bench_takes_causal_shapes_by_the_same_rule():
+    """bench --decode reads sdpa_is_causal too: a causal T = 1 step is taken (SDPA with no mask is
+    the same math), a causal T > 1 against a longer cache is refused with the alignment reason."""
+    from fmhactl.bench.decode import parse_decode_shapes
+
+    (step,) = parse_decode_shapes(["b=1,h=16,hkv=4,t=1,s=2048,d=64,causal"])
+    assert step.causal and step.seq_q == 1
+    (square,) = parse_decode_shapes(["b=1,h=8,t=16,s=16,d=64,causal"])
+    assert square.causal
+    with pytest.raises(BadInput, match="top-left"):
+        parse_decode_shapes(["b=1,h=16,hkv=4,t=4,s=2048,d=64,causal"])
