@@ -209,6 +209,13 @@ _FEATURE_DEFAULTS = {"window_left": UNBOUNDED, "window_right": UNBOUNDED, "sink"
                      "kv_shared": False, "key_ranges": False}
 
 
+def head_dim_pow2(head_dim: int) -> int:
+    """The `{head_dim_pow2}` of entry-name patterns (kernels/family.toml, a project's
+    fmhactl.toml): the next power of two >= 64, the entry a kernel that zero-pads the head dim
+    compiles for it (d=96 runs the d128 entry)."""
+    return max(64, 1 << (head_dim - 1).bit_length())
+
+
 def _shown(value: object, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…'"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from fmhactl import paths
-from fmhactl.config import DTYPES, INDEX32_MAX_ELEMENTS, AttnConfig
+from fmhactl.config import DTYPES, INDEX32_MAX_ELEMENTS, AttnConfig, head_dim_pow2
 from fmhactl.errors import BadInput
 
 KNOWN_ARCHS = ("sm_80", "sm_90a", "sm_100a")
@@ -63,10 +63,7 @@ class Variant:
         return sorted({self.entry(dtype, d) for dtype in self.dtypes for d in dims})
 
     def entry(self, dtype: str, head_dim: int) -> str:
-        # {head_dim_pow2}: the entry compiled for the next power of two >= 64 (a kernel that pads
-        # the head dim with zeros, e.g. the SM100 family's SW128 tiles: d=96 runs the d128 entry).
-        return self.kernel.format(dtype=dtype, head_dim=head_dim,
-                                  head_dim_pow2=max(64, 1 << (head_dim - 1).bit_length()))
+        return self.kernel.format(dtype=dtype, head_dim=head_dim, head_dim_pow2=head_dim_pow2(head_dim))
 
     def unsupported_reason(self, cfg: AttnConfig) -> str | None:
         """Why this variant cannot run cfg, or None if it can."""

@@ -25,6 +25,7 @@ no output, partial or merge column past head_dim is stored. The K/V cache is nev
 
 from __future__ import annotations
 
+from fmhactl.config import head_dim_pow2
 from fmhactl.plans.hardware import MAX_DYNAMIC_SMEM, SMEM_PER_SM, SMEM_RESERVED_PER_BLOCK
 
 HEADER_PATH = "kernels/sm90/fmha_decode_split.h"
@@ -46,11 +47,13 @@ HEAD_DIMS = tuple(range(MIN_HEAD_DIM, KERNEL_HEAD_DIMS[-1] + 1, HEAD_DIM_STEP))
 
 
 def kernel_head_dim(head_dim: int) -> int:
-    """The compiled head dim that serves head_dim: itself, or the next wider one (masked)."""
-    for d in KERNEL_HEAD_DIMS:
-        if head_dim <= d:
-            return d
-    raise ValueError(f"head_dim {head_dim} > {KERNEL_HEAD_DIMS[-1]}: no decode kernel")
+    """The compiled head dim that serves head_dim: itself, or the next wider one (masked). The
+    compiled dims are powers of two, so this is the entry pattern's {head_dim_pow2}, the one
+    computation the registry also names the entry point by (torch/decode.py's variant)."""
+    d = head_dim_pow2(head_dim)
+    if d not in KERNELS:
+        raise ValueError(f"head_dim {head_dim}: no decode kernel (compiled: {', '.join(map(str, KERNEL_HEAD_DIMS))})")
+    return d
 
 
 def ring_stages(head_dim: int) -> int:

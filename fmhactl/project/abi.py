@@ -12,7 +12,7 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 
-from fmhactl.config import AttnConfig
+from fmhactl.config import AttnConfig, head_dim_pow2
 from fmhactl.errors import BadInput
 from fmhactl.plans.launch import MAX_DYNAMIC_SMEM, LaunchShape
 from fmhactl.project import formula
@@ -27,7 +27,7 @@ _MAX_DIM = (2**31 - 1, 65535, 65535)
 def config_values(cfg: AttnConfig, switches: dict, sm_count: int | None) -> dict[str, int]:
     values = {k: v for k, v in switches.items() if isinstance(v, int)}
     values.update(batch=cfg.batch, heads=cfg.heads, heads_kv=cfg.heads_kv, seq_q=cfg.seq_q, seq_k=cfg.seq_k,
-                  head_dim=cfg.head_dim, head_dim_pow2=max(64, 1 << (cfg.head_dim - 1).bit_length()),
+                  head_dim=cfg.head_dim, head_dim_pow2=head_dim_pow2(cfg.head_dim),
                   causal=int(cfg.causal), sm_count=sm_count or DEFAULT_SM_COUNT)
     return values
 
