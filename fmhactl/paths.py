@@ -154,27 +154,47 @@ def results_db_path() -> Path:
 def check_output_path(path: Path, option: str) -> Path:
     """Fail before any work when an output file cannot be written (BadInput, exit 2).
 
-    The parent folder is created if missing; an existing file must be a writable regular file.
+    Nothing is created: a missing parent folder is proved creatable through the deepest folder
+    that exists (an anonymous temporary file there), and the writer makes it (create_parent) when
+    it writes, so a command refused later (no GPU, a bad shape) leaves no folder behind. An
+    existing file must be a writable regular file.
     """
     text = str(path)
     if not text or "\0" in text:
         raise BadInput(f"{option}: {text!r} is not a file path")
-    if path.exists() and path.is_dir():
-        raise BadInput(f"{option} {path}: is a folder, a file path is needed")
     parent = path.parent if str(path.parent) else Path(".")
     try:
-        parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.is_dir():
+            raise BadInput(f"{option} {path}: is a folder, a file path is needed")
+        existing = parent
+        while not existing.exists() and existing.parent != existing:
+            existing = existing.parent
     except OSError as exc:
-        raise BadInput(f"{option} {path}: folder {parent} cannot be created ({exc.strerror or exc})") from None
-    if not parent.is_dir():
-        raise BadInput(f"{option} {path}: {parent} is not a folder")
+        raise BadInput(f"{option} {path}: not writable ({exc.strerror or exc})") from None
+    if not existing.is_dir():
+        raise BadInput(f"{option} {path}: folder {parent} cannot be created ({existing} is not a folder)")
     try:
         if path.exists():
             with path.open("ab"):
                 pass
         else:
-            with tempfile.TemporaryFile(dir=parent):
+            with tempfile.TemporaryFile(dir=existing):
                 pass
     except OSError as exc:
+        if existing != parent:
+            raise BadInput(f"{option} {path}: folder {parent} cannot be created "
+                           f"({existing}: {exc.strerror or exc})") from None
         raise BadInput(f"{option} {path}: not writable ({exc.strerror or exc})") from None
     return path
+
+
+def create_parent(path: str | Path, option: str) -> Path:
+    """The writer's half of check_output_path: make the output file's missing folders, now that
+    the command has something to write (BadInput if that fails after all)."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"{option} {target}: folder {parent} cannot be created ({exc.strerror or exc})") from None
+    return target

@@ -19,9 +19,10 @@ def _write(path: Path, doc: dict) -> None:
     import json
 
     from fmhactl.errors import BadInput
+    from fmhactl.services.common import output_folders
 
     try:
-        path.write_text(json.dumps(doc))
+        output_folders(path, "--out").write_text(json.dumps(doc))
     except OSError as exc:
         raise BadInput(f"--out {path}: cannot write ({exc.strerror})") from None
 

@@ -14,7 +14,6 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from fmhactl.layout.common import LayoutError
 
 
 @dataclass(frozen=True)
@@ -72,10 +71,9 @@ def svg_grid(title: str, rows: list[int], cols: list[int], cells: dict[tuple[int
 
 
 def write_svg(path: str | Path, text: str) -> None:
-    target = Path(path)
-    if target.parent and not target.parent.exists():
-        raise LayoutError(f"cannot write {target}: folder {target.parent} does not exist")
-    target.write_text(text)
+    from fmhactl.paths import create_parent
+
+    create_parent(path, "--svg").write_text(text)
 
 
 def json_document(meta: dict[str, Any], records: list[dict[str, Any]] | None = None,

@@ -102,6 +102,7 @@ def write_dump(path: str | Path, *, variant: str, arch: str, mode: str, config_k
            "col_name": SPACES[space][1], "rows": rows, "cols": cols, "threshold": threshold,
            "layout": layout or {}, "got": got, "want": want}
     target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)  # checked creatable before the run (paths.check_output_path)
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(json.dumps(doc))
     os.replace(tmp, target)

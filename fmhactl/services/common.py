@@ -74,3 +74,10 @@ def output(path: Path | None, option: str) -> Path | None:
     from fmhactl.paths import check_output_path
 
     return None if path is None else check_output_path(Path(path), option)
+
+
+def output_folders(path: Path, option: str) -> Path:
+    """The writer's half of `output`: the file's missing folders made, now that it is written."""
+    from fmhactl.paths import create_parent
+
+    return create_parent(Path(path), option)

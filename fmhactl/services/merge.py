@@ -69,7 +69,7 @@ def _load_segment(path_text: str, index: int):
 
 def merge_files(paths: Sequence[str], out: str) -> MergeOutcome:
     """Merge the segment files and write {"out", "lse"} to `out`."""
-    from fmhactl.paths import check_output_path
+    from fmhactl.paths import check_output_path, create_parent
     from fmhactl.torch.merge import MAX_SEGMENTS, merge_by_lse
 
     if len(paths) < 1:
@@ -80,7 +80,7 @@ def merge_files(paths: Sequence[str], out: str) -> MergeOutcome:
     torch = _torch()
     loaded = [_load_segment(p, i) for i, p in enumerate(paths)]
     merged, lse = merge_by_lse([o for o, _ in loaded], [l for _, l in loaded])
-    torch.save({"out": merged, "lse": lse}, target)
+    torch.save({"out": merged, "lse": lse}, create_parent(target, "--out"))
     return MergeOutcome(mode="files", segments=len(paths), shape=list(merged.shape),
                         rows_without_keys=int(torch.isneginf(lse).sum()), written_to=str(target))
 

@@ -124,5 +124,5 @@ def _build(source: str, out: Path, kind: str, strict: bool) -> LinkReport:
     text, origin = load_ptx(source)
     built = linker.build(text, origin, strict=strict)
     data = built.rewritten.text.encode() if kind == "ptx" else built.cubin
-    out.write_bytes(data)
+    paths.create_parent(out, "-o").write_bytes(data)
     return LinkReport(origin, out, kind, built.rewritten.replaced, built.rewritten.functions, len(data))

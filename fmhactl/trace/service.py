@@ -231,6 +231,8 @@ def trace_variant(variant_name: str, cfg: AttnConfig, *, timeout_s: float = 120.
     require_gpu()  # every input checked above; the worker starts only on a machine with a GPU
     raw = record_trace(variant_name, cfg, timeout_s=timeout_s, seed=seed)
     if raw_out is not None:
-        raw_out.write_bytes(raw)
+        from fmhactl.paths import create_parent
+
+        create_parent(raw_out, "--save-raw").write_bytes(raw)
     return model_trace(variant_name, cfg, raw, geo, source,
                        ptx_sites(variant_name, raw) if native_ptx_requested() else None)

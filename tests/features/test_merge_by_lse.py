@@ -99,6 +99,21 @@ def test_cli_merges_segment_files(tmp_path):
     assert torch.allclose(merged["out"].double(), whole, atol=2e-6)
 
 
+def test_cli_output_folders_made_only_when_written(tmp_path):
+    """--out's missing folders are proved creatable before any work but made only by the write:
+    a merge refused for its input leaves none behind, a merge that writes makes them."""
+    o, lse = torch.zeros(1, 3, 2, 4), torch.zeros(1, 2, 3)  # (batch, seq, heads, dim), (batch, heads, seq)
+    seg = tmp_path / "seg.pt"
+    torch.save({"out": o, "lse": lse}, seg)
+    refused = _fmhactl("merge", str(tmp_path / "missing.pt"), "--out", str(tmp_path / "new" / "deep" / "m.pt"))
+    assert refused.returncode == 2 and "not found" in refused.stderr, refused.stderr
+    assert not (tmp_path / "new").exists()
+    written = tmp_path / "made" / "deep" / "m.pt"
+    done = _fmhactl("merge", str(seg), "--out", str(written))
+    assert done.returncode == 0, done.stderr
+    assert torch.equal(torch.load(written, weights_only=True)["out"], o)
+
+
 def test_cli_bad_segment_files_exit_2_with_one_line(tmp_path):
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a torch file")

@@ -125,6 +125,14 @@ def test_unwritable_output_refused_before_work(tmp_path, command, flag):
     assert_bad_input(run(*command, flag, "/proc/pic.svg"), "/proc/pic.svg: not writable")
 
 
+def test_svg_folders_are_made_by_the_write(tmp_path):
+    """An --svg path under folders that do not exist yet: proved creatable first, made when written."""
+    target = tmp_path / "new" / "deeper" / "pic.svg"
+    result = run("layout", "tmem", "--svg", str(target))
+    assert result.exit_code == 0, result.output
+    assert target.read_text().startswith("<svg")
+
+
 def test_size_caps_answer_at_once_through_the_installed_entry_point():
     """The two cases of the issue, as a user runs them: a fresh process, exit 2, one line."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "FMHACTL_HOME": os.environ.get("FMHACTL_HOME", "/tmp/fmh-test")}
