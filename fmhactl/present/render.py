@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 
-
 @dataclass(frozen=True)
 class Cell:
     label: str

@@ -227,9 +227,8 @@ def bench(variant: str, shapes: Sequence[str], *, suite: str | None = None, warm
     outcome = BenchOutcome(chosen.name, rows)
     if plot is not None:
         from fmhactl.bench.plot import draw_bench
-        from fmhactl.paths import create_parent
 
-        create_parent(plot, "--plot")
+        common.output_folders(plot, "--plot")
         outcome.plot = draw_bench(outcome.points(), plot, title=f"fmhactl bench {chosen.name}",
                                   subtitle=f"{rows[0].gpu} ({rows[0].mode})" if rows else "")
     return outcome

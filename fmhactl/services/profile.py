@@ -58,10 +58,9 @@ def profile(variant: str, shape: str, *, recipe: str = "default", clock_control:
                                  list(result.notes))
         if png is not None:
             baselines = _baseline_points(chosen, cfg, s, seed, timeout_s, outcome.notes)
-            from fmhactl.paths import create_parent
             from fmhactl.profile.roofline import draw_roofline
 
-            create_parent(png, "--png")
+            common.output_folders(png, "--png")
             outcome.roofline = draw_roofline(result.summary, png, baselines=baselines,
                                              title=f"Roofline: {chosen.name} {cfg.key} ({result.row.gpu or 'GPU'}, "
                                                    f"{result.row.mode})")

@@ -175,7 +175,6 @@ def run(name: str, *, junit: Path | None = None, json_out: Path | None = None, o
     """`fmhactl scenario run`: load (all names checked), check output paths, run, write JUnit/JSON."""
     import json
 
-    from fmhactl.paths import create_parent
     from fmhactl.scenario.junit import junit_xml
     from fmhactl.services import common
 
@@ -184,9 +183,9 @@ def run(name: str, *, junit: Path | None = None, json_out: Path | None = None, o
     common.output(json_out, "--json-out")
     result = run_scenario(scenario, on_start=on_start, on_end=on_end, progress=progress, cancel=cancel)
     if junit:
-        create_parent(junit, "--junit").write_text(junit_xml(result))
+        common.output_folders(junit, "--junit").write_text(junit_xml(result))
     if json_out:
-        create_parent(json_out, "--json-out")
+        common.output_folders(json_out, "--json-out")
         data = {**result.to_dict(), "schema_version": _schema()}
         json_out.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
     return result
