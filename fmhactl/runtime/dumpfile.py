@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from fmhactl.errors import BadInput
+from fmhactl.paths import create_parent
 
 SCHEMA = "fmhactl.dump/1"
 MAX_CELLS = 512 * 512
@@ -101,8 +102,7 @@ def write_dump(path: str | Path, *, variant: str, arch: str, mode: str, config_k
            "config": config, "checkpoint": checkpoint, "space": space, "row_name": SPACES[space][0],
            "col_name": SPACES[space][1], "rows": rows, "cols": cols, "threshold": threshold,
            "layout": layout or {}, "got": got, "want": want}
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)  # checked creatable before the run (paths.check_output_path)
+    target = create_parent(path, "--out")  # proved creatable before the run (paths.check_output_path)
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(json.dumps(doc))
     os.replace(tmp, target)

@@ -185,9 +185,9 @@ def run(name: str, *, junit: Path | None = None, json_out: Path | None = None, o
     if junit:
         common.output_folders(junit, "--junit").write_text(junit_xml(result))
     if json_out:
-        common.output_folders(json_out, "--json-out")
         data = {**result.to_dict(), "schema_version": _schema()}
-        json_out.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+        common.output_folders(json_out, "--json-out").write_text(
+            json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
     return result
 
 

@@ -3,7 +3,8 @@
 # against sm90_persistent, verified first), then the greedy host cost (bench --overhead at
 # llama-small's decode shape, bench --model llama-small --greedy 128 twice).
 #   OUT=/dir bash scripts/device/call16.sh            carry: .whl
-# KNOBS=0 skips the kernel part, MODEL=0 the model part.
+# KNOBS=0 skips the kernel part, MODEL=0 the model part; OVERHEAD_SHAPES (--shape ... words) and
+# OVERHEAD_CAP replace the overhead step's shapes and time cap (call17.sh).
 set -u -o pipefail
 OUT=${OUT:-/tmp/call16}; mkdir -p "$OUT"
 if [ "${KNOBS:-1}" != 0 ]; then
@@ -18,8 +19,9 @@ fi
 if [ "${MODEL:-1}" != 0 ]; then
   source scripts/device/steps.sh
   OUT=$OUT/model device_start call16 "${MODEL_BUDGET:-200}"
-  run overhead 60 python3 -m fmhactl bench --overhead --json --shape b=1,h=16,hkv=4,t=1,s=2048,d=64,causal \
-    --shape b=1,h=8,t=32,s=32,d=64,causal
+  # shellcheck disable=SC2086  # one word a --shape flag or value
+  run overhead ${OVERHEAD_CAP:-60} python3 -m fmhactl bench --overhead --json ${OVERHEAD_SHAPES:-"--shape b=1,h=16,hkv=4,t=1,s=2048,d=64,causal
+    --shape b=1,h=8,t=32,s=32,d=64,causal"}
   for r in 1 2; do
     run greedy-$r 80 python3 -m fmhactl bench --model llama-small --prompt 17 --greedy 128 --json
   done
