@@ -6,7 +6,7 @@ Order of preference per GPU generation (first registered variant that supports t
   sm_100 (Blackwell): the native SM100 tcgen05 family;
   sm_90 (Hopper): the native SM90 family (sm90_persistent at hd 64/128, sm90_pingpong, then
                   sm90_pipelined; sm90_persistent_m192 first for an hd64 call of at least
-                  M192_MIN_SEQ_Q queries, M192_MIN_SEQ_Q_CAUSAL causal), picked up by registry
+                  M192_MIN_SEQ_Q queries, causal or not), picked up by registry
                   name as soon as kernels/family.toml declares them;
   a head dim no native variant takes (80, 96, 160, ...) is zero-padded to the smallest head dim
   one does take for this call (`padded_head_dim`): exact, and far faster than `ref`; on a variant
@@ -66,22 +66,22 @@ def wgmma_decode_min_rows(cfg: AttnConfig) -> int:
 #   non-causal (notes/op-session15/call3-pass): b16 h16 S1k 167.2 against 172.2 us (0.955 against
 #   0.92-0.93); b32 S512 97.1 against 98.8-100.3; b8 S2k 291 against 314; b16 S576 66.7 against
 #   76.5; S4k 1044 against 1205; b4 S8k 2147 against 2411; but b32 h12 S197 33.7 against 29.1;
-#   causal (call7-causal): b8 S2k 179.5 against 186.2 (1.00 against 0.97); b8 S4k 601 against 638
-#   (1.07 against 0.98); b16 S576 57.3 against 59.2; but b16 S1k 130.6 against 120.1 (0.82 against
-#   0.89) and b32 S512 86.2 against 83.0.
-# So from this many queries on, and for causal calls from the second number (S576 gained too, S1k
-# lost: the rule keeps to what was measured on both sides).
+#   causal, since session 18's 192-row tiles end at seq_q (the spare WGs in the lightest tile) and
+#   skip the KV tiles a WG's rows mask whole (notes/op-session18/call3): b16 S1k 108.8-109.7 against
+#   121.7-121.8 (0.98 against 0.87), b32 S512 78.2-79.1 against 85.3-85.4 (0.90 against 0.82), b16
+#   S1000 109.1 (once 132.0) against 122.8-123.8, b16 S576 50.7-52.2 against 59.1-59.3, b8 S2k 167-169 against
+#   187, b8 S4k 558-564 against 631-632. (Before it, S1k lost: 130.6 against 120.1.)
+# So from this many queries on, causal or not.
 M192_MIN_SEQ_Q = 512
-M192_MIN_SEQ_Q_CAUSAL = 2048
 
 
 def fills_192_row_tiles(cfg: AttnConfig) -> bool:
     """Whether a call should try sm90_persistent_m192 first: no features, and at least
-    M192_MIN_SEQ_Q queries (M192_MIN_SEQ_Q_CAUSAL for causal calls). Its head dims (64 only) are
+    M192_MIN_SEQ_Q queries. Its head dims (64 only) are
     the variant's own (kernels/family.toml): `choose` skips it elsewhere."""
     if cfg.features:
         return False
-    return cfg.seq_q >= (M192_MIN_SEQ_Q_CAUSAL if cfg.causal else M192_MIN_SEQ_Q)
+    return cfg.seq_q >= M192_MIN_SEQ_Q
 
 
 def preferences(cc: tuple[int, int], cfg: AttnConfig) -> tuple[str, ...]:

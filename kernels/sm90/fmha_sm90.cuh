@@ -212,8 +212,20 @@ __device__ __forceinline__ KeyRange window_of_row(const FmhaParams& p, int row) 
 }
 
 struct TileCoord {
-    int m_block, head, batch;
+    int first_row;  // the tile's first query row: negative (a multiple of 64) for a causal first tile
+    int head, batch;
 };
+
+// The 192-row tile (3 consumer WGs) ends causal tiles at seq_q and skips fully masked KV tiles per
+// WG (TileScheduler, masked_lead_blocks): S1k hd64 causal 0.87 -> 0.98 of cuDNN. On 128-row tiles
+// the two barely apply (one spare WG at most) and cost 1-2% per tile start (b32 S512 hd128 against
+// main's kernel in one call), so those keep their tiles from row 0.
+constexpr bool kCausalEndAligned = kConsumers > 2;
+
+// Where a tile's Q box starts: TMA takes no negative coordinate (an illegal instruction on the
+// H100), so a tile starting before row 0 loads from row 0 and its WGs read and stage their rows
+// min(first_row, 0) rows up in the Q and O tiles (WG row offsets stay multiples of 64).
+__device__ __forceinline__ int q_box_row(const TileCoord& c) { return max(c.first_row, 0); }
 
 // Which output tiles this CTA computes. Non-persistent: the one its block index names. Persistent:
 // tile blockIdx.x first, then whatever the producer claims next from p.tile_counter; tiles are
@@ -226,6 +238,11 @@ struct TileCoord {
 //     light tiles fill the tail. A static stride here gave some CTAs twice the work of others
 //     (0.71x cuDNN at S1k hd64).
 // The last CTA to stop claiming puts the counter back to zero for the next launch on the stream.
+// kCausalEndAligned: causal tiles end at seq_q, to within 63 rows (first_row). Where seq_q is no
+// multiple of the tile, the spare WGs sit in the first tile, which sees the fewest keys, as whole
+// WGs before row 0 that pass (pass_tile). Tiles starting at row 0 put them in the heaviest tile: at
+// S1k a 192-row tiling multiplied 32 KV tiles a head of 192 rows where this takes 27, and the last
+// tile's spare WGs held an SM for its 8 KV tiles.
 struct TileScheduler {
     static constexpr long long kL2KvBudget = 32ll << 20;  // bytes of K/V a causal head group may keep in L2
 
@@ -233,6 +250,11 @@ struct TileScheduler {
     static __device__ int total(const FmhaParams& p) { return m_blocks(p) * p.heads * p.batch; }
     static __device__ int first() { return FMHA_PERSISTENT ? static_cast<int>(blockIdx.x) : 0; }
     static __device__ bool valid(const FmhaParams& p, int idx) { return FMHA_PERSISTENT ? idx < total(p) : idx == 0; }
+    static __device__ int first_row(const FmhaParams& p, int m_block) {
+        constexpr int kWgRows = kBlockM / kConsumers;
+        const bool aligned = kCausalEndAligned && p.causal;
+        return m_block * kBlockM - (aligned ? (m_blocks(p) * kBlockM - p.seq_q) / kWgRows * kWgRows : 0);
+    }
 
     // Producer thread only. Without a counter (a host that passed none) the walk is a static stride.
     static __device__ int claim_next(const FmhaParams& p, int idx) {
@@ -262,8 +284,8 @@ struct TileScheduler {
 
     template <int D>
     static __device__ TileCoord coord(const FmhaParams& p, int idx) {
-        if (!FMHA_PERSISTENT) return {static_cast<int>(gridDim.x - 1 - blockIdx.x), static_cast<int>(blockIdx.y),
-                                      static_cast<int>(blockIdx.z)};
+        if (!FMHA_PERSISTENT) return {first_row(p, static_cast<int>(gridDim.x - 1 - blockIdx.x)),
+                                      static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)};
         const int n_m = m_blocks(p);
         int m, bh;
         if (!p.causal) {
@@ -278,7 +300,7 @@ struct TileScheduler {
             m = n_m - 1 - in_group / group_heads;
             bh = g * group + in_group % group_heads;
         }
-        return {m, bh % p.heads, bh / p.heads};
+        return {first_row(p, m), bh % p.heads, bh / p.heads};
     }
 };
 
@@ -289,21 +311,21 @@ struct PipeState {
 };
 
 template <int D>
-__device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int m_block, int batch) {
+__device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int first_row, int batch) {
     constexpr int BN = Plan<D>::kBlockN;
     Tiles t;
     t.offset = p.seq_k - p.seq_q;
     int limit = p.seq_k;
     if (p.causal) {
-        const int last_row_sees = (m_block + 1) * kBlockM - 1 + t.offset;  // keys <= this
+        const int last_row_sees = first_row + kBlockM - 1 + t.offset;  // keys <= this
         limit = min(limit, last_row_sees + 1);
     }
     int begin = 0;
 #if FMHA_WINDOW
     if (windowed(p)) {
         // The last row's right bound ends the tiles, the first row's left bound starts them.
-        limit = min(limit, window_of_row(p, (m_block + 1) * kBlockM - 1).hi + 1);
-        begin = max(0, window_of_row(p, m_block * kBlockM).lo);
+        limit = min(limit, window_of_row(p, first_row + kBlockM - 1).hi + 1);
+        begin = max(0, window_of_row(p, first_row).lo);
     }
 #endif
 #if FMHA_KEY_RANGES
@@ -589,7 +611,7 @@ __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned 
 #pragma unroll
             for (int a = 0; a < D / 64; ++a)
                 tma::load_4d(q.tile(smem) + a * kBlockM * 128, &maps.q, &bars.q_full[q.stage], a * 64,
-                             c.m_block * kBlockM, c.head, c.batch);
+                             q_box_row(c), c.head, c.batch);
         }
         if (slot.shared) continue;  // V is K: no second load
         mbar::wait_parity(&bars.v_empty[stage], phase ^ 1);
@@ -609,7 +631,7 @@ __device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps&
     int tile = TileScheduler::first();
     for (; TileScheduler::valid(p, tile); tile = TileScheduler::claim_next(p, tile)) {
         const TileCoord c = TileScheduler::coord<D>(p, tile);
-        const Tiles tiles = tiles_for<D>(p, c.m_block, c.batch);
+        const Tiles tiles = tiles_for<D>(p, c.first_row, c.batch);
         if (tiles.n_blocks > 0) {
             producer_tile<D>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), tiles, kv_shared(p), ps);
         } else if (FMHA_PERSISTENT) {  // rows that see no key: the consumers only store zeros
@@ -637,20 +659,17 @@ __device__ __forceinline__ void store_zero_rows(const FmhaParams& p, const TileC
     auto* o = static_cast<unsigned short*>(p.o);
     for (int e = t; e < 64 * D; e += 128) {
         const int row = wg_first_row + e / D;
-        if (row < p.seq_q)
+        if (row >= 0 && row < p.seq_q)
             o[c.batch * p.o_batch_stride + static_cast<fmha_i64>(row) * p.o_seq_stride + c.head * p.o_head_stride + e % D] = 0;
     }
 }
 
-// A WG whose rows all lie past seq_q (the last query tile's spare WGs: S1k in 192-row tiles leaves
-// 64 rows to the last tile) computes nothing but keeps the tile's protocol: per KV tile it waits
-// for the loads and arrives on the empty barriers (its arrivals complete each stage's phase; an
-// arrival before the load would count toward the stage's previous fill), takes its ping-pong
-// turn, and releases Q as the computing path does. It stores nothing: its rows are not in O or LSE.
+// KV tiles a WG does not multiply keep their protocol: per KV tile the WG waits for the loads and
+// arrives on the empty barriers (its arrivals complete each stage's phase; an arrival before the
+// load would count toward the stage's previous fill) and takes its ping-pong turn.
 template <int D>
-__device__ __forceinline__ void pass_tile(const Barriers& bars, int cw, int n_blocks, int kv0, bool shared,
-                                          const QSlot<D>& qs, int t) {
-    const int lane = t % 32;
+__device__ __forceinline__ void pass_blocks(const Barriers& bars, int cw, int n_blocks, int kv0, bool shared,
+                                            int lane) {
     for (int i = 0; i < n_blocks; ++i) {
         const KvSlot<D> kv(kv0 + i, shared);
         mbar::wait_parity(kv.k_full(bars), kv.phase);
@@ -662,7 +681,39 @@ __device__ __forceinline__ void pass_tile(const Barriers& bars, int cw, int n_bl
         if (!kv.shared) mbar::wait_parity(kv.v_full(bars), kv.phase);
         if (lane == 0) mbar::arrive(kv.v_empty(bars));
     }
+}
+
+// A WG whose rows all lie outside [0, seq_q) (a partial tile's spare WGs: S1k in 192-row tiles
+// leaves 64 rows to one tile, the last, or for causal calls the first) computes nothing: it passes
+// every KV tile and releases Q as the computing path does. It stores nothing: its rows are not in
+// O or LSE.
+template <int D>
+__device__ __forceinline__ void pass_tile(const Barriers& bars, int cw, int n_blocks, int kv0, bool shared,
+                                          const QSlot<D>& qs, int t) {
+    const int lane = t % 32;
+    pass_blocks<D>(bars, cw, n_blocks, kv0, shared, lane);
     if (Plan<D>::kSeparateO ? lane == 0 : t == 0) mbar::arrive(&bars.q_empty[qs.stage]);
+}
+
+// How many of the tile's leading KV tiles (the highest keys, visited first) hold no key that any
+// of this WG's 64 rows sees: the tile's KV range is set by its last row, so on a causal diagonal a
+// 192-row tile's upper WGs would multiply up to two fully masked KV tiles (7 of 79 WG-tiles a head
+// at S1k). At most n_blocks - 1: rows with no key at all still take the computing path's no-key
+// result (O = 0, LSE = -inf).
+template <int D>
+__device__ __forceinline__ int masked_lead_blocks(const FmhaParams& p, const Tiles& tiles, int wg_first_row) {
+    constexpr int BN = Plan<D>::kBlockN;
+    const int wg_last_row = wg_first_row + 63;
+    int last_key = p.seq_k - 1;
+    if (p.causal) last_key = min(last_key, wg_last_row + tiles.offset);
+#if FMHA_WINDOW
+    if (windowed(p)) last_key = min(last_key, window_of_row(p, wg_last_row).hi);
+#endif
+#if FMHA_KEY_RANGES
+    last_key = min(last_key, tiles.key_hi - 1);
+#endif
+    const int last_tile_seen = last_key < 0 ? -1 : last_key / BN;
+    return max(0, min(tiles.n_blocks - 1, tiles.first + tiles.n_blocks - 1 - last_tile_seen));
 }
 
 template <int D, bool F16>
@@ -673,8 +724,9 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
     const int t = threadIdx.x - 128 * (cw + 1);
     const int warp = t / 32;
     const int lane = t % 32;
-    const int wg_row0 = cw * 64;  // within the CTA tile
-    const int wg_first_row = c.m_block * kBlockM + wg_row0;
+    const int wg_first_row = c.first_row + cw * 64;
+    // this WG's first row in the Q and O tiles
+    const int wg_row0 = kCausalEndAligned ? wg_first_row - q_box_row(c) : cw * 64;
     const int row0 = wg_first_row + warp * 16 + lane / 4;  // this thread's rows: row0, row0 + 8
     const QSlot<D> qs(ps.q);
     const unsigned char* q_tile = qs.tile(smem);
@@ -683,9 +735,11 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
 #pragma unroll
     for (int i = 0; i < P::kORegs; ++i) o[i] = 0.0f;
     RowState st = {{-FMHA_INF, -FMHA_INF}, {0.0f, 0.0f}};
-    const int n_blocks = tiles.n_blocks;
-    const int kv0 = ps.kv;
     const bool shared = kv_shared(p);  // V read from K's stage (KvSlot)
+    const int skipped = kCausalEndAligned ? masked_lead_blocks<D>(p, tiles, wg_first_row) : 0;
+    pass_blocks<D>(bars, cw, skipped, ps.kv, shared, lane);
+    const int n_blocks = tiles.n_blocks - skipped;  // this WG's KV tiles: first .. first + n_blocks - 1
+    const int kv0 = ps.kv + skipped;
 
     if (n_blocks > 0) {
         if (!FMHA_PERSISTENT) mbar::wait_parity(&bars.q_full[qs.stage], qs.phase);  // persistent: consumer() waited
@@ -750,7 +804,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             pv_step<D, F16>(o, pf, smem, bars, kv0 + i, shared, lane);
         }
 #endif
-        ps.kv += n_blocks;
+        ps.kv += skipped + n_blocks;
     }
 
     // Epilogue: finish the row sums across the quad, normalise, LSE, O through SMEM and TMA.
@@ -778,10 +832,10 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
                 lse2 = m + __log2f(denom);
             }
         }
-        if (p.lse != nullptr && lane % 4 == 0 && row < p.seq_q)
+        if (p.lse != nullptr && lane % 4 == 0 && row >= 0 && row < p.seq_q)
             p.lse[(static_cast<fmha_i64>(c.batch) * p.heads + c.head) * p.seq_q + row] = lse2 * 0.6931471805599453f;
 #else
-        if (p.lse != nullptr && lane % 4 == 0 && row < p.seq_q) {
+        if (p.lse != nullptr && lane % 4 == 0 && row >= 0 && row < p.seq_q) {
             constexpr float kLn2 = 0.6931471805599453f;
             const float lse = l > 0.0f ? (st.m[h] + __log2f(l)) * kLn2 : -FMHA_INF;
             p.lse[(static_cast<fmha_i64>(c.batch) * p.heads + c.head) * p.seq_q + row] = lse;
@@ -859,8 +913,9 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
         // (Q's for each K step, K/V's per stage) out of the tile loop and spills them.
         unsigned char* tile_smem;
         asm volatile("mov.b64 %0, %1;" : "=l"(tile_smem) : "l"(smem));
-        const Tiles tiles = tiles_for<D>(p, c.m_block, c.batch);
-        if (tiles.n_blocks > 0 && c.m_block * kBlockM + cw * 64 >= p.seq_q) {
+        const Tiles tiles = tiles_for<D>(p, c.first_row, c.batch);
+        const int wg_first_row = c.first_row + cw * 64;
+        if (tiles.n_blocks > 0 && (wg_first_row >= p.seq_q || wg_first_row + 64 <= 0)) {
             pass_tile<D>(barriers_at<D>(tile_smem), cw, tiles.n_blocks, ps.kv, kv_shared(p), QSlot<D>(ps.q),
                          threadIdx.x - 128 * (cw + 1));
             ps.kv += tiles.n_blocks;

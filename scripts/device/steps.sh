@@ -38,6 +38,19 @@ run() {
   rc=$?
   log "$name rc=$rc$( ((rc == 124 || rc == 137)) && echo " (timed out at ${t}s)") $(tail -n 1 "$RAW/$name.err" | cut -c1-160)"
 }
+# bench_rounds CAP VARIANT...: `fmhactl bench` of each variant on $SHAPES beside cuDNN (steps
+# bench-ROUND-VARIANT, each capped at CAP s), ROUNDS times (default 2), the order reversed every
+# other round so neither variant always runs first; --seed SEED (default 15)
+bench_rounds() {
+  local cap=$1 r v; shift
+  local order=("$@")
+  for r in $(seq 1 "${ROUNDS:-2}"); do
+    for v in "${order[@]}"; do
+      run bench-$r-$v "$cap" python3 -m fmhactl bench $v $SHAPES --baseline cudnn --seed "${SEED:-15}" --json
+    done
+    order=($(printf '%s\n' "${order[@]}" | tac))
+  done
+}
 # verify prints its JSON array at the end, but stores each config's row as it lands: for a step
 # its timeout cut, put the rows it stored in its place (rows_if_cut NAME GRID; needs V and SINCE)
 rows_if_cut() {

@@ -140,9 +140,10 @@ def test_hopper_prefers_the_persistent_sm90_variant_where_it_runs():
     (1024, False, 64, "sm90_persistent_m192"),   # 5 full tiles and one of 64 rows: its spare WGs pass
     (512, False, 64, "sm90_persistent_m192"),    # the shortest measured to gain (call 3 of session 15)
     (197, False, 64, "sm90_persistent"),         # one tile and a sliver: 128-row tiles were faster
-    (4096, True, 64, "sm90_persistent_m192"),    # causal from 2048 queries (call 7 of session 15)
-    (2048, True, 64, "sm90_persistent_m192"),
-    (1024, True, 64, "sm90_persistent"),         # causal S1k: 128-row tiles were faster
+    (4096, True, 64, "sm90_persistent_m192"),
+    (1024, True, 64, "sm90_persistent_m192"),    # causal tiles end at seq_q since session 18
+    (512, True, 64, "sm90_persistent_m192"),
+    (197, True, 64, "sm90_persistent"),
     (4096, False, 128, "sm90_persistent"),       # no hd128 build of the 192-row tile
 ])
 def test_hopper_takes_the_192_row_tile_from_enough_queries(seq_q, causal, hd, expected):
