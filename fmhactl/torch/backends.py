@@ -69,16 +69,16 @@ def wgmma_decode_min_rows(cfg: AttnConfig) -> int:
 #   causal, since session 18's 192-row tiles end at seq_q (the spare WGs in the lightest tile) and
 #   skip the KV tiles a WG's rows mask whole (notes/op-session18/call3): b16 S1k 108.8-109.7 against
 #   121.7-121.8 (0.98 against 0.87), b32 S512 78.2-79.1 against 85.3-85.4 (0.90 against 0.82), b16
-#   S1000 109.1 (once 132.0) against 122.8-123.8, b16 S576 50.7-52.2 against 59.1-59.3, b8 S2k 167-169 against
-#   187, b8 S4k 558-564 against 631-632. (Before it, S1k lost: 130.6 against 120.1.)
+#   S1000 109.1 (once 132.0) against 122.8-123.8, b16 S576 50.7-52.2 against 59.1-59.3, b8 S2k
+#   167-169 against 187, b8 S4k 558-564 against 631-632. (Before it, S1k lost: 130.6 against 120.1.)
 # So from this many queries on, causal or not.
 M192_MIN_SEQ_Q = 512
 
 
 def fills_192_row_tiles(cfg: AttnConfig) -> bool:
     """Whether a call should try sm90_persistent_m192 first: no features, and at least
-    M192_MIN_SEQ_Q queries. Its head dims (64 only) are
-    the variant's own (kernels/family.toml): `choose` skips it elsewhere."""
+    M192_MIN_SEQ_Q queries, causal or not. Its head dims (64 only) are the variant's own
+    (kernels/family.toml): `choose` skips it elsewhere."""
     if cfg.features:
         return False
     return cfg.seq_q >= M192_MIN_SEQ_Q

@@ -22,14 +22,7 @@ for item in ${VERIFY:-}; do
   v=${item%%:*}; g=${item#*:}
   run verify-$v-$g 40 python3 -m fmhactl verify $v --grid $g --seed 18 --json
 done
-if [ -n "${EVIDENCE:-}" ]; then
-  if [ -n "${DRY:-}" ]; then log "evidence: OUT=$OUT/ev STEPS='gpu out' bash scripts/device/evidence.sh"
-  else
-    ev_left=$(( $(left) - ${BENCH_RESERVE:-60} ))
-    OUT=$OUT/ev STEPS="gpu out" DEADLINE_S=$ev_left bash scripts/device/evidence.sh > "$RAW/evidence.log" 2>&1
-    log "evidence rc=$? (deadline ${ev_left}s): $(grep -c . "$OUT/ev/evidence/records.jsonl" 2>/dev/null) records"
-  fi
-fi
+[ -n "${EVIDENCE:-}" ] && evidence_step "${BENCH_RESERVE:-60}"
 SHAPES=${SHAPES:-"--shape b=32,h=16,t=512,s=512,d=128 --shape b=8,h=16,t=4096,s=4096,d=128 --shape b=4,h=16,t=8192,s=8192,d=128
  --shape b=8,h=32,hkv=8,t=4096,s=4096,d=128 --shape b=8,h=16,t=4096,s=4096,d=128,causal --shape b=16,h=16,t=1024,s=1024,d=64"}
 SEED=18 bench_rounds 50 ${VARIANTS:-sm90_persistent old_persistent sm90_pingpong}

@@ -28,14 +28,7 @@ for item in ${VERIFY:-sm90_persistent_m192:awkward,fa,many sm90_persistent:many,
 done
 run sanitize 90 compute-sanitizer --tool memcheck --error-exitcode 9 python3 scripts/sm90_sanitize.py \
   sm90_persistent sm90_persistent_m192 sm90_persistent_feat
-if [ -n "${EVIDENCE:-}" ] && (( $(left) > 0 )); then
-  if [ -n "${DRY:-}" ]; then log "evidence: OUT=$OUT/ev STEPS='gpu out' bash scripts/device/evidence.sh"
-  else
-    ev_left=$(( $(left) - ${BENCH_RESERVE:-150} ))
-    OUT=$OUT/ev STEPS="gpu out" DEADLINE_S=$ev_left bash scripts/device/evidence.sh > "$RAW/evidence.log" 2>&1
-    log "evidence rc=$? (deadline ${ev_left}s): $(grep -c . "$OUT/ev/evidence/records.jsonl" 2>/dev/null) records"
-  fi
-fi
+[ -n "${EVIDENCE:-}" ] && (( $(left) > 0 )) && evidence_step "${BENCH_RESERVE:-150}"
 SHAPES="--shape b=16,h=16,t=1024,s=1024,d=64,causal --shape b=32,h=16,t=512,s=512,d=64,causal
  --shape b=8,h=16,t=2048,s=2048,d=64,causal --shape b=8,h=16,t=4096,s=4096,d=64,causal
  --shape b=16,h=16,t=576,s=576,d=64,causal --shape b=16,h=16,t=1000,s=1000,d=64,causal --shape b=16,h=16,t=1024,s=1024,d=64"

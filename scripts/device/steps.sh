@@ -51,6 +51,14 @@ bench_rounds() {
     order=($(printf '%s\n' "${order[@]}" | tac))
   done
 }
+# evidence_step RESERVE: the milestone evidence re-made (evidence.sh STEPS="gpu out", into $OUT/ev)
+# with the time left but RESERVE seconds for the steps after it; one log line with the record count
+evidence_step() {
+  if [ -n "${DRY:-}" ]; then log "evidence: OUT=$OUT/ev STEPS='gpu out' bash scripts/device/evidence.sh"; return; fi
+  local ev_left=$(( $(left) - $1 ))
+  OUT=$OUT/ev STEPS="gpu out" DEADLINE_S=$ev_left bash scripts/device/evidence.sh > "$RAW/evidence.log" 2>&1
+  log "evidence rc=$? (deadline ${ev_left}s): $(grep -c . "$OUT/ev/evidence/records.jsonl" 2>/dev/null) records"
+}
 # verify prints its JSON array at the end, but stores each config's row as it lands: for a step
 # its timeout cut, put the rows it stored in its place (rows_if_cut NAME GRID; needs V and SINCE)
 rows_if_cut() {
