@@ -22,7 +22,9 @@ SHAPES = ("b=1,h=2,t=130,s=200,d=64", "b=1,h=2,hkv=1,t=70,s=300,d=128,causal",
           "b=1,h=2,t=300,s=300,d=64,causal", "b=1,h=1,t=64,s=100,d=256",
           "b=1,h=1,t=200,s=77,d=128,causal,dtype=f16",
           # more tiles than SMs: the persistent variant claims tiles from its counter
-          "b=2,h=16,hkv=4,t=1000,s=1100,d=64,causal")
+          "b=2,h=16,hkv=4,t=1000,s=1100,d=64,causal",
+          # the _feat variants: a window, sinks and K = V over a causal first tile before row 0
+          "b=1,h=2,t=300,s=300,d=64,causal,wl=100,sink,kvshared")
 
 
 def main() -> int:

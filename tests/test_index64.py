@@ -15,7 +15,8 @@ from tests.test_registry import GOOD
 # The variants whose global-memory arithmetic was audited 64-bit (docs/features.md "Tensors past
 # 2^31 elements"); the SM100 family (emulated here) and the self-test kernels keep the 32-bit limit.
 AUDITED = {"ref", "sm90_pipelined", "sm90_overlap", "sm90_pingpong", "sm90_pingpong_rescale0", "sm90_persistent",
-           "sm90_persistent_m192", "sm90_pingpong_feat", "sm90_persistent_feat", "sm90_mqa_gather", "sm90_mqa_decode"}
+           "sm90_persistent_m192", "sm90_persistent_m192_feat", "sm90_pingpong_feat",
+           "sm90_persistent_feat", "sm90_mqa_gather", "sm90_mqa_decode"}
 
 # DeepSeek-V4 decode at batch 128 over a 32k cache: K = 128 x 32768 x 1 x 512 = 2^31 elements.
 DSV4_B128 = dict(batch=128, heads=64, heads_kv=1, seq_q=1, seq_k=32768, head_dim=512, causal=True, sink=True,

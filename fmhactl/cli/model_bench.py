@@ -10,7 +10,7 @@ def model_bench(name: str, prompts: list[int], *, warmup: int, iters: int, seed:
     from fmhactl.services.model_bench import record, run_model_bench
     from fmhactl.services.results import ResultStore
 
-    result = run_model_bench(name, prompts, warmup=min(warmup, 5), iters=min(iters, 20), seed=seed or 0, padded=padded,
+    result = run_model_bench(name, prompts, warmup=min(warmup, 5), iters=min(iters, 50), seed=seed or 0, padded=padded,
                              greedy_tokens=greedy)
     with ResultStore() as store:
         result["row_id"] = record(result, store)

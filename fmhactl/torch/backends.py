@@ -76,11 +76,10 @@ M192_MIN_SEQ_Q = 512
 
 
 def fills_192_row_tiles(cfg: AttnConfig) -> bool:
-    """Whether a call should try sm90_persistent_m192 first: no features, and at least
-    M192_MIN_SEQ_Q queries, causal or not. Its head dims (64 only) are the variant's own
-    (kernels/family.toml): `choose` skips it elsewhere."""
-    if cfg.features:
-        return False
+    """Whether a call should try the 192-row tile first (sm90_persistent_m192, or its `_feat`
+    namesake for a call with window, sinks, K = V or key ranges): at least M192_MIN_SEQ_Q
+    queries, causal or not. Their head dims (64 only) and features are the variants' own
+    (kernels/family.toml): `choose` skips them elsewhere."""
     return cfg.seq_q >= M192_MIN_SEQ_Q
 
 
@@ -88,7 +87,7 @@ def preferences(cc: tuple[int, int], cfg: AttnConfig) -> tuple[str, ...]:
     """The native family of capability cc in the order tried for this call."""
     names = PREFERENCES.get(int(cc[0]), ())
     if int(cc[0]) == 9 and fills_192_row_tiles(cfg):
-        names = ("sm90_persistent_m192",) + names
+        names = ("sm90_persistent_m192_feat" if cfg.features else "sm90_persistent_m192",) + names
     if int(cc[0]) == 9 and cfg.seq_q == 1 and cfg.batch * cfg.heads_kv >= wgmma_decode_min_rows(cfg):
         names = ("sm90_mqa_decode",) + names  # it declines what it cannot run (hd512 and K = V only)
     return names

@@ -211,6 +211,18 @@ __device__ __forceinline__ KeyRange window_of_row(const FmhaParams& p, int row) 
     return r;
 }
 
+// One past the last key query row `row` sees (0: none) under causal (bottom-right aligned) and the
+// sliding window's right edge, before a key range narrows it. One rule for the CTA's tile range
+// (tiles_for, its last row) and a WG's masked leading tiles (masked_lead_blocks).
+__device__ __forceinline__ int keys_end_seen(const FmhaParams& p, int row, int offset) {
+    int end = p.seq_k;
+    if (p.causal) end = min(end, row + offset + 1);
+#if FMHA_WINDOW
+    if (windowed(p)) end = min(end, window_of_row(p, row).hi + 1);
+#endif
+    return end;
+}
+
 struct TileCoord {
     int first_row;  // the tile's first query row: negative (a multiple of 64) for a causal first tile
     int head, batch;
@@ -222,9 +234,12 @@ struct TileCoord {
 // main's kernel in one call), so those keep their tiles from row 0.
 constexpr bool kCausalEndAligned = kConsumers > 2;
 
-// Where a tile's Q box starts: TMA takes no negative coordinate (an illegal instruction on the
-// H100), so a tile starting before row 0 loads from row 0 and its WGs read and stage their rows
-// min(first_row, 0) rows up in the Q and O tiles (WG row offsets stay multiples of 64).
+// Where a tile's Q box starts: row 0 for a tile starting before it. A TMA store whose box starts
+// at a negative row is an illegal instruction, while a load there zero-fills the rows before 0
+// (H200, scripts/device/tma_negative_probe.cu, session 19): whole-WG shifts keep every WG's O store
+// at row >= 0. The Q box from row 0 dates from the first fix (a load from first_row would be legal);
+// the WGs read and stage their rows min(first_row, 0) rows up in the Q and O tiles (WG row offsets
+// stay multiples of 64).
 __device__ __forceinline__ int q_box_row(const TileCoord& c) { return max(c.first_row, 0); }
 
 // Which output tiles this CTA computes. Non-persistent: the one its block index names. Persistent:
@@ -315,18 +330,11 @@ __device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int first_row, i
     constexpr int BN = Plan<D>::kBlockN;
     Tiles t;
     t.offset = p.seq_k - p.seq_q;
-    int limit = p.seq_k;
-    if (p.causal) {
-        const int last_row_sees = first_row + kBlockM - 1 + t.offset;  // keys <= this
-        limit = min(limit, last_row_sees + 1);
-    }
+    // The last row's last key ends the tiles, the first row's window left bound starts them.
+    int limit = keys_end_seen(p, first_row + kBlockM - 1, t.offset);
     int begin = 0;
 #if FMHA_WINDOW
-    if (windowed(p)) {
-        // The last row's right bound ends the tiles, the first row's left bound starts them.
-        limit = min(limit, window_of_row(p, first_row + kBlockM - 1).hi + 1);
-        begin = max(0, window_of_row(p, first_row).lo);
-    }
+    if (windowed(p)) begin = max(0, window_of_row(p, first_row).lo);
 #endif
 #if FMHA_KEY_RANGES
     t.key_lo = 0;
@@ -348,8 +356,10 @@ __device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int first_row, i
 }
 
 // The softmax of one S tile, in place: S becomes P (unnormalised, fp32). Returns per-row alpha,
-// the factor O and l must be multiplied by (1 where the reference max did not move).
-template <int D, bool kMask>
+// the factor O and l must be multiplied by (1 where the reference max did not move). kMask: keys
+// past each row's last are masked; kLeft: keys before each row's first too (a window or key range
+// start inside the tile: tile_mask).
+template <int D, bool kMask, bool kLeft = false>
 __device__ __forceinline__ void softmax_tile(float (&s)[Plan<D>::kSRegs], RowState& st, float (&alpha)[2],
                                              const FmhaParams& p, int n, int row0, const Tiles& tiles, int lane) {
     const int offset = tiles.offset;
@@ -360,7 +370,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Plan<D>::kSRegs], RowSta
         // column: then each element is one compare against a compile-time column offset.
         const int key_base = n * BN + 2 * (lane % 4);
         int last[2];
-        int first[2] = {-1, -1};  // the sliding window's left edge, likewise (FMHA_WINDOW)
+        int first[2] = {-1, -1};  // the window's or key range's left edge, likewise (kLeft)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row_last = p.causal ? row0 + 8 * h + offset : p.seq_k - 1;
@@ -369,18 +379,18 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Plan<D>::kSRegs], RowSta
             if (windowed(p)) {
                 const KeyRange w = window_of_row(p, row0 + 8 * h);
                 last[h] = min(last[h], w.hi - key_base);
-                first[h] = w.lo - key_base;
+                if (kLeft) first[h] = w.lo - key_base;
             }
 #endif
 #if FMHA_KEY_RANGES
             last[h] = min(last[h], tiles.key_hi - 1 - key_base);
-            first[h] = max(first[h], tiles.key_lo - key_base);
+            if (kLeft) first[h] = max(first[h], tiles.key_lo - key_base);
 #endif
         }
 #pragma unroll
         for (int i = 0; i < R; ++i) {
             const int col = 8 * (i / 4) + (i % 2);
-            if (col > last[(i / 2) % 2] || ((FMHA_WINDOW || FMHA_KEY_RANGES) && col < first[(i / 2) % 2]))
+            if (col > last[(i / 2) % 2] || (kLeft && col < first[(i / 2) % 2]))
                 s[i] = -FMHA_INF;
         }
     }
@@ -448,24 +458,35 @@ __device__ __forceinline__ void issue_pv(float (&o)[Plan<D>::kORegs], const unsi
     for (int kb = 0; kb < Plan<D>::kPRegs; ++kb) WgmmaRS<D, F16>::run(o, pf[kb], wg::mnmajor_desc(v_tile, kb * 16, BN), 1);
 }
 
+// How KV tile n must be masked for this WG's 64 rows: not at all, past each row's last key (the
+// causal diagonal, s_k, a window's right edge or key range end crosses the tile), or also before
+// each row's first (a window's left edge or key range start does). The third is apart: compared on
+// every masked tile, the left edge was part of what FMHA_WINDOW or FMHA_KEY_RANGES alone cost the
+// 192-row tile on plain causal calls (session 19, b8 S4k hd64: 567-572 against 561 us; split,
+// 567-575 against 566-567).
+enum TileMask { kNoMask, kMaskRight, kMaskBoth };
+
 template <int D>
-__device__ __forceinline__ bool tile_needs_mask(const FmhaParams& p, int n, int wg_first_row, const Tiles& tiles) {
+__device__ __forceinline__ TileMask tile_mask(const FmhaParams& p, int n, int wg_first_row, const Tiles& tiles) {
     constexpr int BN = Plan<D>::kBlockN;
     const int offset = tiles.offset;
     const int last_key = n * BN + BN - 1;
 #if FMHA_KEY_RANGES
     // key_hi <= seq_k: the row's end subsumes the sequence edge.
-    bool mask = last_key >= tiles.key_hi || n * BN < tiles.key_lo || (p.causal && last_key > wg_first_row + offset);
+    bool right = last_key >= tiles.key_hi || (p.causal && last_key > wg_first_row + offset);
+    bool left = n * BN < tiles.key_lo;
 #else
-    bool mask = last_key >= p.seq_k || (p.causal && last_key > wg_first_row + offset);
+    bool right = last_key >= p.seq_k || (p.causal && last_key > wg_first_row + offset);
+    bool left = false;
 #endif
 #if FMHA_WINDOW
     // A key right of the WG's first row's window, or left of its last row's.
-    if (windowed(p))
-        mask = mask || last_key > window_of_row(p, wg_first_row).hi ||
-               n * BN < window_of_row(p, wg_first_row + 64 - 1).lo;
+    if (windowed(p)) {
+        right = right || last_key > window_of_row(p, wg_first_row).hi;
+        left = left || n * BN < window_of_row(p, wg_first_row + 64 - 1).lo;
+    }
 #endif
-    return mask;
+    return left ? kMaskBoth : right ? kMaskRight : kNoMask;
 }
 
 // Position `it` of a ring of N buffers: its stage and the parity of that stage's current phase.
@@ -530,10 +551,15 @@ template <int D>
 __device__ __forceinline__ void softmax_step(float (&s)[Plan<D>::kSRegs], RowState& st, float (&alpha)[2],
                                              const FmhaParams& p, int n, int wg_first_row, int row0,
                                              const Tiles& tiles, int lane) {
-    if (tile_needs_mask<D>(p, n, wg_first_row, tiles))
-        softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles, lane);
-    else
+    const TileMask mask = tile_mask<D>(p, n, wg_first_row, tiles);
+    if (mask != kNoMask) {
+        if ((FMHA_WINDOW || FMHA_KEY_RANGES) && mask == kMaskBoth)
+            softmax_tile<D, true, FMHA_WINDOW || FMHA_KEY_RANGES>(s, st, alpha, p, n, row0, tiles, lane);
+        else
+            softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles, lane);
+    } else {
         softmax_tile<D, false>(s, st, alpha, p, n, row0, tiles, lane);
+    }
 }
 
 // The V tile PV reads at ring position `v`: its own stage, once loaded; with kv_shared the K tile
@@ -624,7 +650,7 @@ __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned 
     ps.q += 1;
 }
 
-template <int D>
+template <int D, bool kShared>
 __device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem,
                                          const Barriers& bars) {
     PipeState ps;
@@ -633,7 +659,7 @@ __device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps&
         const TileCoord c = TileScheduler::coord<D>(p, tile);
         const Tiles tiles = tiles_for<D>(p, c.first_row, c.batch);
         if (tiles.n_blocks > 0) {
-            producer_tile<D>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), tiles, kv_shared(p), ps);
+            producer_tile<D>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), tiles, kShared, ps);
         } else if (FMHA_PERSISTENT) {  // rows that see no key: the consumers only store zeros
             publish_tile<D>(smem, bars, tile, ps, 0);
             ps.q += 1;
@@ -703,12 +729,7 @@ __device__ __forceinline__ void pass_tile(const Barriers& bars, int cw, int n_bl
 template <int D>
 __device__ __forceinline__ int masked_lead_blocks(const FmhaParams& p, const Tiles& tiles, int wg_first_row) {
     constexpr int BN = Plan<D>::kBlockN;
-    const int wg_last_row = wg_first_row + 63;
-    int last_key = p.seq_k - 1;
-    if (p.causal) last_key = min(last_key, wg_last_row + tiles.offset);
-#if FMHA_WINDOW
-    if (windowed(p)) last_key = min(last_key, window_of_row(p, wg_last_row).hi);
-#endif
+    int last_key = keys_end_seen(p, wg_first_row + 63, tiles.offset) - 1;
 #if FMHA_KEY_RANGES
     last_key = min(last_key, tiles.key_hi - 1);
 #endif
@@ -716,7 +737,23 @@ __device__ __forceinline__ int masked_lead_blocks(const FmhaParams& p, const Til
     return max(0, min(tiles.n_blocks - 1, tiles.first + tiles.n_blocks - 1 - last_tile_seen));
 }
 
-template <int D, bool F16>
+// How many of the tile's trailing KV tiles (the lowest keys, visited last) hold no key that any of
+// this WG's rows sees: the tile's range starts at its first row's window left edge, so under a
+// sliding window a 192-row tile's lower WGs would multiply KV tiles wholly left of their own rows'
+// windows. At most n_blocks - 1 - lead: one KV tile is always kept.
+template <int D>
+__device__ __forceinline__ int masked_trail_blocks(const FmhaParams& p, const Tiles& tiles, int wg_first_row, int lead) {
+#if FMHA_WINDOW
+    if (windowed(p)) {
+        constexpr int BN = Plan<D>::kBlockN;
+        const int first_tile_seen = max(0, window_of_row(p, wg_first_row).lo) / BN;
+        return max(0, min(tiles.n_blocks - 1 - lead, first_tile_seen - tiles.first));
+    }
+#endif
+    return 0;
+}
+
+template <int D, bool F16, bool kShared>
 __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem,
                                               const Barriers& bars, int cw, const TileCoord& c, const Tiles& tiles,
                                               PipeState& ps) {
@@ -735,10 +772,12 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
 #pragma unroll
     for (int i = 0; i < P::kORegs; ++i) o[i] = 0.0f;
     RowState st = {{-FMHA_INF, -FMHA_INF}, {0.0f, 0.0f}};
-    const bool shared = kv_shared(p);  // V read from K's stage (KvSlot)
+    constexpr bool shared = kShared;  // V read from K's stage (KvSlot)
     const int skipped = kCausalEndAligned ? masked_lead_blocks<D>(p, tiles, wg_first_row) : 0;
+    const int trailing = kCausalEndAligned ? masked_trail_blocks<D>(p, tiles, wg_first_row, skipped) : 0;
     pass_blocks<D>(bars, cw, skipped, ps.kv, shared, lane);
-    const int n_blocks = tiles.n_blocks - skipped;  // this WG's KV tiles: first .. first + n_blocks - 1
+    const int n_blocks = tiles.n_blocks - skipped - trailing;  // this WG's KV tiles: first .. first + n_blocks - 1
+    const int first = tiles.first + trailing;
     const int kv0 = ps.kv + skipped;
 
     if (n_blocks > 0) {
@@ -760,7 +799,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::fence_regs(s);
             release_k<D>(bars, k, lane);
             if (n_blocks == 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1, wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, first + n_blocks - 1, wg_first_row, row0, tiles, lane);
             convert_p<D, F16>(s, pf);
         }
         for (int i = 1; i < n_blocks; ++i) {
@@ -778,7 +817,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::fence_regs(s);
             release_k<D>(bars, k, lane);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             wg::wait<0>();
             wg::fence_regs(o);
             wg::fence_regs(pf[0]);
@@ -798,13 +837,14 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             wg::fence_regs(s);
             release_k<D>(bars, k, lane);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
-            softmax_step<D>(s, st, alpha, p, tiles.first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
+            softmax_step<D>(s, st, alpha, p, first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
             pv_step<D, F16>(o, pf, smem, bars, kv0 + i, shared, lane);
         }
 #endif
-        ps.kv += skipped + n_blocks;
+        pass_blocks<D>(bars, cw, trailing, kv0 + n_blocks, shared, lane);
+        ps.kv += skipped + n_blocks + trailing;
     }
 
     // Epilogue: finish the row sums across the quad, normalise, LSE, O through SMEM and TMA.
@@ -887,7 +927,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
     if (!P::kSeparateO && t == 0) mbar::arrive(&bars.q_empty[qs.stage]);  // the store no longer reads the Q tile
 }
 
-template <int D, bool F16>
+template <int D, bool F16, bool kShared>
 __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps& maps, unsigned char* smem, int cw) {
     PipeState ps;
     const int lane = threadIdx.x % 32;
@@ -916,11 +956,11 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
         const Tiles tiles = tiles_for<D>(p, c.first_row, c.batch);
         const int wg_first_row = c.first_row + cw * 64;
         if (tiles.n_blocks > 0 && (wg_first_row >= p.seq_q || wg_first_row + 64 <= 0)) {
-            pass_tile<D>(barriers_at<D>(tile_smem), cw, tiles.n_blocks, ps.kv, kv_shared(p), QSlot<D>(ps.q),
+            pass_tile<D>(barriers_at<D>(tile_smem), cw, tiles.n_blocks, ps.kv, kShared, QSlot<D>(ps.q),
                          threadIdx.x - 128 * (cw + 1));
             ps.kv += tiles.n_blocks;
         } else {
-            consumer_tile<D, F16>(p, maps, tile_smem, barriers_at<D>(tile_smem), cw, c, tiles, ps);
+            consumer_tile<D, F16, kShared>(p, maps, tile_smem, barriers_at<D>(tile_smem), cw, c, tiles, ps);
         }
         if (!FMHA_PERSISTENT) break;
     }
@@ -954,12 +994,24 @@ __device__ __forceinline__ void attention(const FmhaParams& p, const Sm90TmaMaps
     // Read through a shuffle so ptxas knows the role is warp-uniform; otherwise it treats the
     // consumer branch as divergent and serializes every wgmma (ptxas C7519).
     const int warpgroup = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
+    // K = V is a compile-time fork of both roles: read at run time in the ring's every stage,
+    // phase, buffer and barrier choice, the flag cost the 192-row tile 10% on calls without it
+    // (session 19, b8 S4k hd64 causal: 617 against 561 us with FMHA_KV_SHARED alone on).
+    const bool shared = kv_shared(p);
     if (warpgroup == 0) {
         wg::setmaxnreg_dec<kProducerRegs>();
-        if (threadIdx.x == 0) producer<D>(p, maps, smem, bars);
+        if (threadIdx.x == 0) {
+            if (shared)
+                producer<D, true>(p, maps, smem, bars);
+            else
+                producer<D, false>(p, maps, smem, bars);
+        }
     } else {
         wg::setmaxnreg_inc<kConsumerRegs>();
-        consumer<D, F16>(p, maps, smem, warpgroup - 1);
+        if (shared)
+            consumer<D, F16, true>(p, maps, smem, warpgroup - 1);
+        else
+            consumer<D, F16, false>(p, maps, smem, warpgroup - 1);
     }
 }
 

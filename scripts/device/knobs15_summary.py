@@ -1,5 +1,5 @@
 """Summary of scripts/device/knobs15.sh: verify verdicts and worst errors per step, then each shape's
-kernel median per variant and round beside cuDNN's (cuDNN/kernel > 1: the kernel is faster)."""
+kernel median per variant and round beside each baseline's (baseline/kernel > 1: the kernel is faster)."""
 
 from __future__ import annotations
 
@@ -30,13 +30,15 @@ def main(out: Path) -> None:
     for row in json.loads((out / "bench.json").read_text()):
         metrics = row.get("metrics", {})
         kernel = metrics.get("kernel", {}).get("median_ms")
-        cudnn = metrics.get("baselines", {}).get("cudnn", {}).get("median_ms")
-        if kernel and cudnn:
-            cell = f"{row['variant']} {kernel * 1e3:.1f} us ({cudnn / kernel:.3f})"
+        ratios = {name: b["median_ms"] / kernel for name, b in metrics.get("baselines", {}).items()
+                  if kernel and isinstance(b, dict) and b.get("median_ms")}
+        if kernel and ratios:
+            shown = " ".join(f"{name} {r:.3f}" for name, r in ratios.items())
+            cell = f"{row['variant']} {kernel * 1e3:.1f} us ({shown})"
         else:
             cell = f"{row['variant']} {row.get('status')} {str(row.get('reason') or '')[:80]}"
         by_shape[row["config_key"]].append(f"{row['step'].split('-')[1]}:{cell}")
-    print("kernel median per round, cuDNN/kernel in brackets")
+    print("kernel median per round, baseline/kernel in brackets")
     for shape, cells in by_shape.items():
         print(shape)
         for cell in cells:

@@ -1,5 +1,5 @@
-"""On a Hopper GPU: the SM90 variants that build the features (sm90_persistent_feat, sm90_pingpong_feat)
-pass window, sink and K = V shapes natively against the reference, O and LSE, including the
+"""On a Hopper GPU: the SM90 variants that build the features (sm90_persistent_feat, sm90_pingpong_feat,
+sm90_persistent_m192_feat) pass window, sink and K = V shapes natively against the reference, O and LSE, including the
 corners docs/features.md defines (diagonal-only window, rows with no key, a window wider than the
 keys, tiles left of the window skipped over several ring wraps); top-k and hd512 are UNSUPPORTED."""
 
@@ -21,6 +21,11 @@ SHAPES = [
     "b=1,h=4,t=100,s=333,d=128,causal,wl=100000",                  # a window wider than the keys is no window
     "b=1,h=4,t=256,s=256,d=128,causal,sink",                       # sinks alone
     "b=1,h=4,t=300,s=1200,d=128,kvshared",                         # K = V alone over many ring wraps
+    # hd64 for the 192-row tile: its causal first tile starts before row 0 (spare WGs pass), and a
+    # WG passes the leading KV tiles its rows mask whole (window right edge, causal diagonal)
+    "b=2,h=4,t=577,s=577,d=64,causal,wl=200,sink",
+    "b=1,h=4,t=700,s=500,d=64,causal,sink",                        # T > S: rows with no key, LSE = sink
+    "b=1,h=4,hkv=2,t=640,s=1500,d=64,wl=100,wr=150,kvshared",      # non-causal window, both sides
 ]
 UNSUPPORTED = ["b=1,h=8,hkv=1,t=16,s=300,d=128,topk=32", "b=1,h=8,hkv=1,t=64,s=257,d=512,causal,wl=127,kvshared"]
 
@@ -33,7 +38,7 @@ def _hopper_only():
         pytest.skip("the SM90 family runs natively only on compute capability 9.x")
 
 
-@pytest.mark.parametrize("name", ["sm90_persistent_feat", "sm90_pingpong_feat"])
+@pytest.mark.parametrize("name", ["sm90_persistent_feat", "sm90_pingpong_feat", "sm90_persistent_m192_feat"])
 def test_sm90_feature_variant_passes_window_sink_and_kv_shared(name):
     variant = get_variant(name)
     configs = [parse_shape(s) for s in SHAPES + UNSUPPORTED]

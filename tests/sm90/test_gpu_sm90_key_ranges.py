@@ -21,12 +21,13 @@ def _hopper_only():
         pytest.skip("the SM90 family runs natively only on compute capability 9.x")
 
 
-@pytest.mark.parametrize("name", ["sm90_persistent_feat", "sm90_pingpong_feat"])
-def test_sm90_feature_variant_passes_key_ranges(name):
+@pytest.mark.parametrize("name, least", [("sm90_persistent_feat", 10), ("sm90_pingpong_feat", 10),
+                                         ("sm90_persistent_m192_feat", 4)])
+def test_sm90_feature_variant_passes_key_ranges(name, least):
     variant = get_variant(name)
     configs = load_grid("padded").configs
     shapes = [c.shape_text() for c in configs if variant.unsupported_reason(c) is None]
-    assert len(shapes) >= 10  # hd256 is sm90_pingpong_feat's only
+    assert len(shapes) >= least  # hd256 is sm90_pingpong_feat's only, hd64 sm90_persistent_m192_feat's only
     assert_verify_statuses(name, shapes, [c.shape_text() for c in configs if variant.unsupported_reason(c)])
 
 

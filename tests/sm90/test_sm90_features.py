@@ -20,7 +20,8 @@ def test_the_fastest_variants_carry_every_dense_feature():
     """sm90_persistent_feat (sm90_persistent, the op's first choice at hd 64/128, with the switches
     on) and sm90_pingpong_feat (hd256) run the model's layer: a causal 128-key window, sinks and
     K = V at once."""
-    for name, dims in (("sm90_persistent_feat", (64, 128)), ("sm90_pingpong_feat", (64, 128, 256))):
+    for name, dims in (("sm90_persistent_feat", (64, 128)), ("sm90_pingpong_feat", (64, 128, 256)),
+                       ("sm90_persistent_m192_feat", (64,))):
         for d in dims:
             assert REGISTRY[name].unsupported_reason(parse_shape(MODEL_LAYER.format(d=d))) is None, (name, d)
 
@@ -32,15 +33,15 @@ def test_what_stays_unsupported_says_why():
     assert "head_dim 256" in REGISTRY["sm90_persistent_feat"].unsupported_reason(parse_shape(MODEL_LAYER.format(d=256)))
     hd512 = parse_shape(MODEL_LAYER.format(d=512))
     assert "head_dim 512 not supported" in REGISTRY["sm90_pingpong_feat"].unsupported_reason(hd512)
-    topk = parse_shape("b=1,h=8,hkv=1,t=16,s=300,d=128,topk=32,sink")
-    for name in ("sm90_persistent_feat", "sm90_pingpong_feat"):
+    for name, d in (("sm90_persistent_feat", 128), ("sm90_pingpong_feat", 128), ("sm90_persistent_m192_feat", 64)):
+        topk = parse_shape(f"b=1,h=8,hkv=1,t=16,s=300,d={d},topk=32,sink")
         assert "feature topk not supported" in REGISTRY[name].unsupported_reason(topk)
 
 
 def test_the_plain_variants_build_without_the_feature_switches():
     """The feature code stays out of the plain kernels (their speed is the milestones'): each
     *_feat variant is its plain namesake plus exactly the four feature switches."""
-    for name in ("sm90_pingpong", "sm90_persistent"):
+    for name in ("sm90_pingpong", "sm90_persistent", "sm90_persistent_m192"):
         plain, feat = REGISTRY[name], REGISTRY[name + "_feat"]
         assert not any(plain.switches.get(s, 0) for s in SWITCH_OF.values())
         assert feat.switches == {**plain.switches, **{s: 1 for s in SWITCH_OF.values()}}

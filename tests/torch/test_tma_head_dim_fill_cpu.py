@@ -32,7 +32,8 @@ REG = load_registry()
 SM90, SM100 = (9, 0), (10, 0)
 SM_COUNT = 132
 FILL_VARIANTS = {"sm90_pipelined", "sm90_overlap", "sm90_pingpong", "sm90_pingpong_rescale0", "sm90_persistent",
-                 "sm90_persistent_m192", "sm90_pingpong_feat", "sm90_persistent_feat"}
+                 "sm90_persistent_m192", "sm90_persistent_m192_feat", "sm90_pingpong_feat",
+                 "sm90_persistent_feat"}
 
 
 def _cfg(head_dim: int, **kw) -> AttnConfig:

@@ -151,9 +151,22 @@ def test_hopper_takes_the_192_row_tile_from_enough_queries(seq_q, causal, hd, ex
     assert backends.choose((9, 0), cfg, REG).variant == expected
 
 
-def test_the_192_row_tile_is_not_tried_for_feature_calls():
-    cfg = AttnConfig(batch=8, heads=16, heads_kv=16, seq_q=4096, seq_k=4096, head_dim=64, sink=True)
-    assert "sm90_persistent_m192" not in backends.preferences((9, 0), cfg)
+@pytest.mark.parametrize("features, hd, seq_q, expected", [
+    (dict(sink=True), 64, 4096, "sm90_persistent_m192_feat"),
+    (dict(window_left=127, window_right=0), 64, 1024, "sm90_persistent_m192_feat"),
+    (dict(kv_shared=True), 64, 512, "sm90_persistent_m192_feat"),
+    (dict(sink=True), 64, 197, "sm90_persistent_feat"),    # too few queries for 192-row tiles
+    (dict(sink=True), 128, 4096, "sm90_persistent_feat"),  # no hd128 build of the 192-row tile
+])
+def test_feature_calls_take_the_192_row_tile_with_the_features_built_in(features, hd, seq_q, expected):
+    cfg = AttnConfig(batch=8, heads=16, heads_kv=16, seq_q=seq_q, seq_k=seq_q, head_dim=hd, causal=True, **features)
+    assert "sm90_persistent_m192" not in backends.preferences((9, 0), cfg)  # the plain one has no feature
+    assert backends.choose((9, 0), cfg, REG).variant == expected
+
+
+def test_top_k_calls_skip_the_192_row_tile():
+    cfg = AttnConfig(batch=1, heads=16, heads_kv=1, seq_q=1024, seq_k=4096, head_dim=64, causal=True, topk=64)
+    assert backends.choose((9, 0), cfg, REG).variant == "sm90_mqa_gather"
 
 
 def test_blackwell_uses_the_native_sm100_family():

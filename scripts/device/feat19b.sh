@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Session 19, after call 2 (scripts/device/ab19.sh) put the _feat kernels' cost on plain calls on
+# FMHA_KV_SHARED's run-time ring (now a compile-time fork of both roles) and a little on the
+# masked softmax's left-edge compares (now only on tiles a left edge crosses): every feature
+# kernel verified fail-fast (dsv4, padded, awkward), the feature GPU tests, then the 192-row tile
+# plain / all features / WINDOW or KEY_RANGES alone (scratch, appended on the device) on plain rows,
+# the feature rows on both hd64 feature kernels beside flex, the op on the llama / qwen2 models
+# (their padded batches run the _feat kernels), memcheck last. Call 4: + the WINDOWS verify step
+# (VERIFY="...:window"), SWITCHES="" (no scratch variants), PLAIN (the plain-row variants).
+#     OUT=/dir [SKIP=...] bash scripts/device/feat19b.sh [BUDGET_S]        carry: .whl
+set -u -o pipefail
+source scripts/device/steps.sh  # device_start, log, run, collect_rows, bench_rounds
+device_start feat19b 560 "${1:-}"
+STEP_RESERVE=12 STEP_MIN=8
+# sliding windows over many 192-row tiles: the WGs pass leading and trailing KV tiles of their own
+WINDOWS="--shape b=2,h=8,t=1500,s=1500,d=64,causal,wl=127 --shape b=2,h=4,t=1000,s=1300,d=64,wl=300,wr=50
+ --shape b=1,h=4,t=777,s=777,d=64,causal,wl=200,sink,kvshared --shape b=3,h=4,hkv=1,t=2000,s=2000,d=64,causal,wl=63
+ --shape b=2,h=4,t=900,s=2500,d=64,wl=0,wr=400,dtype=f16"
+for item in ${VERIFY:-sm90_persistent_m192_feat:dsv4,awkward,padded sm90_persistent_feat:dsv4,padded
+            sm90_pingpong_feat:dsv4,padded}; do
+  v=${item%%:*}; grids=${item#*:}
+  for g in ${grids//,/ }; do
+    shapes="--grid $g"; [ "$g" = window ] && shapes=$WINDOWS
+    run verify-$v-$g 60 python3 -m fmhactl verify $v $shapes --seed 191 --json
+    [ -z "${DRY:-}" ] && ! grep -q "passed, 0 failed" "$RAW/verify-$v-$g.err" && { log "stop: verify-$v-$g did not pass"; BUDGET=0; }
+  done
+done
+run gpu-test-features 120 python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/sm90/test_gpu_sm90_features.py \
+  tests/sm90/test_gpu_sm90_key_ranges.py
+AB=""
+for sw in ${SWITCHES-WINDOW KEY_RANGES}; do
+  n=$(echo "$sw" | tr A-Z a-z); AB="$AB ab_m192_$n"
+  [ -n "${DRY:-}" ] && continue
+  grep -q "^name = \"ab_m192_$n\"" kernels/family.toml || cat >> kernels/family.toml <<TOML
+
+[[variant]]
+name = "ab_m192_$n"
+description = "scratch: sm90_persistent_m192 with FMHA_$sw only (A/B of the feature switches' cost)"
+source = "sm90/fmha_sm90.cu"
+archs = ["sm_90a"]
+launcher = "sm90"
+kernel = "fmha_sm90_{dtype}_d{head_dim}"
+switches = { FMHA_STAGES = 2, FMHA_STAGES_D64 = 3, FMHA_OVERLAP = 1, FMHA_PINGPONG = 0, FMHA_BLOCK_M = 192, FMHA_PERSISTENT = 1, FMHA_CONSUMERS = 3, FMHA_$sw = 1 }
+head_dims = [64]
+features = ["causal", "gqa", "lse", "tma", "pipeline", "wgmma", "persistent", "$n"]
+tma_head_dim_fill = true
+index64 = true
+TOML
+done
+SHAPES="--shape b=8,h=16,t=4096,s=4096,d=64,causal --shape b=16,h=16,t=1024,s=1024,d=64,causal --shape b=8,h=16,t=4096,s=4096,d=64"
+SEED=19 bench_rounds 30 ${PLAIN:-sm90_persistent_m192 sm90_persistent_m192_feat} $AB
+FSHAPES="--shape b=8,h=16,t=4096,s=4096,d=64,causal,sink --shape b=16,h=16,t=1024,s=1024,d=64,causal,sink
+ --shape b=8,h=16,t=4096,s=4096,d=64,causal,wl=127 --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=1023,sink
+ --shape b=8,h=16,hkv=2,t=2048,s=2048,d=64,causal,kvshared --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=511"
+for v in sm90_persistent_m192_feat sm90_persistent_feat; do
+  run bench-f-$v 70 python3 -m fmhactl bench $v $FSHAPES --baseline flex --seed 19 --json
+done
+run model_llama 100 python3 -m fmhactl bench --model llama-small --prompt 17 --prompt 511 --prompt 2048 --prompt 8192 --padded --greedy 128 --json
+run model_qwen2 110 python3 -m fmhactl bench --model qwen2-small --prompt 17 --prompt 511 --prompt 2048 --prompt 8192 --padded --greedy 128 --json
+run sanitize 70 compute-sanitizer --tool memcheck --error-exitcode 9 python3 scripts/sm90_sanitize.py \
+  sm90_persistent_m192_feat sm90_persistent_feat sm90_pingpong_feat sm90_persistent_m192
+[ -n "${DRY:-}" ] && { rm -rf "$RAW"; exit 0; }
+collect_rows
+for s in model_llama model_qwen2; do cp "$RAW/$s.out" "$OUT/$s.json" 2>/dev/null; done
+cp "$RAW/sanitize.out" "$OUT/sanitize.txt" 2>/dev/null
+{
+  python3 scripts/device/knobs15_summary.py "$OUT"
+  echo "==== feature GPU tests"; grep -E "^(FAILED|ERROR|SKIPPED)|passed|failed" "$RAW/gpu-test-features.out" | tail -n 12
+  echo "==== models"; python3 scripts/device/op24_summary.py --model "$OUT/model_llama.json" "$OUT/model_qwen2.json"
+  echo "==== memcheck (errors by kind)"
+  grep -h "^========= " "$RAW/sanitize.out" "$RAW/sanitize.err" 2>/dev/null | grep -v "^=========     \|^========= *$" | sort | uniq -c | sort -rn | head -12
+  grep -h "passed\|FAIL" "$RAW/sanitize.out" | tail -n 3
+  cat "$RAW/device.log"
+} > "$OUT/summary.txt" 2>&1
+tar -czf "$OUT/raw.tgz" -C "$RAW" .
+rm -rf "$RAW"
+cat "$OUT/summary.txt"
