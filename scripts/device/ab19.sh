@@ -11,26 +11,7 @@ set -u -o pipefail
 source scripts/device/steps.sh  # device_start, log, run, collect_rows, bench_rounds
 device_start ab19 480 "${1:-}"
 STEP_RESERVE=10 STEP_MIN=8
-AB=""
-for sw in ${SWITCHES:-WINDOW SINK KV_SHARED KEY_RANGES}; do
-  n=$(echo "$sw" | tr A-Z a-z); AB="$AB ab_m192_$n"
-  [ -n "${DRY:-}" ] && continue
-  grep -q "^name = \"ab_m192_$n\"" kernels/family.toml || cat >> kernels/family.toml <<TOML
-
-[[variant]]
-name = "ab_m192_$n"
-description = "scratch: sm90_persistent_m192 with FMHA_$sw only (A/B of the feature switches' cost)"
-source = "sm90/fmha_sm90.cu"
-archs = ["sm_90a"]
-launcher = "sm90"
-kernel = "fmha_sm90_{dtype}_d{head_dim}"
-switches = { FMHA_STAGES = 2, FMHA_STAGES_D64 = 3, FMHA_OVERLAP = 1, FMHA_PINGPONG = 0, FMHA_BLOCK_M = 192, FMHA_PERSISTENT = 1, FMHA_CONSUMERS = 3, FMHA_$sw = 1 }
-head_dims = [64]
-features = ["causal", "gqa", "lse", "tma", "pipeline", "wgmma", "persistent", "$n"]
-tma_head_dim_fill = true
-index64 = true
-TOML
-done
+AB=$(switch_variants ${SWITCHES:-WINDOW SINK KV_SHARED KEY_RANGES})
 SHAPES=${SHAPES:-"--shape b=8,h=16,t=4096,s=4096,d=64,causal --shape b=16,h=16,t=1024,s=1024,d=64,causal --shape b=8,h=16,t=4096,s=4096,d=64"}
 SEED=19 bench_rounds 30 sm90_persistent_m192 sm90_persistent_m192_feat $AB
 FSHAPES="--shape b=8,h=16,t=4096,s=4096,d=64,causal,sink --shape b=16,h=16,t=1024,s=1024,d=64,causal,sink
@@ -47,6 +28,4 @@ cp "$RAW/overhead.out" "$OUT/overhead.json" 2>/dev/null
 { python3 scripts/device/knobs15_summary.py "$OUT"
   echo "==== the op against SDPA per call (bench --overhead)"; python3 scripts/device/op24_summary.py --overhead "$OUT/overhead.json"
   cat "$RAW/device.log"; } > "$OUT/summary.txt" 2>&1
-tar -czf "$OUT/raw.tgz" -C "$RAW" .
-rm -rf "$RAW"
-cat "$OUT/summary.txt"
+finish_call

@@ -15,6 +15,4 @@ for s in model_llama model_qwen2; do cp "$RAW/$s.out" "$OUT/$s.json" 2>/dev/null
 { [ -f "$OUT/ev/summary.txt" ] && { echo "==== evidence"; cat "$OUT/ev/summary.txt"; }
   echo "==== models"; python3 scripts/device/op24_summary.py --model "$OUT/model_llama.json" "$OUT/model_qwen2.json"
   cat "$RAW/device.log"; } > "$OUT/summary.txt" 2>&1
-tar -czf "$OUT/raw.tgz" -C "$RAW" .
-rm -rf "$RAW"
-cat "$OUT/summary.txt"
+finish_call

@@ -50,11 +50,7 @@ cp "$RAW/sanitize.out" "$OUT/sanitize.txt" 2>/dev/null
   echo "==== TMA negative-row probe"; cat "$OUT/probe.txt"; tail -n 5 "$RAW/probe-build.txt"
   python3 scripts/device/knobs15_summary.py "$OUT"
   echo "==== feature GPU tests"; grep -E "^(FAILED|ERROR|SKIPPED)|passed|failed" "$RAW/gpu-test-features.out" | tail -n 12
-  echo "==== memcheck (errors by kind)"
-  grep -h "^========= " "$RAW/sanitize.out" "$RAW/sanitize.err" 2>/dev/null | grep -v "^=========     \|^========= *$" | sort | uniq -c | sort -rn | head -12
-  grep -h "passed\|FAIL" "$RAW/sanitize.out" | tail -n 3
+  memcheck_summary
   cat "$RAW/device.log"
 } > "$OUT/summary.txt" 2>&1
-tar -czf "$OUT/raw.tgz" -C "$RAW" .
-rm -rf "$RAW"
-cat "$OUT/summary.txt"
+finish_call

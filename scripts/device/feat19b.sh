@@ -27,26 +27,7 @@ for item in ${VERIFY:-sm90_persistent_m192_feat:dsv4,awkward,padded sm90_persist
 done
 run gpu-test-features 120 python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/sm90/test_gpu_sm90_features.py \
   tests/sm90/test_gpu_sm90_key_ranges.py
-AB=""
-for sw in ${SWITCHES-WINDOW KEY_RANGES}; do
-  n=$(echo "$sw" | tr A-Z a-z); AB="$AB ab_m192_$n"
-  [ -n "${DRY:-}" ] && continue
-  grep -q "^name = \"ab_m192_$n\"" kernels/family.toml || cat >> kernels/family.toml <<TOML
-
-[[variant]]
-name = "ab_m192_$n"
-description = "scratch: sm90_persistent_m192 with FMHA_$sw only (A/B of the feature switches' cost)"
-source = "sm90/fmha_sm90.cu"
-archs = ["sm_90a"]
-launcher = "sm90"
-kernel = "fmha_sm90_{dtype}_d{head_dim}"
-switches = { FMHA_STAGES = 2, FMHA_STAGES_D64 = 3, FMHA_OVERLAP = 1, FMHA_PINGPONG = 0, FMHA_BLOCK_M = 192, FMHA_PERSISTENT = 1, FMHA_CONSUMERS = 3, FMHA_$sw = 1 }
-head_dims = [64]
-features = ["causal", "gqa", "lse", "tma", "pipeline", "wgmma", "persistent", "$n"]
-tma_head_dim_fill = true
-index64 = true
-TOML
-done
+AB=$(switch_variants ${SWITCHES-WINDOW KEY_RANGES})
 SHAPES="--shape b=8,h=16,t=4096,s=4096,d=64,causal --shape b=16,h=16,t=1024,s=1024,d=64,causal --shape b=8,h=16,t=4096,s=4096,d=64"
 SEED=19 bench_rounds 30 ${PLAIN:-sm90_persistent_m192 sm90_persistent_m192_feat} $AB
 FSHAPES="--shape b=8,h=16,t=4096,s=4096,d=64,causal,sink --shape b=16,h=16,t=1024,s=1024,d=64,causal,sink
@@ -67,11 +48,7 @@ cp "$RAW/sanitize.out" "$OUT/sanitize.txt" 2>/dev/null
   python3 scripts/device/knobs15_summary.py "$OUT"
   echo "==== feature GPU tests"; grep -E "^(FAILED|ERROR|SKIPPED)|passed|failed" "$RAW/gpu-test-features.out" | tail -n 12
   echo "==== models"; python3 scripts/device/op24_summary.py --model "$OUT/model_llama.json" "$OUT/model_qwen2.json"
-  echo "==== memcheck (errors by kind)"
-  grep -h "^========= " "$RAW/sanitize.out" "$RAW/sanitize.err" 2>/dev/null | grep -v "^=========     \|^========= *$" | sort | uniq -c | sort -rn | head -12
-  grep -h "passed\|FAIL" "$RAW/sanitize.out" | tail -n 3
+  memcheck_summary
   cat "$RAW/device.log"
 } > "$OUT/summary.txt" 2>&1
-tar -czf "$OUT/raw.tgz" -C "$RAW" .
-rm -rf "$RAW"
-cat "$OUT/summary.txt"
+finish_call

@@ -87,3 +87,42 @@ for kind, pattern in (("bench", "bench-*.out"), ("verify", "verify-*.out")):
     json.dump(rows, open(f"{out}/{kind}.json", "w"), indent=1)
 PY
 }
+# memcheck_summary: the memcheck step's errors counted by kind (the SM90 family's 34
+# cuGetProcAddress_v2 host-probe errors are expected; a kernel error is not) and its pass line
+memcheck_summary() {
+  echo "==== memcheck (errors by kind)"
+  grep -h "^========= " "$RAW/sanitize.out" "$RAW/sanitize.err" 2>/dev/null | grep -v "^=========     \|^========= *$" | sort | uniq -c | sort -rn | head -12
+  grep -h "passed\|FAIL" "$RAW/sanitize.out" | tail -n 3
+}
+# switch_variants SWITCH...: append to kernels/family.toml (on the device only; never committed)
+# one scratch variant per switch, sm90_persistent_m192 with FMHA_<SWITCH> = 1 alone, named
+# ab_m192_<switch>; prints the names (A/B of what each feature switch costs)
+switch_variants() {
+  local sw n
+  for sw in "$@"; do
+    n=$(echo "$sw" | tr A-Z a-z); echo "ab_m192_$n"
+    [ -n "${DRY:-}" ] && continue
+    grep -q "^name = \"ab_m192_$n\"" kernels/family.toml || cat >> kernels/family.toml <<TOML
+
+[[variant]]
+name = "ab_m192_$n"
+description = "scratch: sm90_persistent_m192 with FMHA_$sw only (A/B of the feature switches' cost)"
+source = "sm90/fmha_sm90.cu"
+archs = ["sm_90a"]
+launcher = "sm90"
+kernel = "fmha_sm90_{dtype}_d{head_dim}"
+switches = { FMHA_STAGES = 2, FMHA_STAGES_D64 = 3, FMHA_OVERLAP = 1, FMHA_PINGPONG = 0, FMHA_BLOCK_M = 192, FMHA_PERSISTENT = 1, FMHA_CONSUMERS = 3, FMHA_$sw = 1 }
+head_dims = [64]
+features = ["causal", "gqa", "lse", "tma", "pipeline", "wgmma", "persistent", "$n"]
+tma_head_dim_fill = true
+index64 = true
+TOML
+  done
+}
+# finish_call: the call's raw step outputs into $OUT/raw.tgz, the scratch folder gone, and the
+# summary (already written to $OUT/summary.txt) printed last
+finish_call() {
+  tar -czf "$OUT/raw.tgz" -C "$RAW" .
+  rm -rf "$RAW"
+  cat "$OUT/summary.txt"
+}
