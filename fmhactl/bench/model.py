@@ -138,20 +138,21 @@ def time_calls(fn, warmup: int, iters: int) -> list[float]:
 INTERLEAVE_ROUNDS = 5
 
 
-def time_interleaved(calls: dict[str, Callable[[], object]], warmup: int, iters: int,
-                     rounds: int = INTERLEAVE_ROUNDS) -> dict[str, list[float]]:
+def time_rounds(calls: dict[str, Callable[[], object]], warmup: int, iters: int,
+                rounds: int = INTERLEAVE_ROUNDS) -> dict[str, list[list[float]]]:
     """time_calls for several implementations at once, their calls interleaved: `rounds` rounds,
     each timing about iters / rounds calls of every implementation, the order reversed every
     other round. A small model's forward is host-bound and its time drifts (clocks, allocator,
     host state) over the seconds a measurement takes; timing one implementation after the other
-    would hand that drift to one side. Returns each implementation's sorted CUDA-event ms."""
+    would hand that drift to one side. Returns each implementation's CUDA-event ms per round, in
+    round order (round_ratios compares the implementations round by round)."""
     import torch
 
     from fmhactl.bench.interleave import interleaved_order
 
     names = list(calls)
     per_round = max(1, -(-iters // rounds))
-    times: dict[str, list[float]] = {name: [] for name in names}
+    times: dict[str, list[list[float]]] = {name: [] for name in names}
     with torch.inference_mode():
         for name in names:
             for _ in range(warmup):
@@ -165,13 +166,31 @@ def time_interleaved(calls: dict[str, Callable[[], object]], warmup: int, iters:
                 calls[name]()
                 end.record()
             torch.cuda.synchronize()
-            times[name] += [start.elapsed_time(end) for start, end in events]
-    return {name: sorted(t) for name, t in times.items()}
+            times[name].append([start.elapsed_time(end) for start, end in events])
+    return times
 
 
-def _time_forwards(models: dict, ids, warmup: int, iters: int, attention_mask=None) -> dict[str, list[float]]:
-    return time_interleaved({impl: (lambda m=model: m(ids, attention_mask=attention_mask, use_cache=False))
-                             for impl, model in models.items()}, warmup, iters)
+def time_interleaved(calls: dict[str, Callable[[], object]], warmup: int, iters: int,
+                     rounds: int = INTERLEAVE_ROUNDS) -> dict[str, list[float]]:
+    """time_rounds pooled: each implementation's sorted CUDA-event ms over all rounds."""
+    return {name: sorted(t for one in per_round for t in one)
+            for name, per_round in time_rounds(calls, warmup, iters, rounds).items()}
+
+
+def round_ratios(per_round: dict[str, list[list[float]]], faster: str = "fmhactl", base: str = "sdpa") -> list[float]:
+    """base's median time over faster's, round by round (> 1: `faster` was faster in that round):
+    the spread of these says how much of a pooled ratio is the host's drift between rounds."""
+    return [statistics.median(b) / statistics.median(f) for f, b in zip(per_round[faster], per_round[base])
+            if f and b and statistics.median(f) > 0]
+
+
+def _time_forwards(models: dict, ids, warmup: int, iters: int, attention_mask=None) -> dict[str, list[list[float]]]:
+    return time_rounds({impl: (lambda m=model: m(ids, attention_mask=attention_mask, use_cache=False))
+                        for impl, model in models.items()}, warmup, iters)
+
+
+def _pooled(per_round: list[list[float]]) -> list[float]:
+    return sorted(t for one in per_round for t in one)
 
 
 def padded_lengths(length: int) -> tuple[int, ...]:
@@ -205,9 +224,11 @@ def _padded_entry(models: dict, spec: ModelSpec, length: int, gen, warmup: int, 
     ids = torch.randint(0, spec.vocab_size, mask.shape, generator=gen, device="cuda")
     before = sum(fallbacks().values())
     entry: dict = {"lengths": list(lengths), "padding": "left"}
-    for impl, times in _time_forwards(models, ids, warmup, iters, attention_mask=mask).items():
-        median = statistics.median(times)
+    per_round = _time_forwards(models, ids, warmup, iters, attention_mask=mask)
+    for impl, rounds in per_round.items():
+        median = statistics.median(_pooled(rounds))
         entry[impl] = {"median_ms": median, "tokens_per_s": sum(lengths) / (median * 1e-3) if median > 0 else 0.0}
+    entry["ratio_per_round"] = round_ratios(per_round)
     with torch.inference_mode():
         a = models["sdpa"](ids, attention_mask=mask, use_cache=False).logits.float()
         b = models["fmhactl"](ids, attention_mask=mask, use_cache=False).logits.float()
@@ -266,7 +287,10 @@ def run_model_bench(name: str, prompt_lengths: Sequence[int], *, batch: int = 1,
     for length in prompt_lengths:
         ids = torch.randint(0, spec.vocab_size, (batch, length), generator=gen, device="cuda")
         entry: dict = {"prompt_length": length, "batch": batch}
-        for impl, times in _time_forwards(models, ids, warmup, iters).items():
+        per_round = _time_forwards(models, ids, warmup, iters)
+        entry["ratio_per_round"] = round_ratios(per_round)
+        for impl, rounds in per_round.items():
+            times = _pooled(rounds)
             median = statistics.median(times)
             entry[impl] = {"median_ms": median, "p10_ms": times[len(times) // 10],
                            "p90_ms": times[(9 * len(times)) // 10],

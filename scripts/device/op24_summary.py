@@ -58,18 +58,24 @@ def kernels(got) -> None:
         print(f"{row.get('config_key', '?'):40s} {(k or float('nan')) * 1e3:9.1f} us  " + "  ".join(cells))
 
 
+def _spread(entry: dict) -> str:
+    """The per-round ratios' range (bench.model.round_ratios), where the run recorded them."""
+    rounds = entry.get("ratio_per_round") or []
+    return f" [rounds {min(rounds):.2f}-{max(rounds):.2f}]" if rounds else ""
+
+
 def model(got) -> None:
     backend = (got.get("backend") or {}).get("variant")
     print(f"==== {got['model']['name']}: tokens/s fmhactl / sdpa (> 1: fmhactl faster)"
           + (f"; backend {backend}, op calls per forward {got.get('op_calls_per_forward')}" if backend else ""))
     for r in got["results"]:
         pad = r.get("padded_batch") or {}
-        print(f"prefill {r['prompt_length']:5d}: {r['ratio_tokens_per_s']:.3f}  (fmhactl {r['fmhactl']['median_ms']:.2f} ms, "
+        print(f"prefill {r['prompt_length']:5d}: {r['ratio_tokens_per_s']:.3f}{_spread(r)}  (fmhactl {r['fmhactl']['median_ms']:.2f} ms, "
               f"sdpa {r['sdpa']['median_ms']:.2f} ms)" + (f"   padded {pad.get('lengths')}: {pad['ratio_tokens_per_s']:.3f}"
-                                                          f" (SDPA fallbacks {pad.get('sdpa_fallback_calls')})" if pad else ""))
+                                                          f"{_spread(pad)} (SDPA fallbacks {pad.get('sdpa_fallback_calls')})" if pad else ""))
     g = got.get("greedy_decode")
     if g:
-        print(f"greedy {g['new_tokens']} after {g['prompt_length']}: {g['ratio_tokens_per_s']:.3f} "
+        print(f"greedy {g['new_tokens']} after {g['prompt_length']}: {g['ratio_tokens_per_s']:.3f}{_spread(g)} "
               f"({g['fmhactl']['tokens_per_s']:.0f} vs {g['sdpa']['tokens_per_s']:.0f} tok/s), logits within the FA rule: "
               f"{g['logits']['passed']} (err {g['logits']['max_abs_err_vs_fp32']:.4f} <= {g['logits']['tolerance']:.4f})")
 

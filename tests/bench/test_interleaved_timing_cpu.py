@@ -40,3 +40,26 @@ def test_interleaved_order_reverses_every_other_round():
     from fmhactl.bench.interleave import interleaved_order
 
     assert list(interleaved_order(["sdpa", "fmhactl"], 3)) == ["sdpa", "fmhactl", "fmhactl", "sdpa", "sdpa", "fmhactl"]
+
+
+def test_round_ratios_compare_the_implementations_round_by_round(monkeypatch):
+    """time_rounds keeps each round's times apart; round_ratios is sdpa's median over fmhactl's per
+    round, so a drift between rounds (here every call of round r takes r + 1 ticks longer) leaves
+    each round's ratio to the implementations alone."""
+    monkeypatch.setattr(torch.cuda, "Event", _FakeEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    cost = {"sdpa": 3, "fmhactl": 2}
+    state = {"calls": 0}
+
+    def call(name: str) -> None:
+        state["calls"] += 1
+        drift = (state["calls"] - 1) // 4  # 2 implementations x 2 calls a round: the round index
+        _FakeEvent.clock += cost[name] + 10 * drift - 1  # record() adds the last tick
+
+    calls = {name: (lambda name=name: call(name)) for name in ("sdpa", "fmhactl")}
+    per_round = model.time_rounds(calls, warmup=0, iters=6, rounds=3)
+    assert [len(r) for r in per_round["sdpa"]] == [2, 2, 2]
+    ratios = model.round_ratios(per_round)
+    assert ratios == [3 / 2, 13 / 12, 23 / 22]
+    pooled = model.time_interleaved(calls, warmup=0, iters=6, rounds=3)
+    assert {name: len(t) for name, t in pooled.items()} == {"sdpa": 6, "fmhactl": 6}
