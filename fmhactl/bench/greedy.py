@@ -54,6 +54,7 @@ def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 5) 
     import torch
 
     from fmhactl.bench.interleave import interleaved_order
+    from fmhactl.bench.model import round_ratios
     from fmhactl.torch import decode
 
     batch = ids.shape[0]
@@ -71,8 +72,7 @@ def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 5) 
     if "fmhactl" in models:
         entry["decode_calls"] = decode.launches() - before
     entry["ratio_tokens_per_s"] = entry["fmhactl"]["tokens_per_s"] / entry["sdpa"]["tokens_per_s"]
-    # one run of each a round: sdpa's time over fmhactl's, round by round (the host's drift between rounds)
-    entry["ratio_per_round"] = [s / f for f, s in zip(times["fmhactl"], times["sdpa"]) if f > 0]
+    entry["ratio_per_round"] = round_ratios({name: [[t] for t in runs] for name, runs in times.items()})  # one run a round
     _, forced, low = _generate(models["sdpa"], ids, tokens)
     _, _, ours = _generate(models["fmhactl"], ids, tokens, forced=forced)
     _, _, ref32 = _generate(ref32_model, ids, tokens, forced=forced)

@@ -173,8 +173,11 @@ def time_rounds(calls: dict[str, Callable[[], object]], warmup: int, iters: int,
 def time_interleaved(calls: dict[str, Callable[[], object]], warmup: int, iters: int,
                      rounds: int = INTERLEAVE_ROUNDS) -> dict[str, list[float]]:
     """time_rounds pooled: each implementation's sorted CUDA-event ms over all rounds."""
-    return {name: sorted(t for one in per_round for t in one)
-            for name, per_round in time_rounds(calls, warmup, iters, rounds).items()}
+    return {name: _pooled(per_round) for name, per_round in time_rounds(calls, warmup, iters, rounds).items()}
+
+
+def _pooled(per_round: list[list[float]]) -> list[float]:
+    return sorted(t for one in per_round for t in one)
 
 
 def round_ratios(per_round: dict[str, list[list[float]]], faster: str = "fmhactl", base: str = "sdpa") -> list[float]:
@@ -187,10 +190,6 @@ def round_ratios(per_round: dict[str, list[list[float]]], faster: str = "fmhactl
 def _time_forwards(models: dict, ids, warmup: int, iters: int, attention_mask=None) -> dict[str, list[list[float]]]:
     return time_rounds({impl: (lambda m=model: m(ids, attention_mask=attention_mask, use_cache=False))
                         for impl, model in models.items()}, warmup, iters)
-
-
-def _pooled(per_round: list[list[float]]) -> list[float]:
-    return sorted(t for one in per_round for t in one)
 
 
 def padded_lengths(length: int) -> tuple[int, ...]:

@@ -22,8 +22,7 @@ for item in ${VERIFY:-sm90_persistent_m192:awkward,fa,many sm90_persistent:many,
     shapes="--grid $g"; [ "$g" = many ] && shapes=$MANY
     [ "$v" = sm90_persistent_m192 ] && [ "$g" = many ] && shapes=$(echo "$MANY" | sed 's/--shape [^ ]*d=128[^ ]*//g')
     run verify-$v-$g 60 python3 -m fmhactl verify $v $shapes --seed 18 --json
-    [ -z "${DRY:-}" ] && ! grep -q "passed, 0 failed" "$RAW/verify-$v-$g.err" && { log "stop: verify-$v-$g did not pass"; BUDGET=0; }
-    [ -z "${DRY:-}" ] && grep -q "crashed\|hung" "$RAW/verify-$v-$g.err" && { log "stop: verify-$v-$g crashed or hung"; BUDGET=0; }
+    stop_unless_passed verify-$v-$g
   done
 done
 run sanitize 90 compute-sanitizer --tool memcheck --error-exitcode 9 python3 scripts/sm90_sanitize.py \

@@ -25,8 +25,7 @@ fi
 V=sm90_persistent_m192_feat
 for g in dsv4 awkward; do  # padded: the key-range GPU test below
   run verify-$V-$g 90 python3 -m fmhactl verify $V --grid $g --seed 19 --json
-  [ -z "${DRY:-}" ] && ! grep -q "passed, 0 failed" "$RAW/verify-$V-$g.err" && { log "stop: verify-$V-$g did not pass"; BUDGET=0; }
-  [ -z "${DRY:-}" ] && grep -q "crashed\|hung" "$RAW/verify-$V-$g.err" && { log "stop: verify-$V-$g crashed or hung"; BUDGET=0; }
+  stop_unless_passed verify-$V-$g
 done
 run gpu-test-features 150 python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/sm90/test_gpu_sm90_features.py \
   tests/sm90/test_gpu_sm90_key_ranges.py

@@ -22,7 +22,7 @@ for item in ${VERIFY:-sm90_persistent_m192_feat:dsv4,awkward,padded sm90_persist
   for g in ${grids//,/ }; do
     shapes="--grid $g"; [ "$g" = window ] && shapes=$WINDOWS
     run verify-$v-$g 60 python3 -m fmhactl verify $v $shapes --seed 191 --json
-    [ -z "${DRY:-}" ] && ! grep -q "passed, 0 failed" "$RAW/verify-$v-$g.err" && { log "stop: verify-$v-$g did not pass"; BUDGET=0; }
+    stop_unless_passed verify-$v-$g
   done
 done
 run gpu-test-features 120 python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/sm90/test_gpu_sm90_features.py \

@@ -126,3 +126,12 @@ finish_call() {
   rm -rf "$RAW"
   cat "$OUT/summary.txt"
 }
+# stop_unless_passed NAME: fail fast after a verify step: unless its stderr says "passed, 0
+# failed", or if a config crashed or hung (each costs a worker restart), the call's budget ends
+# here (the steps after it are skipped and say so)
+stop_unless_passed() {
+  [ -n "${DRY:-}" ] && return
+  grep -q "passed, 0 failed" "$RAW/$1.err" || { log "stop: $1 did not pass"; BUDGET=0; }
+  grep -q "crashed\|hung" "$RAW/$1.err" && { log "stop: $1 crashed or hung"; BUDGET=0; }
+  return 0
+}
