@@ -53,8 +53,7 @@ def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 5) 
     12: llama greedy 1.37, 1.09 and 0.93 in three calls with the same kernels' path)."""
     import torch
 
-    from fmhactl.bench.interleave import interleaved_order
-    from fmhactl.bench.model import round_ratios
+    from fmhactl.bench.interleave import interleaved_order, round_ratios
     from fmhactl.torch import decode
 
     batch = ids.shape[0]

@@ -1,7 +1,9 @@
-"""The order in which benches time several implementations of one measurement."""
+"""The order in which benches time several implementations of one measurement, and how their
+rounds compare."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterator
 
 
@@ -11,3 +13,10 @@ def interleaved_order(names: list[str], rounds: int) -> Iterator[str]:
     alike (bench.model.time_interleaved, the greedy runs of bench.greedy)."""
     for r in range(rounds):
         yield from (names if r % 2 == 0 else names[::-1])
+
+
+def round_ratios(per_round: dict[str, list[list[float]]], faster: str = "fmhactl", base: str = "sdpa") -> list[float]:
+    """base's median time over faster's, round by round (> 1: `faster` was faster in that round):
+    the spread of these says how much of a pooled ratio is the host's drift between rounds."""
+    return [statistics.median(b) / statistics.median(f) for f, b in zip(per_round[faster], per_round[base])
+            if f and b and statistics.median(f) > 0]

@@ -13,6 +13,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
+from fmhactl.bench.interleave import round_ratios
 from fmhactl.errors import BadInput, MissingEnvironment
 
 IMPLEMENTATIONS = ("sdpa", "fmhactl")
@@ -145,7 +146,7 @@ def time_rounds(calls: dict[str, Callable[[], object]], warmup: int, iters: int,
     other round. A small model's forward is host-bound and its time drifts (clocks, allocator,
     host state) over the seconds a measurement takes; timing one implementation after the other
     would hand that drift to one side. Returns each implementation's CUDA-event ms per round, in
-    round order (round_ratios compares the implementations round by round)."""
+    round order (bench.interleave.round_ratios compares the implementations round by round)."""
     import torch
 
     from fmhactl.bench.interleave import interleaved_order
@@ -178,13 +179,6 @@ def time_interleaved(calls: dict[str, Callable[[], object]], warmup: int, iters:
 
 def _pooled(per_round: list[list[float]]) -> list[float]:
     return sorted(t for one in per_round for t in one)
-
-
-def round_ratios(per_round: dict[str, list[list[float]]], faster: str = "fmhactl", base: str = "sdpa") -> list[float]:
-    """base's median time over faster's, round by round (> 1: `faster` was faster in that round):
-    the spread of these says how much of a pooled ratio is the host's drift between rounds."""
-    return [statistics.median(b) / statistics.median(f) for f, b in zip(per_round[faster], per_round[base])
-            if f and b and statistics.median(f) > 0]
 
 
 def _time_forwards(models: dict, ids, warmup: int, iters: int, attention_mask=None) -> dict[str, list[list[float]]]:

@@ -59,7 +59,7 @@ def kernels(got) -> None:
 
 
 def _spread(entry: dict) -> str:
-    """The per-round ratios' range (bench.model.round_ratios), where the run recorded them."""
+    """The per-round ratios' range (bench.interleave.round_ratios), where the run recorded them."""
     rounds = entry.get("ratio_per_round") or []
     return f" [rounds {min(rounds):.2f}-{max(rounds):.2f}]" if rounds else ""
 
