@@ -223,6 +223,16 @@ __device__ __forceinline__ int keys_end_seen(const FmhaParams& p, int row, int o
     return end;
 }
 
+// The first key query row `row` sees under the sliding window's left edge (0 without one), before a
+// key range narrows it. One rule for the CTA's tile range (tiles_for, its first row) and a WG's
+// masked trailing tiles (masked_trail_blocks).
+__device__ __forceinline__ int keys_begin_seen(const FmhaParams& p, int row) {
+#if FMHA_WINDOW
+    if (windowed(p)) return max(0, window_of_row(p, row).lo);
+#endif
+    return 0;
+}
+
 struct TileCoord {
     int first_row;  // the tile's first query row: negative (a multiple of 64) for a causal first tile
     int head, batch;
@@ -332,10 +342,7 @@ __device__ __forceinline__ Tiles tiles_for(const FmhaParams& p, int first_row, i
     t.offset = p.seq_k - p.seq_q;
     // The last row's last key ends the tiles, the first row's window left bound starts them.
     int limit = keys_end_seen(p, first_row + kBlockM - 1, t.offset);
-    int begin = 0;
-#if FMHA_WINDOW
-    if (windowed(p)) begin = max(0, window_of_row(p, first_row).lo);
-#endif
+    int begin = keys_begin_seen(p, first_row);
 #if FMHA_KEY_RANGES
     t.key_lo = 0;
     t.key_hi = p.seq_k;
@@ -460,10 +467,10 @@ __device__ __forceinline__ void issue_pv(float (&o)[Plan<D>::kORegs], const unsi
 
 // How KV tile n must be masked for this WG's 64 rows: not at all, past each row's last key (the
 // causal diagonal, s_k, a window's right edge or key range end crosses the tile), or also before
-// each row's first (a window's left edge or key range start does). The third is apart: compared on
-// every masked tile, the left edge was part of what FMHA_WINDOW or FMHA_KEY_RANGES alone cost the
-// 192-row tile on plain causal calls (session 19, b8 S4k hd64: 567-572 against 561 us; split,
-// 567-575 against 566-567).
+// each row's first (a window's left edge or key range start does). The third is apart so that
+// tiles no left edge crosses skip the left compares. Its own gain was not told from noise: session
+// 19, b8 S4k hd64 causal with FMHA_KEY_RANGES alone on, 567-570 us before the split and 567-569
+// after, against the plain kernel's 560-562 and 566-567 in the same two calls.
 enum TileMask { kNoMask, kMaskRight, kMaskBoth };
 
 template <int D>
@@ -504,23 +511,16 @@ struct PipeSlot {
 // with full barrier k_full[s] (v_full's past kStages) and empty barrier k_empty[s] (v_empty's
 // likewise), which the consumers arrive on once PV, the stage's last reader, is done. (Reusing
 // K's kStages stages alone made each K load wait for the PV one ring turn back: no lead left.)
-template <int D>
+// kShared is the compile-time fork `attention` makes once (FMHA_KV_SHARED off: never shared).
+template <int D, bool kShared>
 struct KvSlot {
     static_assert(Plan<D>::kVOff == Plan<D>::kKOff + Plan<D>::kStages * Plan<D>::kKVBytes,
                   "kv_shared's ring spans the K and V buffers: V must follow K");
+    static constexpr bool shared = FMHA_KV_SHARED && kShared;
+    static constexpr int kRing = shared ? 2 * Plan<D>::kStages : Plan<D>::kStages;
     int stage;
     unsigned phase;
-    bool shared;
-    __device__ KvSlot(int it, bool shared_kv) : shared(FMHA_KV_SHARED && shared_kv) {
-        constexpr int S = Plan<D>::kStages;
-        if (shared) {
-            stage = it % (2 * S);
-            phase = (it / (2 * S)) & 1;
-        } else {
-            stage = it % S;
-            phase = (it / S) & 1;
-        }
-    }
+    __device__ explicit KvSlot(int it) : stage(it % kRing), phase((it / kRing) & 1) {}
     template <class Byte>
     __device__ Byte* k_tile(Byte* smem) const { return smem + Plan<D>::kKOff + stage * Plan<D>::kKVBytes; }
     template <class Byte>
@@ -565,25 +565,24 @@ __device__ __forceinline__ void softmax_step(float (&s)[Plan<D>::kSRegs], RowSta
 // The V tile PV reads at ring position `v`: its own stage, once loaded; with kv_shared the K tile
 // of the same position, which this thread's QK^T already waited for (k_full) and which the
 // producer refills only after PV's arrive on the stage's empty barrier.
-template <int D>
+template <int D, bool kShared>
 __device__ __forceinline__ const unsigned char* v_tile_at(const unsigned char* smem, const Barriers& bars,
-                                                          const KvSlot<D>& v) {
-    if (!v.shared) mbar::wait_parity(v.v_full(bars), v.phase);
+                                                          const KvSlot<D, kShared>& v) {
+    if constexpr (!KvSlot<D, kShared>::shared) mbar::wait_parity(v.v_full(bars), v.phase);
     return v.v_tile(smem);
 }
 
 // QK^T has read K at ring position `k`: its stage goes back, unless PV still reads it (kv_shared).
-template <int D>
-__device__ __forceinline__ void release_k(const Barriers& bars, const KvSlot<D>& k, int lane) {
-    if (!k.shared && lane == 0) mbar::arrive(k.k_empty(bars));
+template <int D, bool kShared>
+__device__ __forceinline__ void release_k(const Barriers& bars, const KvSlot<D, kShared>& k, int lane) {
+    if (!KvSlot<D, kShared>::shared && lane == 0) mbar::arrive(k.k_empty(bars));
 }
 
 // O += P V for ring position `it`, waited to completion; then V's stage goes back to the producer.
-template <int D, bool F16>
+template <int D, bool F16, bool kShared>
 __device__ __forceinline__ void pv_step(float (&o)[Plan<D>::kORegs], const unsigned (&pf)[Plan<D>::kPRegs][4],
-                                        const unsigned char* smem, const Barriers& bars, int it, bool shared,
-                                        int lane) {
-    const KvSlot<D> v(it, shared);
+                                        const unsigned char* smem, const Barriers& bars, int it, int lane) {
+    const KvSlot<D, kShared> v(it);
     const unsigned char* v_tile = v_tile_at<D>(smem, bars, v);
     wg::fence();
     issue_pv<D, F16>(o, pf, v_tile);
@@ -612,16 +611,16 @@ __device__ __forceinline__ void publish_tile(unsigned char* smem, const Barriers
 // One tile's loads: K first (its stage may already be free), then Q once the consumers have
 // released that Q buffer, then V; then the rest of the ring. KV tiles first + n_blocks - 1 down to
 // first. kv_shared: no V loads, over the ring of K-only stages (KvSlot).
-template <int D>
+template <int D, bool kShared>
 __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned char* smem, const Barriers& bars,
                                               int tile, const TileCoord& c, int kv_head, const Tiles& tiles,
-                                              bool shared_kv, PipeState& ps) {
+                                              PipeState& ps) {
     using P = Plan<D>;
     constexpr int BN = P::kBlockN;
     const int n_blocks = tiles.n_blocks;
     for (int i = 0; i < n_blocks; ++i) {
         const int n = tiles.first + n_blocks - 1 - i;
-        const KvSlot<D> slot(ps.kv + i, shared_kv);
+        const KvSlot<D, kShared> slot(ps.kv + i);
         const int stage = slot.stage;
         const unsigned phase = slot.phase;
         unsigned char* k_tile = smem + P::kKOff + stage * P::kKVBytes;
@@ -639,7 +638,7 @@ __device__ __forceinline__ void producer_tile(const Sm90TmaMaps& maps, unsigned 
                 tma::load_4d(q.tile(smem) + a * kBlockM * 128, &maps.q, &bars.q_full[q.stage], a * 64,
                              q_box_row(c), c.head, c.batch);
         }
-        if (slot.shared) continue;  // V is K: no second load
+        if constexpr (KvSlot<D, kShared>::shared) continue;  // V is K: no second load
         mbar::wait_parity(&bars.v_empty[stage], phase ^ 1);
         mbar::arrive_expect_tx(&bars.v_full[stage], P::kKVBytes);
 #pragma unroll
@@ -659,7 +658,7 @@ __device__ __forceinline__ void producer(const FmhaParams& p, const Sm90TmaMaps&
         const TileCoord c = TileScheduler::coord<D>(p, tile);
         const Tiles tiles = tiles_for<D>(p, c.first_row, c.batch);
         if (tiles.n_blocks > 0) {
-            producer_tile<D>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), tiles, kShared, ps);
+            producer_tile<D, kShared>(maps, smem, bars, tile, c, c.head / (p.heads / p.heads_kv), tiles, ps);
         } else if (FMHA_PERSISTENT) {  // rows that see no key: the consumers only store zeros
             publish_tile<D>(smem, bars, tile, ps, 0);
             ps.q += 1;
@@ -693,18 +692,17 @@ __device__ __forceinline__ void store_zero_rows(const FmhaParams& p, const TileC
 // KV tiles a WG does not multiply keep their protocol: per KV tile the WG waits for the loads and
 // arrives on the empty barriers (its arrivals complete each stage's phase; an arrival before the
 // load would count toward the stage's previous fill) and takes its ping-pong turn.
-template <int D>
-__device__ __forceinline__ void pass_blocks(const Barriers& bars, int cw, int n_blocks, int kv0, bool shared,
-                                            int lane) {
+template <int D, bool kShared>
+__device__ __forceinline__ void pass_blocks(const Barriers& bars, int cw, int n_blocks, int kv0, int lane) {
     for (int i = 0; i < n_blocks; ++i) {
-        const KvSlot<D> kv(kv0 + i, shared);
+        const KvSlot<D, kShared> kv(kv0 + i);
         mbar::wait_parity(kv.k_full(bars), kv.phase);
         if (FMHA_PINGPONG) {
             wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
         }
-        release_k<D>(bars, kv, lane);
-        if (!kv.shared) mbar::wait_parity(kv.v_full(bars), kv.phase);
+        release_k(bars, kv, lane);
+        if (!KvSlot<D, kShared>::shared) mbar::wait_parity(kv.v_full(bars), kv.phase);
         if (lane == 0) mbar::arrive(kv.v_empty(bars));
     }
 }
@@ -713,11 +711,11 @@ __device__ __forceinline__ void pass_blocks(const Barriers& bars, int cw, int n_
 // leaves 64 rows to one tile, the last, or for causal calls the first) computes nothing: it passes
 // every KV tile and releases Q as the computing path does. It stores nothing: its rows are not in
 // O or LSE.
-template <int D>
-__device__ __forceinline__ void pass_tile(const Barriers& bars, int cw, int n_blocks, int kv0, bool shared,
-                                          const QSlot<D>& qs, int t) {
+template <int D, bool kShared>
+__device__ __forceinline__ void pass_tile(const Barriers& bars, int cw, int n_blocks, int kv0, const QSlot<D>& qs,
+                                          int t) {
     const int lane = t % 32;
-    pass_blocks<D>(bars, cw, n_blocks, kv0, shared, lane);
+    pass_blocks<D, kShared>(bars, cw, n_blocks, kv0, lane);
     if (Plan<D>::kSeparateO ? lane == 0 : t == 0) mbar::arrive(&bars.q_empty[qs.stage]);
 }
 
@@ -746,7 +744,7 @@ __device__ __forceinline__ int masked_trail_blocks(const FmhaParams& p, const Ti
 #if FMHA_WINDOW
     if (windowed(p)) {
         constexpr int BN = Plan<D>::kBlockN;
-        const int first_tile_seen = max(0, window_of_row(p, wg_first_row).lo) / BN;
+        const int first_tile_seen = keys_begin_seen(p, wg_first_row) / BN;
         return max(0, min(tiles.n_blocks - 1 - lead, first_tile_seen - tiles.first));
     }
 #endif
@@ -772,10 +770,9 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
 #pragma unroll
     for (int i = 0; i < P::kORegs; ++i) o[i] = 0.0f;
     RowState st = {{-FMHA_INF, -FMHA_INF}, {0.0f, 0.0f}};
-    constexpr bool shared = kShared;  // V read from K's stage (KvSlot)
     const int skipped = kCausalEndAligned ? masked_lead_blocks<D>(p, tiles, wg_first_row) : 0;
     const int trailing = kCausalEndAligned ? masked_trail_blocks<D>(p, tiles, wg_first_row, skipped) : 0;
-    pass_blocks<D>(bars, cw, skipped, ps.kv, shared, lane);
+    pass_blocks<D, kShared>(bars, cw, skipped, ps.kv, lane);
     const int n_blocks = tiles.n_blocks - skipped - trailing;  // this WG's KV tiles: first .. first + n_blocks - 1
     const int first = tiles.first + trailing;
     const int kv0 = ps.kv + skipped;
@@ -788,7 +785,7 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
 #if FMHA_OVERLAP
         // First KV tile: S, softmax, P; its PV is issued together with the next KV tile's QK^T.
         {
-            const KvSlot<D> k(kv0, shared);
+            const KvSlot<D, kShared> k(kv0);
             mbar::wait_parity(k.k_full(bars), k.phase);
             if (FMHA_PINGPONG) wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::fence();
@@ -797,25 +794,25 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             if (FMHA_PINGPONG) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<0>();
             wg::fence_regs(s);
-            release_k<D>(bars, k, lane);
+            release_k(bars, k, lane);
             if (n_blocks == 1) release_q_after_last_qk<D>(bars, qs, lane);
             softmax_step<D>(s, st, alpha, p, first + n_blocks - 1, wg_first_row, row0, tiles, lane);
             convert_p<D, F16>(s, pf);
         }
         for (int i = 1; i < n_blocks; ++i) {
-            const KvSlot<D> k(kv0 + i, shared);
-            const KvSlot<D> v(kv0 + i - 1, shared);  // PV of the previous tile runs under this softmax
+            const KvSlot<D, kShared> k(kv0 + i);
+            const KvSlot<D, kShared> v(kv0 + i - 1);  // PV of the previous tile runs under this softmax
             mbar::wait_parity(k.k_full(bars), k.phase);
             if (FMHA_PINGPONG) wg::bar_sync(kBarSchedBase + cw, kConsumerThreads);
             wg::fence();
             issue_qk<D, F16>(s, q_tile, wg_row0, k.k_tile(smem));
             wg::commit();
-            issue_pv<D, F16>(o, pf, v_tile_at<D>(smem, bars, v));
+            issue_pv<D, F16>(o, pf, v_tile_at(smem, bars, v));
             wg::commit();
             if (FMHA_PINGPONG) wg::bar_arrive(kBarSchedBase + (1 - cw), kConsumerThreads);
             wg::wait<1>();
             wg::fence_regs(s);
-            release_k<D>(bars, k, lane);
+            release_k(bars, k, lane);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
             softmax_step<D>(s, st, alpha, p, first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             wg::wait<0>();
@@ -825,25 +822,25 @@ __device__ __forceinline__ void consumer_tile(const FmhaParams& p, const Sm90Tma
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
         }
-        pv_step<D, F16>(o, pf, smem, bars, kv0 + n_blocks - 1, shared, lane);
+        pv_step<D, F16, kShared>(o, pf, smem, bars, kv0 + n_blocks - 1, lane);
 #else
         for (int i = 0; i < n_blocks; ++i) {
-            const KvSlot<D> k(kv0 + i, shared);
+            const KvSlot<D, kShared> k(kv0 + i);
             mbar::wait_parity(k.k_full(bars), k.phase);
             wg::fence();
             issue_qk<D, F16>(s, q_tile, wg_row0, k.k_tile(smem));
             wg::commit();
             wg::wait<0>();
             wg::fence_regs(s);
-            release_k<D>(bars, k, lane);
+            release_k(bars, k, lane);
             if (i == n_blocks - 1) release_q_after_last_qk<D>(bars, qs, lane);
             softmax_step<D>(s, st, alpha, p, first + n_blocks - 1 - i, wg_first_row, row0, tiles, lane);
             rescale_o<D>(o, alpha);
             convert_p<D, F16>(s, pf);
-            pv_step<D, F16>(o, pf, smem, bars, kv0 + i, shared, lane);
+            pv_step<D, F16, kShared>(o, pf, smem, bars, kv0 + i, lane);
         }
 #endif
-        pass_blocks<D>(bars, cw, trailing, kv0 + n_blocks, shared, lane);
+        pass_blocks<D, kShared>(bars, cw, trailing, kv0 + n_blocks, lane);
         ps.kv += skipped + n_blocks + trailing;
     }
 
@@ -956,8 +953,8 @@ __device__ __forceinline__ void consumer(const FmhaParams& p, const Sm90TmaMaps&
         const Tiles tiles = tiles_for<D>(p, c.first_row, c.batch);
         const int wg_first_row = c.first_row + cw * 64;
         if (tiles.n_blocks > 0 && (wg_first_row >= p.seq_q || wg_first_row + 64 <= 0)) {
-            pass_tile<D>(barriers_at<D>(tile_smem), cw, tiles.n_blocks, ps.kv, kShared, QSlot<D>(ps.q),
-                         threadIdx.x - 128 * (cw + 1));
+            pass_tile<D, kShared>(barriers_at<D>(tile_smem), cw, tiles.n_blocks, ps.kv, QSlot<D>(ps.q),
+                                  threadIdx.x - 128 * (cw + 1));
             ps.kv += tiles.n_blocks;
         } else {
             consumer_tile<D, F16, kShared>(p, maps, tile_smem, barriers_at<D>(tile_smem), cw, c, tiles, ps);

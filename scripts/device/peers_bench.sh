@@ -15,8 +15,10 @@
 # FlashInfer JIT-compiles the window modules peers_payload.sh did not build ahead of time, and
 # with FA4's and flex's first compiles one config took over 120 s (session 16 call 4).
 # Knobs: BUDGET (s, default 540), V, BASELINES ("cudnn flash fa4 flashinfer"), SUITE_CAP (s the suite
-# bench may take, default 330), FV, FEATURE_SHAPES, FEATURE_BASELINES, DRY=1 (print the commands,
-# run nothing: a CPU check).
+# bench may take, default 330; 0 skips it), FV, FEATURE_SHAPES, FEATURE_BASELINES, FV2 and
+# FEATURE_SHAPES2 (a second feature bench after the first: bench refuses a whole list when one
+# shape does not fit its variant, so hd64 rows on the 192-row tile and hd128 rows on another go
+# apart), DRY=1 (print the commands, run nothing: a CPU check).
 set -u -o pipefail
 OUT=${OUT:-/tmp/peers-bench-out}; mkdir -p "$OUT"
 RAW=$(mktemp -d /tmp/peers-bench-raw.XXXX)
@@ -54,8 +56,10 @@ baselines=()
 for b in $BASELINES; do baselines+=(--baseline "$b"); done
 # the suite's shapes V runs (bench refuses a list holding one it cannot: sm90_persistent has no d=256)
 shapes=$(python3 scripts/suite_shapes.py "$V" sm90) || { log "suite_shapes.py failed"; exit 2; }
-# shellcheck disable=SC2086  # one word a --shape flag or value
-run bench "${SUITE_CAP:-330}" python3 -m fmhactl bench "$V" $shapes --timeout 300 --json "${baselines[@]}"
+if [ "${SUITE_CAP:-330}" != 0 ]; then
+  # shellcheck disable=SC2086  # one word a --shape flag or value
+  run bench "${SUITE_CAP:-330}" python3 -m fmhactl bench "$V" $shapes --timeout 300 --json "${baselines[@]}"
+fi
 FV=${FV:-sm90_persistent_feat}
 FEATURE_SHAPES=${FEATURE_SHAPES:-"--shape b=4,h=16,t=8192,s=8192,d=128,causal,wl=127
  --shape b=4,h=16,t=8192,s=8192,d=128,causal,wl=1023,sink --shape b=8,h=16,t=4096,s=4096,d=64,causal,sink"}
@@ -63,13 +67,22 @@ fbaselines=()
 for b in ${FEATURE_BASELINES:-fa4 flashinfer flex}; do fbaselines+=(--baseline "$b"); done
 # shellcheck disable=SC2086
 run bench-features 600 python3 -m fmhactl bench "$FV" $FEATURE_SHAPES --timeout "${FEATURE_TIMEOUT:-300}" --json "${fbaselines[@]}"
+if [ -n "${FV2:-}" ]; then
+  # shellcheck disable=SC2086
+  run bench-features2 600 python3 -m fmhactl bench "$FV2" ${FEATURE_SHAPES2:?FV2 needs FEATURE_SHAPES2} \
+    --timeout "${FEATURE_TIMEOUT:-300}" --json "${fbaselines[@]}"
+fi
 if [ -n "${DRY:-}" ]; then rm -rf "$RAW"; exit 0; fi
 
 cat "$RAW/imports.out" >> "$RAW/device.log"
 python3 -m fmhactl results --kind bench --variant "$V" --since "$SINCE" --limit 0 --json > "$OUT/bench.json" 2>> "$RAW/device.log"
 python3 -m fmhactl results --kind bench --variant "$FV" --since "$SINCE" --limit 0 --json > "$OUT/bench-features.json" 2>> "$RAW/device.log"
-{ python3 scripts/device/peers_summary.py "$OUT/bench.json"
-  python3 scripts/device/peers_summary.py "$OUT/bench-features.json"; } > "$OUT/summary.txt" 2>&1
+[ -n "${FV2:-}" ] && python3 -m fmhactl results --kind bench --variant "$FV2" --since "$SINCE" --limit 0 --json \
+  > "$OUT/bench-features2.json" 2>> "$RAW/device.log"
+{ [ "${SUITE_CAP:-330}" != 0 ] && python3 scripts/device/peers_summary.py "$OUT/bench.json"
+  python3 scripts/device/peers_summary.py "$OUT/bench-features.json"
+  [ -n "${FV2:-}" ] && python3 scripts/device/peers_summary.py "$OUT/bench-features2.json"
+  cat "$RAW/device.log"; } > "$OUT/summary.txt" 2>&1
 cat "$RAW/imports.out" >> "$OUT/summary.txt"
 tar -czf "$OUT/raw.tgz" -C "$RAW" .
 rm -rf "$RAW"
