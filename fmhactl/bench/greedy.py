@@ -2,7 +2,7 @@
 
 After a prompt, each implementation runs `tokens` cached decode forwards, one token each, with
 its own DynamicCache (the prefill is not timed); decode tokens/s = batch * tokens / median
-seconds over `repeats` runs. Logits: both implementations are then fed sdpa's greedy tokens (so one
+seconds over `repeats` rounds (_interleaved_round: the implementations' steps alternate). Logits: both implementations are then fed sdpa's greedy tokens (so one
 argmax flip cannot make the sequences diverge) and every step's last-position logits are checked
 under FlashAttention's rule against the same weights in fp32: max|fmhactl - fp32| <=
 2 * max|sdpa - fp32| + atol. `decode_calls` counts the op calls that the split-KV decode kernels
@@ -45,26 +45,56 @@ def _generate(model, ids, tokens: int, forced=None):
     return start.elapsed_time(end) * 1e-3, torch.cat(fed, dim=1), logits
 
 
-def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 5) -> dict:
-    """Decode tokens/s of every implementation and the logits rule; ids: (batch, prompt). The
-    implementations' runs are interleaved, the order reversed every other round, as the prefill's
-    (bench.model.time_interleaved): the small models' decode steps are host-bound, and timing one
-    implementation's runs after the other's handed the host's drift to one side (session 11 and
-    12: llama greedy 1.37, 1.09 and 0.93 in three calls with the same kernels' path)."""
+def _interleaved_round(models: dict, ids, tokens: int, round_index: int) -> dict[str, float]:
+    """One round: every implementation prefills (not timed), then their `tokens` greedy steps
+    alternate, one step of each in turn, the order reversed every step; each one's CUDA-event
+    seconds summed over its steps. The small models' steps are host-bound and the host's speed
+    drifts by tens of percent within seconds (session 20: whole runs of one implementation, even
+    interleaved run by run, gave round ratios of 0.96-1.47 in one call); steps side by side see
+    the same host."""
     import torch
 
-    from fmhactl.bench.interleave import interleaved_order, round_ratios
+    names = list(models)
+    state: dict = {}
+    events: dict[str, list] = {name: [] for name in names}
+    with torch.inference_mode():
+        for name in names:
+            out = models[name](ids, use_cache=True)
+            state[name] = (out.past_key_values, out.logits[:, -1:].argmax(-1))
+        torch.cuda.synchronize()
+        for step in range(tokens):
+            for name in (names if (step + round_index) % 2 == 0 else names[::-1]):
+                cache, nxt = state[name]
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                out = models[name](nxt, past_key_values=cache, use_cache=True)
+                state[name] = (out.past_key_values, out.logits[:, -1:].argmax(-1))
+                end.record()
+                events[name].append((start, end))
+        torch.cuda.synchronize()
+    return {name: 1e-3 * sum(start.elapsed_time(end) for start, end in pairs) for name, pairs in events.items()}
+
+
+def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 7) -> dict:
+    """Decode tokens/s of every implementation and the logits rule; ids: (batch, prompt). Each
+    round steps the implementations side by side (_interleaved_round). One untimed round of full
+    length first: SDPA's first pass over each new KV length was 10-14x slower than its later ones
+    (session 20, a round ratio of 13.6 behind a warm-up of 8 tokens), and the allocator sees every
+    cache size."""
+    import torch
+
+    from fmhactl.bench.interleave import round_ratios
     from fmhactl.torch import decode
 
     batch = ids.shape[0]
     entry: dict = {"prompt_length": int(ids.shape[1]), "new_tokens": tokens, "batch": batch}
     names = list(models)
-    for name in names:
-        _generate(models[name], ids, min(tokens, 8))  # warm-up: plans, kernels, allocator
+    _interleaved_round(models, ids, tokens, 0)  # warm-up: plans, kernels, allocator, every KV length
     times: dict[str, list[float]] = {name: [] for name in names}
-    before = decode.launches()  # only fmhactl's runs launch the decode kernels
-    for name in interleaved_order(names, repeats):
-        times[name].append(_generate(models[name], ids, tokens)[0])
+    before = decode.launches()  # only fmhactl's steps launch the decode kernels
+    for r in range(repeats):
+        for name, seconds in _interleaved_round(models, ids, tokens, r).items():
+            times[name].append(seconds)
     for name in names:
         median = statistics.median(times[name])
         entry[name] = {"median_s": median, "tokens_per_s": batch * tokens / median if median > 0 else 0.0}

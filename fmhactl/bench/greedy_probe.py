@@ -170,9 +170,9 @@ def run_greedy_probe(name: str, tokens: int = 128, prompt: int = 2048, rounds: i
         return models["sdpa" if impl == "sdpa" else "fmhactl"]
 
     try:
-        for impl in IMPLS:  # warm-up: plans, kernels, allocator
+        for impl in IMPLS:  # warm-up: plans, kernels, allocator, full length
             cache, nxt = _prefill(model_of(impl), ids)
-            _steps(model_of(impl), cache, nxt, 8)
+            _steps(model_of(impl), cache, nxt, tokens)  # every KV length once: SDPA plans each new one
         runs: dict[str, list[dict]] = {impl: [] for impl in IMPLS}
         for _ in range(rounds):
             for impl in IMPLS:

@@ -4,6 +4,7 @@ CUDA events are replaced by a counter: this checks the schedule, it times nothin
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from fmhactl.bench import model
@@ -63,3 +64,38 @@ def test_round_ratios_compare_the_implementations_round_by_round(monkeypatch):
     assert ratios == [3 / 2, 13 / 12, 23 / 22]
     pooled = model.time_interleaved(calls, warmup=0, iters=6, rounds=3)
     assert {name: len(t) for name, t in pooled.items()} == {"sdpa": 6, "fmhactl": 6}
+
+
+class _FakeModel:
+    """A causal LM stand-in: logits favour token `bias`, each step costs `cost` clock ticks."""
+
+    def __init__(self, name: str, cost: int, order: list[str]):
+        self.name, self.cost, self.order = name, cost, order
+
+    def __call__(self, ids, past_key_values=None, use_cache=True):
+        from types import SimpleNamespace
+
+        if past_key_values is not None:  # a decode step (the prefill is not timed)
+            self.order.append(self.name)
+            _FakeEvent.clock += self.cost - 1  # record() adds the last tick
+        logits = torch.zeros(ids.shape[0], ids.shape[1], 8)
+        logits[..., 3] = 1.0
+        return SimpleNamespace(logits=logits, past_key_values=(past_key_values or 0) + 1)
+
+
+def test_greedy_rounds_alternate_the_implementations_step_by_step(monkeypatch):
+    """bench.greedy._interleaved_round: one step of each implementation in turn, the order
+    reversed every step (and the first step's order by round), each one's ticks summed."""
+    from fmhactl.bench import greedy
+
+    monkeypatch.setattr(torch.cuda, "Event", _FakeEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    order: list[str] = []
+    models = {"sdpa": _FakeModel("sdpa", 3, order), "fmhactl": _FakeModel("fmhactl", 2, order)}
+    ids = torch.zeros(1, 5, dtype=torch.long)
+    seconds = greedy._interleaved_round(models, ids, tokens=3, round_index=0)
+    assert order == ["sdpa", "fmhactl", "fmhactl", "sdpa", "sdpa", "fmhactl"]
+    assert seconds == pytest.approx({"sdpa": 3 * 3e-3, "fmhactl": 3 * 2e-3})  # ticks read as ms
+    order.clear()
+    greedy._interleaved_round(models, ids, tokens=2, round_index=1)
+    assert order == ["fmhactl", "sdpa", "sdpa", "fmhactl"]
