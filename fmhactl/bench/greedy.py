@@ -77,10 +77,11 @@ def _interleaved_round(models: dict, ids, tokens: int, round_index: int) -> dict
 
 def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 7) -> dict:
     """Decode tokens/s of every implementation and the logits rule; ids: (batch, prompt). Each
-    round steps the implementations side by side (_interleaved_round). One untimed round of full
-    length first: SDPA's first pass over each new KV length was 10-14x slower than its later ones
-    (session 20, a round ratio of 13.6 behind a warm-up of 8 tokens), and the allocator sees every
-    cache size."""
+    round steps the implementations side by side (_interleaved_round). A first round of full
+    length is kept apart (`first_pass`): SDPA's default backend on the H200 (cuDNN) builds a plan
+    for every KV length it has not seen, about 40 ms each against 0.14 ms for a length seen
+    (session 20, scripts/device/sdpa_new_length_probe.py), so a process's first pass over the
+    lengths says what a fresh process pays, and the rounds after it the steady state."""
     import torch
 
     from fmhactl.bench.interleave import round_ratios
@@ -89,7 +90,10 @@ def greedy_entry(models: dict, ref32_model, ids, tokens: int, repeats: int = 7) 
     batch = ids.shape[0]
     entry: dict = {"prompt_length": int(ids.shape[1]), "new_tokens": tokens, "batch": batch}
     names = list(models)
-    _interleaved_round(models, ids, tokens, 0)  # warm-up: plans, kernels, allocator, every KV length
+    first = _interleaved_round(models, ids, tokens, 0)  # also the warm-up: plans, kernels, allocator
+    if "fmhactl" in first and "sdpa" in first and first["fmhactl"] > 0:
+        entry["first_pass"] = {"sdpa_s": first["sdpa"], "fmhactl_s": first["fmhactl"],
+                               "ratio_tokens_per_s": first["sdpa"] / first["fmhactl"]}
     times: dict[str, list[float]] = {name: [] for name in names}
     before = decode.launches()  # only fmhactl's steps launch the decode kernels
     for r in range(repeats):

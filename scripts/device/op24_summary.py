@@ -78,6 +78,10 @@ def model(got) -> None:
         print(f"greedy {g['new_tokens']} after {g['prompt_length']}: {g['ratio_tokens_per_s']:.3f}{_spread(g)} "
               f"({g['fmhactl']['tokens_per_s']:.0f} vs {g['sdpa']['tokens_per_s']:.0f} tok/s), logits within the FA rule: "
               f"{g['logits']['passed']} (err {g['logits']['max_abs_err_vs_fp32']:.4f} <= {g['logits']['tolerance']:.4f})")
+        first = g.get("first_pass")
+        if first:
+            print(f"  first pass over the KV lengths (a fresh process): {first['ratio_tokens_per_s']:.3f} "
+                  f"(fmhactl {first['fmhactl_s']:.2f} s, sdpa {first['sdpa_s']:.2f} s)")
 
 
 def main(out: Path) -> None:
