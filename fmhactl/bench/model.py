@@ -141,15 +141,15 @@ INTERLEAVE_ROUNDS = 5
 
 def time_rounds(calls: dict[str, Callable[[], object]], warmup: int, iters: int,
                 rounds: int = INTERLEAVE_ROUNDS) -> dict[str, list[list[float]]]:
-    """time_calls for several implementations at once, their calls interleaved: `rounds` rounds,
-    each timing about iters / rounds calls of every implementation, the order reversed every
-    other round. A small model's forward is host-bound and its time drifts (clocks, allocator,
-    host state) over the seconds a measurement takes; timing one implementation after the other
-    would hand that drift to one side. Returns each implementation's CUDA-event ms per round, in
-    round order (bench.interleave.round_ratios compares the implementations round by round)."""
+    """time_calls for several implementations at once, their calls side by side: `rounds` rounds,
+    each timing about iters / rounds calls of every implementation, one call of each in turn, the
+    order reversed every call (and the first call's order by round). A small model's forward is
+    host-bound and the host's speed drifts by tens of percent within seconds (clocks, allocator,
+    host state); blocks of one implementation's calls, even in alternating rounds, left round
+    ratios of 0.77-1.58 (session 20), and calls side by side see the same host. Returns each
+    implementation's CUDA-event ms per round, in round order (bench.interleave.round_ratios
+    compares the implementations round by round)."""
     import torch
-
-    from fmhactl.bench.interleave import interleaved_order
 
     names = list(calls)
     per_round = max(1, -(-iters // rounds))
@@ -159,15 +159,18 @@ def time_rounds(calls: dict[str, Callable[[], object]], warmup: int, iters: int,
             for _ in range(warmup):
                 calls[name]()
         torch.cuda.synchronize()
-        for name in interleaved_order(names, rounds):
-            events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                      for _ in range(per_round)]
-            for start, end in events:
-                start.record()
-                calls[name]()
-                end.record()
+        for r in range(rounds):
+            events: dict[str, list] = {name: [] for name in names}
+            for i in range(per_round):
+                for name in (names if (i + r) % 2 == 0 else names[::-1]):
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record()
+                    calls[name]()
+                    end.record()
+                    events[name].append((start, end))
             torch.cuda.synchronize()
-            times[name].append([start.elapsed_time(end) for start, end in events])
+            for name in names:
+                times[name].append([start.elapsed_time(end) for start, end in events[name]])
     return times
 
 
