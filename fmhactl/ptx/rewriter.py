@@ -275,7 +275,7 @@ def rewrite(module: PtxModule, protos: dict[str, Prototype], linker_version: tup
     by_line = {i.ptx_line: i for i in module.instructions}
     used = sorted({entry_name(i) for i in module.instructions})
     hooked = {n: h for n, line in enumerate(module.lines, start=1) if strict and (h := strict_hooks.hooks_of(line, n))}
-    used += sorted({c.entry for h in hooked.values() for c in (*h.before, *h.after)})
+    used += sorted({c.entry for h in hooked.values() for c in (*h.before, *h.after, *_guards(h))})
     queued = not strict and any(name.startswith("tc5ptx_mma_") for name in used)
     if queued:
         used.append(DRAIN)
@@ -335,9 +335,7 @@ def rewrite(module: PtxModule, protos: dict[str, Prototype], linker_version: tup
         if instruction.predicate:
             label = f"$tc5ptx_skip{skip_labels}"
             skip_labels += 1
-            pred = instruction.predicate
-            inverse = pred[1:] if pred.startswith("!") else f"!{pred}"
-            emit(f"@{inverse} bra {label};", number)
+            emit(f"@{_inverse(instruction.predicate)} bra {label};", number)
             for text in block:
                 emit(text, number)
             emit(f"{label}:", number)
@@ -350,11 +348,26 @@ def rewrite(module: PtxModule, protos: dict[str, Prototype], linker_version: tup
     return Rewritten("\n".join(out) + "\n", entries, used, line_map, len(module.instructions))
 
 
+def _inverse(predicate: str) -> str:
+    """`@p` -> `!p`, `@!p` -> `p`: the guard that branches around a predicated instruction."""
+    return predicate[1:] if predicate.startswith("!") else f"!{predicate}"
+
+
+def _guards(hook: strict_hooks.Hooked) -> tuple[strict_hooks.HookCall, ...]:
+    return (hook.guard,) if hook.guard is not None else ()
+
+
 def _hooked_lines(line: str, hook: strict_hooks.Hooked, widths: dict[str, int], protos: dict[str, Prototype],
                   label: str) -> list[str]:
-    """The line as written, its strict hooks before and after (skipped like it when predicated)."""
+    """The line as written, its strict hooks before and after (skipped like it when predicated).
+
+    A guarded line (a TMA store) runs only when its guard call returns non-zero; the guard is
+    itself skipped when the line's predicate is false, so it judges only instructions that run.
+    """
     out = [f"{hook.label}:"] if hook.label else []
     body = re.sub(r"^(\s*)[$\w]+:\s*", r"\1", line) if hook.label else line
+    if hook.guard is not None:
+        out += _guard_lines(hook.guard, hook.predicate, widths, protos[hook.guard.entry], f"{label}g")
     for part, calls in (("b", hook.before), (None, None), ("a", hook.after)):
         if calls is None:
             out.append(body)
@@ -363,12 +376,24 @@ def _hooked_lines(line: str, hook: strict_hooks.Hooked, widths: dict[str, int], 
             continue
         block = _hook_block(calls, hook.generic, widths, protos)
         if hook.predicate:
-            pred = hook.predicate
-            inverse = pred[1:] if pred.startswith("!") else f"!{pred}"
-            out += [f"@{inverse} bra {label}{part};", *block, f"{label}{part}:"]
+            out += [f"@{_inverse(hook.predicate)} bra {label}{part};", *block, f"{label}{part}:"]
         else:
             out += block
+    if hook.guard is not None:
+        out.append(f"{label}g:")
     return out
+
+
+def _guard_lines(guard: strict_hooks.HookCall, predicate: str | None, widths: dict[str, int], proto: Prototype,
+                 skip: str) -> list[str]:
+    """Call `guard` (u32 result) and branch to `skip` when it returns 0 or the predicate is false."""
+    if proto.ret is None:
+        raise ValueError(f"{proto.name}: a guard must return its verdict")
+    e = _Emitter(widths, proto)
+    call = e.call(list(guard.args), ["%tc5ok"], uniform=False)
+    out = [f"@{_inverse(predicate)} bra {skip};"] if predicate else []
+    return [*out, "{", ".reg .b32 %tc5ok;", ".reg .pred %tc5skip;", *call, "setp.eq.u32 %tc5skip, %tc5ok, 0;",
+            f"@%tc5skip bra {skip};", "}"]
 
 
 def needed_entries(module: PtxModule) -> list[LdStEntry]:

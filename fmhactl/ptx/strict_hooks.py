@@ -11,6 +11,8 @@ rewriter keeps each one as written and adds the same hooks around it:
 - `mbarrier.try_wait` / `test_wait`     -> before: tc5ptx_mbar_poll(bar); after: tc5ptx_mbar_observed(bar, done)
 - `cp.async.bulk[.tensor]` ... `mbarrier::complete_tx` -> before: tc5ptx_tma_load(dst, bar)
 - `fence.proxy.async`                   -> after:  tc5ptx_fence_proxy_async()
+- `cp.async.bulk.tensor` tile store (global <- shared) -> guard: tc5ptx_tma_store_check(c0..c4, ndims);
+  a 0 result skips the store (a box starting at a negative coordinate: see `store_guard`)
 
 Addresses are passed as shared-window (.shared::cta) addresses; a generic address (no `.shared`
 in the opcode) is converted with cvta.to.shared.
@@ -26,8 +28,12 @@ from fmhactl.ptx.parser import split_operands
 _LINE = re.compile(r"^(?P<indent>\s*)(?:(?P<label>[$\w]+):\s*)?(?:@(?P<pred>!?%?[\w$]+)\s+)?"
                    r"(?P<opcode>(?:mbarrier|cp\.async\.bulk|fence\.proxy\.async)[^\s;]*)\s*(?P<operands>[^;]*);"
                    r"\s*(?://.*)?$")
+TMA_STORE_CHECK = "tc5ptx_tma_store_check"
 HOOKS = ("tc5ptx_mbar_init", "tc5ptx_mbar_arrive", "tc5ptx_mbar_poll", "tc5ptx_mbar_observed", "tc5ptx_tma_load",
-         "tc5ptx_fence_proxy_async")
+         "tc5ptx_fence_proxy_async", TMA_STORE_CHECK)
+MAX_TMA_COORDS = 5
+# dst.src of a bulk tensor copy into global memory: a TMA store (loads are .shared::cluster.global / .shared::cta.global)
+_TMA_STORE = re.compile(r"^cp\.async\.bulk\.tensor\.[1-5]d\.global\.shared::(?:cta|cluster)(?:\.|$)")
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,7 @@ class Hooked:
     before: tuple[HookCall, ...]
     after: tuple[HookCall, ...]
     generic: bool            # addresses are generic: convert to the shared window first
+    guard: HookCall | None = None  # called first; its u32 result 0 skips the line (and its after hooks)
 
 
 def hooks_of(line: str, site: int) -> Hooked | None:
@@ -80,6 +87,36 @@ def hooks_of(line: str, site: int) -> Hooked | None:
     elif opcode.startswith("fence.proxy.async") and ("shared" in opcode or opcode == "fence.proxy.async"):
         after.append(HookCall("tc5ptx_fence_proxy_async", (s,)))
         generic = False
-    if not before and not after:
+    guard = store_guard(opcode, ops, s)
+    if not before and not after and guard is None:
         return None
-    return Hooked(m.group("label"), m.group("pred"), tuple(before), tuple(after), generic)
+    return Hooked(m.group("label"), m.group("pred"), tuple(before), tuple(after), generic, guard)
+
+
+def store_guard(opcode: str, ops: tuple[str, ...], site: str) -> HookCall | None:
+    """tc5ptx_tma_store_check(c0..c4, ndims, site) for a TMA tile store, None for any other line.
+
+    A store box that starts at a negative coordinate is an illegal instruction on sm_90 that kills
+    the CUDA context (scripts/device/tma_negative_probe.cu, H200); the PTX ISA documents
+    out-of-bound elements of a box, not a negative start, so what sm_100 does is unknown. The
+    strict build names it (tma-store-negative) and skips the store instead. im2col stores were not
+    probed and are left alone.
+    """
+    if not _TMA_STORE.match(opcode) or ".im2col" in opcode or len(ops) < 2:
+        return None
+    coords = tensor_coordinates(ops[0])
+    if not coords or len(coords) > MAX_TMA_COORDS:
+        return None
+    padded = coords + ("0",) * (MAX_TMA_COORDS - len(coords))
+    return HookCall(TMA_STORE_CHECK, (*padded, str(len(coords)), site))
+
+
+def tensor_coordinates(operand: str) -> tuple[str, ...]:
+    """The coordinates of a `[tensorMap, {c0, c1, ...}]` operand (empty when it has another shape)."""
+    inner = operand.strip()
+    if not (inner.startswith("[") and inner.endswith("]")):
+        return ()
+    parts = split_operands(inner[1:-1])
+    if len(parts) != 2 or not (parts[1].startswith("{") and parts[1].endswith("}")):
+        return ()
+    return split_operands(parts[1][1:-1])

@@ -164,6 +164,10 @@ def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
     if name == "alloc-timeout":
         return (f"tcgen05.alloc of {d0} columns blocked past the time limit: this SM's TMEM (chunks 0x{d1:04x}) "
                 "is held by the CTA named below; on hardware this CTA would hang")
+    if name == "tma-store-negative":
+        start = d1 - (1 << 32) if d1 >= 1 << 31 else d1
+        return (f"TMA tile store whose box starts at coordinate {start} in dimension {d0}: an illegal instruction on "
+                "sm_90 (it kills the context), undocumented on sm_100; the store was skipped")
     return f"details 0x{d0:08x} 0x{d1:08x}"
 
 

@@ -35,7 +35,8 @@
 #define TC5_ERR_TMA_IN_FLIGHT_AT_EXIT  28 // TMA load whose mbarrier phase nobody observed (host check)
 #define TC5_ERR_MMA_IN_FLIGHT_AT_EXIT  29 // committed MMA whose commit arrive nobody observed (host check)
 #define TC5_ERR_ALLOC_TIMEOUT          30 // blocking alloc waited past the limit: per-SM TMEM deadlock
-#define TC5_ERR_COUNT                  31
+#define TC5_ERR_TMA_STORE_NEGATIVE     31 // TMA tile store whose box starts at a negative coordinate (illegal instruction on sm_90; undocumented on sm_100): skipped
+#define TC5_ERR_COUNT                  32
 
 // Operation codes recorded with each violation (the "op" field).
 #define TC5_OP_ALLOC                   1
@@ -56,6 +57,7 @@
 #define TC5_OP_GENERIC_STORE           16
 #define TC5_OP_FENCE_BEFORE            17
 #define TC5_OP_FENCE_AFTER             18
+#define TC5_OP_TMA_STORE               19
 
 #define TC5_TMEM_LANES                 128
 #define TC5_TMEM_COLUMNS               512

@@ -15,7 +15,8 @@
 // (FMHACTL_TC5_STRICT=1): the MMA enters the strict emulator's per-CTA queue (tcgen05_emu_strict.cuh)
 // from the one thread and runs only when a thread observes its commit's mbarrier (the rewriter
 // turns the PTX's mbarrier init/arrive/try_wait/test_wait, TMA loads and fence.proxy.async into
-// calls of the strict emulator's hooks, tc5ptx_mbar_* below), or at the seeded eager points.
+// calls of the strict emulator's hooks, tc5ptx_mbar_* below, and guards TMA tile stores with
+// tc5ptx_tma_store_check), or at the seeded eager points.
 //
 // ld/st entry points are generated per form by TC5PTX_LD / TC5PTX_ST in the source the rewriter
 // writes for each module (fmhactl/ptx/emulator.py): the shape, .num, packing and the immediate
@@ -460,6 +461,22 @@ __device__ __noinline__ void tc5ptx_tma_load(unsigned dst, unsigned bar, unsigne
     tc5_strict_tma_load(dst, bar, site);
 }
 __device__ __noinline__ void tc5ptx_fence_proxy_async(unsigned site) { tc5_strict_fence_proxy_async(site); }
+// Called before each TMA tile store; 0: the rewriter skips the store. On sm_90 a store box that
+// starts at a negative coordinate is an illegal instruction that kills the context
+// (scripts/device/tma_negative_probe.cu, H200, session 19; loads there zero-fill, boxes past the
+// end are clipped), and the PTX ISA does not say what sm_100 does: report it by name instead.
+__device__ __noinline__ unsigned tc5ptx_tma_store_check(int c0, int c1, int c2, int c3, int c4, unsigned ndims,
+                                                        unsigned site) {
+    const int c[5] = {c0, c1, c2, c3, c4};
+    for (unsigned d = 0; d < ndims && d < 5; ++d) {
+        if (c[d] < 0) {
+            tc5::emu::strict::record_pair(TC5_ERR_TMA_STORE_NEGATIVE, TC5_OP_TMA_STORE, site, tc5::emu::warp_id(), d,
+                                          static_cast<unsigned>(c[d]), 0, 0, 0);
+            return 0;
+        }
+    }
+    return 1;
+}
 #endif
 
 }  // extern "C"
