@@ -14,9 +14,7 @@ STEP_RESERVE=10 STEP_MIN=8
 AB=$(switch_variants ${SWITCHES:-WINDOW SINK KV_SHARED KEY_RANGES})
 SHAPES=${SHAPES:-"--shape b=8,h=16,t=4096,s=4096,d=64,causal --shape b=16,h=16,t=1024,s=1024,d=64,causal --shape b=8,h=16,t=4096,s=4096,d=64"}
 SEED=19 bench_rounds 30 sm90_persistent_m192 sm90_persistent_m192_feat $AB
-FSHAPES="--shape b=8,h=16,t=4096,s=4096,d=64,causal,sink --shape b=16,h=16,t=1024,s=1024,d=64,causal,sink
- --shape b=8,h=16,t=4096,s=4096,d=64,causal,wl=127 --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=1023,sink
- --shape b=8,h=16,hkv=2,t=2048,s=2048,d=64,causal,kvshared"
+FSHAPES=$FEATURE_ROWS_D64
 for v in sm90_persistent_m192_feat sm90_persistent_feat; do
   run bench-f-$v 60 python3 -m fmhactl bench $v $FSHAPES --baseline flex --seed 19 --json
 done

@@ -29,9 +29,7 @@ for g in dsv4 awkward; do  # padded: the key-range GPU test below
 done
 run gpu-test-features 150 python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/sm90/test_gpu_sm90_features.py \
   tests/sm90/test_gpu_sm90_key_ranges.py
-SHAPES="--shape b=8,h=16,t=4096,s=4096,d=64,causal,sink --shape b=16,h=16,t=1024,s=1024,d=64,causal,sink
- --shape b=8,h=16,t=4096,s=4096,d=64,causal,wl=127 --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=1023,sink
- --shape b=8,h=16,hkv=2,t=2048,s=2048,d=64,causal,kvshared"
+SHAPES=$FEATURE_ROWS_D64
 for r in 1 2; do
   order="sm90_persistent_feat $V"; [ $r = 2 ] && order="$V sm90_persistent_feat"
   for v in $order; do

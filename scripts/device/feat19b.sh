@@ -12,10 +12,7 @@ set -u -o pipefail
 source scripts/device/steps.sh  # device_start, log, run, collect_rows, bench_rounds
 device_start feat19b 560 "${1:-}"
 STEP_RESERVE=12 STEP_MIN=8
-# sliding windows over many 192-row tiles: the WGs pass leading and trailing KV tiles of their own
-WINDOWS="--shape b=2,h=8,t=1500,s=1500,d=64,causal,wl=127 --shape b=2,h=4,t=1000,s=1300,d=64,wl=300,wr=50
- --shape b=1,h=4,t=777,s=777,d=64,causal,wl=200,sink,kvshared --shape b=3,h=4,hkv=1,t=2000,s=2000,d=64,causal,wl=63
- --shape b=2,h=4,t=900,s=2500,d=64,wl=0,wr=400,dtype=f16"
+WINDOWS=$WINDOW_VERIFY_SHAPES
 for item in ${VERIFY:-sm90_persistent_m192_feat:dsv4,awkward,padded sm90_persistent_feat:dsv4,padded
             sm90_pingpong_feat:dsv4,padded}; do
   v=${item%%:*}; grids=${item#*:}
@@ -30,9 +27,7 @@ run gpu-test-features 120 python3 -m pytest -q -rs -m gpu -p no:cacheprovider te
 AB=$(switch_variants ${SWITCHES-WINDOW KEY_RANGES})
 SHAPES="--shape b=8,h=16,t=4096,s=4096,d=64,causal --shape b=16,h=16,t=1024,s=1024,d=64,causal --shape b=8,h=16,t=4096,s=4096,d=64"
 SEED=19 bench_rounds 30 ${PLAIN:-sm90_persistent_m192 sm90_persistent_m192_feat} $AB
-FSHAPES="--shape b=8,h=16,t=4096,s=4096,d=64,causal,sink --shape b=16,h=16,t=1024,s=1024,d=64,causal,sink
- --shape b=8,h=16,t=4096,s=4096,d=64,causal,wl=127 --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=1023,sink
- --shape b=8,h=16,hkv=2,t=2048,s=2048,d=64,causal,kvshared --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=511"
+FSHAPES="$FEATURE_ROWS_D64 --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=511"
 for v in sm90_persistent_m192_feat sm90_persistent_feat; do
   run bench-f-$v 70 python3 -m fmhactl bench $v $FSHAPES --baseline flex --seed 19 --json
 done

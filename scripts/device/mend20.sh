@@ -12,9 +12,7 @@ set -u -o pipefail
 source scripts/device/steps.sh  # device_start, log, run, collect_rows, stop_unless_passed
 device_start mend20 560 "${1:-}"
 STEP_RESERVE=12 STEP_MIN=8
-WINDOWS="--shape b=2,h=8,t=1500,s=1500,d=64,causal,wl=127 --shape b=2,h=4,t=1000,s=1300,d=64,wl=300,wr=50
- --shape b=1,h=4,t=777,s=777,d=64,causal,wl=200,sink,kvshared --shape b=3,h=4,hkv=1,t=2000,s=2000,d=64,causal,wl=63
- --shape b=2,h=4,t=900,s=2500,d=64,wl=0,wr=400,dtype=f16"
+WINDOWS=$WINDOW_VERIFY_SHAPES
 V=sm90_persistent_m192_feat
 for g in ${GRIDS:-dsv4 awkward padded window}; do
   shapes="--grid $g"; [ "$g" = window ] && shapes=$WINDOWS
@@ -23,9 +21,7 @@ for g in ${GRIDS:-dsv4 awkward padded window}; do
 done
 run gpu-test-features 120 python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/sm90/test_gpu_sm90_features.py \
   tests/sm90/test_gpu_sm90_key_ranges.py
-FSHAPES="--shape b=8,h=16,t=4096,s=4096,d=64,causal,sink --shape b=16,h=16,t=1024,s=1024,d=64,causal,sink
- --shape b=8,h=16,t=4096,s=4096,d=64,causal,wl=127 --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=1023,sink
- --shape b=8,h=16,hkv=2,t=2048,s=2048,d=64,causal,kvshared --shape b=8,h=16,t=4096,s=4096,d=64,causal"
+FSHAPES="$FEATURE_ROWS_D64 --shape b=8,h=16,t=4096,s=4096,d=64,causal"
 run bench-f-$V 70 python3 -m fmhactl bench $V $FSHAPES --baseline flex --seed 20 --json
 PROBE=(python3 scripts/device/run_by_path.py fmhactl/bench/greedy_probe.py run_greedy_probe)
 run probe_llama 80 "${PROBE[@]}" '{"name": "llama-small"}'

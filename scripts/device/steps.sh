@@ -135,3 +135,12 @@ stop_unless_passed() {
   grep -q "crashed\|hung" "$RAW/$1.err" && { log "stop: $1 crashed or hung"; BUDGET=0; }
   return 0
 }
+# Shapes the feature scripts share (feat19, feat19b, ab19, mend20): the hd64 feature rows benched
+# beside flex / FA4 (sinks, windows, K = V), and the sliding windows over many 192-row tiles a
+# window verify runs (the WGs pass leading and trailing KV tiles of their own)
+FEATURE_ROWS_D64="--shape b=8,h=16,t=4096,s=4096,d=64,causal,sink --shape b=16,h=16,t=1024,s=1024,d=64,causal,sink
+ --shape b=8,h=16,t=4096,s=4096,d=64,causal,wl=127 --shape b=4,h=16,t=8192,s=8192,d=64,causal,wl=1023,sink
+ --shape b=8,h=16,hkv=2,t=2048,s=2048,d=64,causal,kvshared"
+WINDOW_VERIFY_SHAPES="--shape b=2,h=8,t=1500,s=1500,d=64,causal,wl=127 --shape b=2,h=4,t=1000,s=1300,d=64,wl=300,wr=50
+ --shape b=1,h=4,t=777,s=777,d=64,causal,wl=200,sink,kvshared --shape b=3,h=4,hkv=1,t=2000,s=2000,d=64,causal,wl=63
+ --shape b=2,h=4,t=900,s=2500,d=64,wl=0,wr=400,dtype=f16"
