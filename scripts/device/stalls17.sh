@@ -4,6 +4,7 @@
 # instruction sections of one launch of each, and both kernels' SASS with per-instruction stall
 # samples (--page source), to compare the two instruction streams.
 #   OUT=/dir [IMPLS="op cudnn"] [SECTIONS=...] bash scripts/device/stalls17.sh [b,h,s,d[,causal] ...]
+# (IMPLS may name fa4 once the peers are unpacked and their env.sh sourced: scripts/device/peers_install.sh)
 # (SECTIONS="" skips the details pass).  carry: .whl
 set -u -o pipefail
 OUT=${OUT:-/tmp/stalls17}; mkdir -p "$OUT"
@@ -12,7 +13,7 @@ device_python
 SECTIONS=${SECTIONS-"--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section InstructionStats --section ComputeWorkloadAnalysis --section LaunchStats --section Occupancy"}
 for shape in ${@:-16,16,1024,64,causal}; do
   for impl in ${IMPLS:-op cudnn}; do
-    re='regex:fmha_sm90'; [ $impl = cudnn ] && re='regex:sdpa|fprop|cudnn|fmha'
+    re='regex:fmha_sm90'; [ $impl = cudnn ] && re='regex:sdpa|fprop|cudnn|fmha'; [ $impl = fa4 ] && re='regex:flash'
     tag=$impl-${shape//,/_}
     [ -n "$SECTIONS" ] && timeout 150 ncu $SECTIONS -k "$re" --launch-skip 3 --launch-count 1 --csv --page details \
       python3 scripts/dev/pipes_probe.py $impl $shape > "$OUT/details-$tag.csv" 2>> "$OUT/ncu.err"
