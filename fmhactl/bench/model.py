@@ -151,26 +151,18 @@ def time_rounds(calls: dict[str, Callable[[], object]], warmup: int, iters: int,
     compares the implementations round by round)."""
     import torch
 
-    names = list(calls)
+    from fmhactl.bench.interleave import time_side_by_side
+
     per_round = max(1, -(-iters // rounds))
-    times: dict[str, list[list[float]]] = {name: [] for name in names}
+    times: dict[str, list[list[float]]] = {name: [] for name in calls}
     with torch.inference_mode():
-        for name in names:
+        for name in calls:
             for _ in range(warmup):
                 calls[name]()
         torch.cuda.synchronize()
         for r in range(rounds):
-            events: dict[str, list] = {name: [] for name in names}
-            for i in range(per_round):
-                for name in (names if (i + r) % 2 == 0 else names[::-1]):
-                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    start.record()
-                    calls[name]()
-                    end.record()
-                    events[name].append((start, end))
-            torch.cuda.synchronize()
-            for name in names:
-                times[name].append([start.elapsed_time(end) for start, end in events[name]])
+            for name, ms in time_side_by_side(calls, per_round, r).items():
+                times[name].append(ms)
     return times
 
 
