@@ -6,7 +6,8 @@ Order of preference per GPU generation (first registered variant that supports t
   sm_100 (Blackwell): the native SM100 tcgen05 family;
   sm_90 (Hopper): the native SM90 family (sm90_persistent at hd 64/128, sm90_pingpong, then
                   sm90_pipelined; sm90_persistent_m192 first for an hd64 call of at least
-                  M192_MIN_SEQ_Q queries, causal or not), picked up by registry
+                  M192_MIN_SEQ_Q queries, causal or not; sm90_pingpong first for a plain
+                  non-causal call at hd 65..128 over at least PINGPONG_MIN_SEQ_K keys), picked up by registry
                   name as soon as kernels/family.toml declares them;
   a head dim no native variant takes (80, 96, 160, ...) is zero-padded to the smallest head dim
   one does take for this call (`padded_head_dim`): exact, and far faster than `ref`; on a variant
@@ -83,9 +84,31 @@ def fills_192_row_tiles(cfg: AttnConfig) -> bool:
     return cfg.seq_q >= M192_MIN_SEQ_Q
 
 
+# sm90_pingpong (one CTA per 128-row tile) runs a long non-causal KV loop at hd128 2-3% faster than
+# sm90_persistent, whose tile claims, double Q and staged O pay off on short KV loops and causal
+# schedules instead. Kernel medians, non-causal hd128, same call (cuDNN/kernel in brackets):
+#   H100, session 17 call 10 (notes/op-session17): S8k 1.078 against 1.045-1.053; GQA 32:8 S4k
+#   1.095-1.097 against 1.038-1.070.
+#   H200, session 21 call 2 (notes/op-session21): b4 S8k 3420/3419/3421 us against 3534/3506/3534
+#   (1.03-1.08 against 1.03-1.05); GQA 32:8 S4k 3475/3498/3429 against 3535/3569/3535; b8 S4k
+#   1558/1679/1556 against 1626/1732/1558. Not where the KV loop is short: b32 S512 170-178 against
+#   142-144; nor causal: b8 S4k 950-997 against 907-931.
+PINGPONG_MIN_SEQ_K = 4096
+
+
+def prefers_pingpong(cfg: AttnConfig) -> bool:
+    """Whether a call should try sm90_pingpong ahead of sm90_persistent: plain (no feature),
+    non-causal, at a head dim the d128 kernel runs (65..128, padded ones included), a full query
+    tile and at least PINGPONG_MIN_SEQ_K keys."""
+    return (not cfg.causal and not cfg.features and 64 < cfg.head_dim <= 128 and cfg.seq_q >= 128
+            and cfg.seq_k >= PINGPONG_MIN_SEQ_K)
+
+
 def preferences(cc: tuple[int, int], cfg: AttnConfig) -> tuple[str, ...]:
     """The native family of capability cc in the order tried for this call."""
     names = PREFERENCES.get(int(cc[0]), ())
+    if int(cc[0]) == 9 and prefers_pingpong(cfg):
+        names = ("sm90_pingpong",) + tuple(n for n in names if n != "sm90_pingpong")
     if int(cc[0]) == 9 and fills_192_row_tiles(cfg):
         names = ("sm90_persistent_m192_feat" if cfg.features else "sm90_persistent_m192",) + names
     if int(cc[0]) == 9 and cfg.seq_q == 1 and cfg.batch * cfg.heads_kv >= wgmma_decode_min_rows(cfg):

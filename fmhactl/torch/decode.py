@@ -9,7 +9,8 @@ FMHACTL_DECODE_COMBINE=launch.
 A decode step with a growing cache changes seq_k (and the cache's strides) every call, so a plan
 here is keyed by everything but the KV length: the first call with a signature checks the inputs,
 builds and loads the kernels and fills the parameter block; every later call writes the K/V
-pointers, strides and length, picks the split count (pure integer arithmetic), allocates the
+pointers, strides and length, picks the split count (pure integer arithmetic, redone only when the
+length leaves the range of lengths with the same split count: split_range), allocates the
 outputs (and the fp32 workspace when it splits) and enqueues one kernel (two with a separate merge). No TMA
 descriptors, so nothing is encoded per step. The split kernel takes ring_smem_bytes(head_dim) of
 dynamic SMEM (its per-warp cp.async ring of K/V blocks), allowed once per function at plan build.
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field
 import torch
 
 from fmhactl.plans import sm90_split_decode as split_plan
+from fmhactl.runtime.driver import launch_head
 from fmhactl.torch import backends
 from fmhactl.torch.inputs import check_inputs, to_bshd
 
@@ -108,15 +110,49 @@ def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: 
     kernel holds only CTAS_PER_SM a SM (the hd128 ring: 2), the few CTAs past the wave would run
     alone at a fraction of the bandwidth, so the count is rounded down to what fits in one wave
     (4 splits of twice the keys) unless no split at all fits."""
+    n = min(_split_cap(batch, heads_kv, groups, sm_count, resident), max(1, -(-seq_k // MIN_SPLIT_KEYS)))
+    split_keys = -(-seq_k // n)
+    split_keys = -(-split_keys // SPLIT_KEY_MULTIPLE) * SPLIT_KEY_MULTIPLE
+    return -(-seq_k // split_keys), split_keys
+
+
+def _split_cap(batch: int, heads_kv: int, groups: int, sm_count: int, resident: int) -> int:
+    """choose_splits' split count for a cache long enough (1..MAX_SPLITS): about CTAS_PER_SM CTAs
+    a SM, within one wave of `resident` CTAs a SM where that is known."""
     base = max(1, batch * heads_kv * groups)
     wanted = -(-CTAS_PER_SM * max(1, sm_count) // base)
     if resident > 0:
         wanted = min(wanted, max(1, resident * max(1, sm_count) // base))
-    by_length = max(1, -(-seq_k // MIN_SPLIT_KEYS))
-    n = max(1, min(wanted, by_length, MAX_SPLITS))
-    split_keys = -(-seq_k // n)
-    split_keys = -(-split_keys // SPLIT_KEY_MULTIPLE) * SPLIT_KEY_MULTIPLE
-    return -(-seq_k // split_keys), split_keys
+    return max(1, min(wanted, MAX_SPLITS))
+
+
+def split_range(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int,
+                resident: int = 0) -> tuple[int, int, int, int]:
+    """(n_splits, split_keys, first, last): choose_splits' answer for seq_k >= 1, and KV lengths
+    first <= seq_k <= last that all get that same answer (the other arguments and the two knobs
+    unchanged). A greedy step's cache grows by one key, so a plan keeps the answer and its launch
+    until the length leaves the range (DecodePlan.run): about every split_keys steps.
+
+    With everything but seq_k fixed, choose_splits is three ceilings of seq_k in turn, each
+    constant on an interval of seq_k once the one before it is fixed (c = _split_cap, MIN =
+    MIN_SPLIT_KEYS, M = SPLIT_KEY_MULTIPLE; ceil(ceil(a / b) / c) = ceil(a / (b c)) for positive ints):
+      n = min(c, b), b = ceil(seq_k / MIN): n = b on ((b - 1) MIN, b MIN] while b < c, and n = c
+          on every seq_k > (c - 1) MIN;
+      split_keys = M ceil(ceil(seq_k / n) / M) = M j, j = ceil(seq_k / (n M)): on ((j - 1) n M, j n M];
+      n_splits = ceil(seq_k / split_keys) = t: on ((t - 1) split_keys, t split_keys].
+    The intersection of the three intervals around seq_k fixes n, then split_keys, then n_splits:
+    that is the range returned (tests/torch/test_decode_cpu.py holds it to choose_splits key by key)."""
+    n_splits, split_keys = choose_splits(batch, heads_kv, groups, seq_k, sm_count, resident)
+    cap = _split_cap(batch, heads_kv, groups, sm_count, resident)
+    by_length = -(-seq_k // MIN_SPLIT_KEYS)
+    n = min(cap, by_length)
+    span = n * SPLIT_KEY_MULTIPLE
+    j = -(-seq_k // span)
+    first = max((n - 1) * MIN_SPLIT_KEYS + 1, (j - 1) * span + 1, (n_splits - 1) * split_keys + 1)
+    last = min(j * span, n_splits * split_keys)
+    if by_length < cap:  # else every longer cache takes the cap too
+        last = min(last, by_length * MIN_SPLIT_KEYS)
+    return n_splits, split_keys, first, last
 
 
 def variant():
@@ -173,9 +209,15 @@ def _make_spares(device: torch.device) -> None:
 def counters_for(device: torch.device, stream: int, needed: int) -> int | None:
     """Device address of at least `needed` zeroed counters for launches on `stream`; None when
     none can be had (a new stream inside a graph capture with no spare left): merge by launch."""
+    buffer = counter_buffer(device, stream, needed)
+    return None if buffer is None else buffer.data_ptr()
+
+
+def counter_buffer(device: torch.device, stream: int, needed: int) -> torch.Tensor | None:
+    """counters_for's buffer itself (a plan keeps it for its stream: DecodePlan.run)."""
     kept = _counters.get((device.index, stream))
     if kept is not None and kept[-1].numel() >= needed:
-        return kept[-1].data_ptr()
+        return kept[-1]
     if _capturing(device):
         with _lock:
             spares = _spares.get(device.index, [])
@@ -186,7 +228,7 @@ def counters_for(device: torch.device, stream: int, needed: int) -> int | None:
         return None
     with _lock:
         _counters.setdefault((device.index, stream), []).append(buffer)
-    return buffer.data_ptr()
+    return buffer
 
 
 def launches() -> int:
@@ -243,30 +285,79 @@ class DecodePlan:
     seq_dim: int  # k's sequence dimension in the caller's layout
     sm_count: int
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Made once (__post_init__) rather than per call: the kernel argument array's address, the merge
+    # launch's cuLaunchKernel head (launch_head: its grid does not depend on the split count), out
+    # as (batch, seq_q, heads, dim) (out_bshd: transformers' layout, no transpose view).
+    kernel_params_address: int = field(init=False, repr=False)
+    combine_head: tuple = field(init=False, repr=False)
+    out_bshd_size: tuple[int, ...] = field(init=False, repr=False)
+    out_bshd_stride: tuple[int, ...] = field(init=False, repr=False)
+    # The last call's split choice with what follows from it (_split_launch), kept while the KV
+    # length stays in its split_range and the two knobs are unchanged (op_session7_sweep sets them).
+    splits: tuple = field(init=False, repr=False)
+    split_heads: dict[int, tuple] = field(init=False, repr=False, default_factory=dict)  # n_splits -> launch_head
+    # (stream, buffer, its address): the fused merge's counters last used, counter_buffer's answer
+    # for that stream, held by the plan (any buffer of the stream serves: each launch leaves it zeroed)
+    counters: tuple[int, torch.Tensor, int] | None = field(init=False, repr=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.kernel_params_address = ctypes.addressof(self.kernel_params)
+        self.combine_head = launch_head(self.combine_fn, (self.base_ctas[1], 1, self.base_ctas[0]),
+                                        (32 * WARPS, 1, 1), 0)
+        size, stride = self.out_size, self.out_stride
+        if self.seq_dim == 2:  # bhsd: out is the transposed view of a (batch, seq_q, heads, dim) buffer
+            size, stride = (size[0], size[2], size[1], size[3]), (stride[0], stride[2], stride[1], stride[3])
+        self.out_bshd_size, self.out_bshd_stride = size, stride
+        self.splits = (1, 0, 0, 0, 0, 0, None, 0, 0)  # holds for no KV length: the first call fills it
+
+    def _split_launch(self, seq_k: int) -> tuple:
+        """(first, last, CTAS_PER_SM, MIN_SPLIT_KEYS, n_splits, split_keys, split launch head, fp32
+        workspace elements (0: no split), lse_partial's byte offset in it) for KV lengths first..last."""
+        ctas, min_keys = CTAS_PER_SM, MIN_SPLIT_KEYS  # read first: a change while this runs refills it
+        batch_heads, groups = self.base_ctas
+        n_splits, split_keys, first, last = split_range(batch_heads, 1, groups, seq_k, self.sm_count,
+                                                        RESIDENT_CTAS[self.head_dim])
+        head = self.split_heads.get(n_splits)
+        if head is None:  # at most MAX_SPLITS of them
+            head = launch_head(self.split_fn, (groups, n_splits, batch_heads), (32 * WARPS, 1, 1),
+                               ring_smem_bytes(self.head_dim))
+            self.split_heads[n_splits] = head
+        o_floats = n_splits * self.rows_total * self.head_dim
+        work = o_floats + n_splits * self.rows_total if n_splits > 1 else 0
+        return first, last, ctas, min_keys, n_splits, split_keys, head, work, 4 * o_floats
 
     def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, driver, stream: int,
-            key_ranges: torch.Tensor | None = None, shift: int | None = None) -> tuple | None:
+            key_ranges: torch.Tensor | None = None, shift: int | None = None,
+            out_bshd: bool = False) -> tuple | None:
         """(out, lse or None), or None when this call's K/V cannot be read by the 16-byte loads.
 
         key_ranges: (batch, 2) int32 on the device, each batch row's valid keys [start, end)
-        (padded batches); shift: causal rows see keys j <= token + shift (default seq_k - seq_q)."""
+        (padded batches); shift: causal rows see keys j <= token + shift (default seq_k - seq_q);
+        out_bshd: out as (batch, seq_q, heads, dim) whatever the layout (the same memory as the
+        layout's out, which for bhsd is its transposed view). driver: RawDriver (enqueue)."""
         qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
-        if (qp | kp | vp) & 15 or k.shape != v.shape:
+        kshape = k.shape
+        if (qp | kp | vp) & 15 or kshape != v.shape:
             return None
         ks, vs = k.stride(), v.stride()
         if (ks[0] | ks[1] | ks[2] | vs[0] | vs[1] | vs[2]) & 7 or ks[3] != 1 or vs[3] != 1:
             return None
-        seq_k = k.shape[self.seq_dim]
+        seq_k = kshape[self.seq_dim]
         if seq_k == 0:
             return None  # the general path reports it
-        n_splits, split_keys = choose_splits(self.base_ctas[0], 1, self.base_ctas[1], seq_k, self.sm_count,
-                                             RESIDENT_CTAS[self.head_dim])
-        out = torch.empty_strided(self.out_size, self.out_stride, dtype=self.dtype, device=self.device)
+        first, last, ctas, min_keys, n_splits, split_keys, head, work_floats, lse_offset = self.splits
+        if not (first <= seq_k <= last and ctas == CTAS_PER_SM and min_keys == MIN_SPLIT_KEYS):
+            self.splits = launch = self._split_launch(seq_k)  # one tuple: a thread sees the old or the new
+            _, _, _, _, n_splits, split_keys, head, work_floats, lse_offset = launch
+        if out_bshd:
+            out = torch.empty_strided(self.out_bshd_size, self.out_bshd_stride, dtype=self.dtype, device=self.device)
+        else:
+            out = torch.empty_strided(self.out_size, self.out_stride, dtype=self.dtype, device=self.device)
         lse = torch.empty(self.lse_size, dtype=torch.float32, device=self.device) if self.lse_size else None
-        work = None
-        if n_splits > 1:
-            work = torch.empty(n_splits * self.rows_total * (self.head_dim + 1), dtype=torch.float32,
-                               device=self.device)
+        # The split workspace is allocated per call, not kept on the plan: the caching allocator hands
+        # a freed block out again in this stream's order, whereas one kept buffer would be shared by
+        # launches on other streams and by every CUDA graph captured with it.
+        work = torch.empty(work_floats, dtype=torch.float32, device=self.device) if work_floats else None
         # bshd strides: layout bhsd has (batch, heads, seq, dim) so seq and heads swap.
         kb, kq, kh = (ks[0], ks[2], ks[1]) if self.seq_dim == 2 else (ks[0], ks[1], ks[2])
         vb, vq, vh = (vs[0], vs[2], vs[1]) if self.seq_dim == 2 else (vs[0], vs[1], vs[2])
@@ -281,23 +372,32 @@ class DecodePlan:
             s.key_ranges = key_ranges.data_ptr() if key_ranges is not None else None
             s.shift = seq_k - self.seq_q if shift is None else shift
             if work is not None:
-                s.o_partial = work.data_ptr()
-                s.lse_partial = work.data_ptr() + 4 * n_splits * self.rows_total * self.head_dim
+                s.o_partial = address = work.data_ptr()
+                s.lse_partial = address + lse_offset
             else:
                 s.o_partial = s.lse_partial = None
             counters = None
-            if n_splits > 1 and _state["fused"]:
-                counters = counters_for(self.device, stream, self.base_ctas[0] * self.base_ctas[1])
-            fused = counters is not None
+            if work is not None and _state["fused"]:
+                counters = self._counters(stream)
             s.counters = counters
-            kernel_params = ctypes.addressof(self.kernel_params)
-            driver.launch(self.split_fn, (self.base_ctas[1], n_splits, self.base_ctas[0]), (32 * WARPS, 1, 1),
-                          ring_smem_bytes(self.head_dim), stream, kernel_params)
-            if n_splits > 1 and not fused:
-                driver.launch(self.combine_fn, (self.base_ctas[1], 1, self.base_ctas[0]), (32 * WARPS, 1, 1), 0, stream,
-                              kernel_params)
-            _state["launches"] = int(_state["launches"]) + 1
+            driver.enqueue(head, stream, self.kernel_params_address)
+            if work is not None and counters is None:
+                driver.enqueue(self.combine_head, stream, self.kernel_params_address)
+            _state["launches"] += 1
         return out, lse
+
+    def _counters(self, stream: int) -> int | None:
+        """Address of the fused merge's counters for launches on `stream` (counters_for), or None.
+        The plan's last buffer serves while the stream is the same: at least base_ctas' counters
+        (checked when kept), zeroed after every launch, used on that stream alone."""
+        kept = self.counters
+        if kept is not None and kept[0] == stream:
+            return kept[2]
+        buffer = counter_buffer(self.device, stream, self.base_ctas[0] * self.base_ctas[1])
+        if buffer is None:
+            return None  # not kept: outside a capture a later call can have one made
+        self.counters = (stream, buffer, buffer.data_ptr())
+        return self.counters[2]
 
 
 _plans: dict[tuple, DecodePlan | None] = {}
@@ -315,12 +415,12 @@ def plan_key(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: float | None
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
               return_lse: bool, layout: str, driver, current_device: int, raw_stream,
               key_ranges: torch.Tensor | None = None, shift: int | None = None,
-              max_seq_q: int = MAX_SEQ_Q) -> tuple | None:
+              max_seq_q: int = MAX_SEQ_Q, out_bshd: bool = False) -> tuple | None:
     """(out, lse or None) through the decode kernels, or None when this call is not theirs.
 
     current_device: the current CUDA device index; raw_stream(index): its current stream handle;
-    key_ranges, shift: see DecodePlan.run; max_seq_q: the most query tokens to take (padded batches
-    take more than plain calls: their alternative is a launch per row)."""
+    key_ranges, shift, out_bshd: see DecodePlan.run; max_seq_q: the most query tokens to take
+    (padded batches take more than plain calls: their alternative is a launch per row)."""
     if not _state["enabled"] or k.dim() != 4 or backends.current_override() is not None:
         return None
     key = plan_key(q, k, causal, scale, return_lse, layout, max_seq_q)
@@ -330,7 +430,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     if (plan is None or v.dtype != plan.dtype or v.get_device() != plan.device_index
             or current_device != plan.device_index):
         return None
-    return plan.run(q, k, v, driver, raw_stream(plan.device_index), key_ranges, shift)
+    return plan.run(q, k, v, driver, raw_stream(plan.device_index), key_ranges, shift, out_bshd)
 
 
 def serves(seq_q: int, head_dim: int, cc: tuple[int, int], dtype: torch.dtype, max_seq_q: int = MAX_SEQ_Q) -> bool:

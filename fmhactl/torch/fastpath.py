@@ -237,9 +237,12 @@ def call_key(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, sc
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
-              return_lse: bool, layout: str, f: _features.Features = _features.NONE) -> tuple | None:
+              return_lse: bool, layout: str, f: _features.Features = _features.NONE, *,
+              out_bshd: bool = False) -> tuple | None:
     """(out, lse or None) through a cached plan, or None when this call takes the general path.
-    f: the call's attention features (fmhactl.torch.features.make), none by default.
+    f: the call's attention features (fmhactl.torch.features.make), none by default; out_bshd:
+    out as (batch, seq_q, heads, dim) whatever the layout (for bhsd the transpose of the layout's
+    out: the decode kernels allocate it so, the other plans transpose their view).
 
     Raises AttentionInputError for bad input (the same line the general path gives)."""
     if not (_state["enabled"] and q.is_cuda and k.is_cuda and v.is_cuda):
@@ -248,22 +251,30 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     if featured:
         if any(t is not None and type(t) is not torch.Tensor for t in (f.sinks, f.topk_idx, f.key_ranges)):
             return None
-    elif q.dim() == 4 and q.shape[2 if layout == "bhsd" else 1] <= decode.MAX_SEQ_Q and _driver() is not None:
-        served = decode.attention(q, k, v, causal, scale, return_lse, layout, _state["driver"], _current_device(),
-                                  _raw_stream)
-        if served is not None:
-            return served
+    elif q.dim() == 4 and q.shape[2 if layout == "bhsd" else 1] <= decode.MAX_SEQ_Q:
+        driver = _state["driver"]
+        if driver is None:  # made on first use (or None: the reason is in status())
+            driver = _driver()
+        if driver is not None:
+            served = decode.attention(q, k, v, causal, scale, return_lse, layout, driver, _current_device(),
+                                      _raw_stream, out_bshd=out_bshd)
+            if served is not None:
+                return served
     key = call_key(q, k, v, causal, scale, return_lse, layout, f)
     plan = _plans.get(key, False)
     if plan is False:
         plan = _build(key, q, k, v, causal, scale, return_lse, layout, f)
     if isinstance(plan, PaddedPlan):
-        return plan.run(q, k, v, causal, scale, return_lse, layout, f)
-    if plan is None or _current_device() != plan.device_index:
+        served = plan.run(q, k, v, causal, scale, return_lse, layout, f)
+    elif plan is None or _current_device() != plan.device_index:
         return None
-    if featured:
-        return plan.run(q, k, v, _state["driver"], f.sinks, f.topk_idx, f.key_ranges)
-    return plan.run(q, k, v, _state["driver"])  # a plain call's are all None
+    elif featured:
+        served = plan.run(q, k, v, _state["driver"], f.sinks, f.topk_idx, f.key_ranges)
+    else:
+        served = plan.run(q, k, v, _state["driver"])  # a plain call's are all None
+    if out_bshd and served is not None and layout == "bhsd":
+        return served[0].transpose(1, 2), served[1]
+    return served
 
 
 def padded_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ranges: torch.Tensor, shift: int,
@@ -277,8 +288,8 @@ def padded_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ranges:
     if q.shape[2] > decode.PADDED_MAX_SEQ_Q or _driver() is None:
         return None
     served = decode.attention(q, k, v, causal, scale, False, "bhsd", _state["driver"], _current_device(), _raw_stream,
-                              key_ranges, shift, decode.PADDED_MAX_SEQ_Q)
-    return None if served is None else served[0].transpose(1, 2)
+                              key_ranges, shift, decode.PADDED_MAX_SEQ_Q, out_bshd=True)
+    return None if served is None else served[0]
 
 
 def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: bool, layout: str,

@@ -62,6 +62,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 
+from fmhactl.torch import op as _op  # bound once: an import statement in the per-layer call costs ~0.5 µs
 from fmhactl.torch.hf_errors import UnsupportedAttentionCall
 
 NAME = "fmhactl"
@@ -138,13 +139,11 @@ def _piece_attention(q, k, v, causal: bool, scale):
 def _whole_attention(q, k, v, causal: bool, scale, window_left: int = -1, sinks=None):
     """A whole batch through the op, (batch, seq_q, heads, dim) (tests put a CPU stand-in here);
     window_left/sinks: a sliding window's keys before each query, the layer's fp32 sinks."""
-    from fmhactl.torch.op import attention
-
     if window_left < 0 and sinks is None:
-        return attention(q, k, v, causal=causal, scale=scale, layout="bhsd").transpose(1, 2)
+        return _op.attention_bshd_out(q, k, v, causal, scale)  # a decode step: out made (b, s, h, d), no view
     # The window and sinks come from the model (its config and parameters): no value check (a sync).
-    return attention(q, k, v, causal=causal, scale=scale, layout="bhsd", window_left=window_left, sinks=sinks,
-                     check_values=False).transpose(1, 2)
+    return _op.attention(q, k, v, causal=causal, scale=scale, layout="bhsd", window_left=window_left, sinks=sinks,
+                         check_values=False).transpose(1, 2)
 
 
 _ranged_kernel: dict[tuple, bool] = {}  # call signature -> whether a kernel (not the torch fallback) takes key_ranges
@@ -287,6 +286,14 @@ def packed_attention(query, key, value, batch: PackedBatch, scale):
 
 def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling=None, dropout: float = 0.0,
                               **kwargs):
+    if attention_mask is None and kwargs.get("s_aux") is None and not (dropout and module.training):
+        # No mask, no sinks, no training dropout (every unpadded decode step, a plain prompt): none
+        # of the mask kinds or fallbacks below applies, so only their shared refusals and the
+        # causal flag; the same answers as the general branch below gives such a call.
+        _refuse_unsupported(kwargs)
+        is_causal = kwargs.get("is_causal")
+        causal = bool(getattr(module, "is_causal", True) if is_causal is None else is_causal)
+        return _whole_attention(query, key, value, causal, scaling), None
     fallback = None
     if attention_mask is not None and not isinstance(attention_mask, (SdpaFallback, PaddedBatch, PackedBatch,
                                                                       SlidingWindow)):
@@ -326,10 +333,7 @@ def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling
     # The mask decides, as under SDPA (which ignores a sliding_window argument): transformers drew the
     # layer's window into the mask function the mask interface read (a SlidingWindow, a packed batch,
     # or None where the window hides no key, a sliding cache's decode step say).
-    if kwargs.get("softcap") is not None:
-        _fail("softcap is not supported")
-    if kwargs.get("output_attentions"):
-        _fail("output_attentions=True needs the attention weights; use attn_implementation='eager'")
+    _refuse_unsupported(kwargs)
     if isinstance(attention_mask, PackedBatch):
         return packed_attention(query, key, value, attention_mask, scaling), None
     if isinstance(attention_mask, PaddedBatch):
@@ -343,7 +347,15 @@ def fmhactl_attention_forward(module, query, key, value, attention_mask, scaling
     causal = bool(getattr(module, "is_causal", True) if is_causal is None else is_causal)
     if sinks is not None:
         return _whole_attention(query, key, value, causal, scaling, sinks=sinks), None
-    return _whole_attention(query, key, value, causal, scaling), None  # a contiguous (batch, seq, heads, dim) view
+    return _whole_attention(query, key, value, causal, scaling), None  # (batch, seq, heads, dim), contiguous
+
+
+def _refuse_unsupported(kwargs: dict) -> None:
+    """What no fmhactl path does (the SDPA fallbacks excepted): a logit softcap, attention weights."""
+    if kwargs.get("softcap") is not None:
+        _fail("softcap is not supported")
+    if kwargs.get("output_attentions"):
+        _fail("output_attentions=True needs the attention weights; use attn_implementation='eager'")
 
 
 def _sinks_of(s_aux, query, key, value):

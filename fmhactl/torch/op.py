@@ -297,31 +297,51 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool
     outside [-1, seq_k) or a key range outside 0 <= start <= end <= seq_k is one
     AttentionInputError line; each check reads the tensors back (a device sync), so a loop that
     made its lists itself passes check_values=False."""
-    f = _features.NONE
     # A call with every feature argument at its default builds no Features (about 0.9 µs of host
-    # time a call on a CPU). Any other call resolves them as before: one that still means "no
-    # feature" (window=(-1, -1), kv_shared without another feature) ends on the plain branch below.
+    # time a call on a CPU) nor asks Features.any. Any other call resolves them as before: one that
+    # still means "no feature" (window=(-1, -1), kv_shared without another feature) ends on the
+    # plain branch below.
     if not (window is None and sinks is None and topk_idx is None and key_ranges is None and window_left == -1
             and window_right == -1 and not kv_shared):
         left, right = _features.resolve_window(window, window_left, window_right)
         f = _features.make(k, v, left, right, sinks, topk_idx, kv_shared, key_ranges)
-    if f.any:
-        if check_values and q.is_cuda and host_reads_allowed(q):
-            p = check_inputs(q, k, v, layout, scale)
-            _features.check_features(f, p, q, k, v, causal, layout)
-            _features.check_one_buffer(f, k, v)
-            _features.check_values(f, p)
-        if not _dispatcher_needed(q, k, v, f.sinks, f.topk_idx, f.key_ranges):
-            served = fastpath.attention(q, k, v, causal, scale, return_lse, layout, f)
-            if served is not None:
-                return served if return_lse else served[0]
-        out, lse = attention_op(q, k, v, f.sinks, f.topk_idx, f.key_ranges, causal=causal, scale=scale, return_lse=return_lse,
-                                layout=layout, window_left=f.window_left, window_right=f.window_right,
-                                kv_shared=f.kv_shared)
-        return (out, lse) if return_lse else out
+        if f.any:
+            return _featured(q, k, v, f, causal, scale, return_lse, layout, check_values)
     if not _dispatcher_needed(q, k, v):
         served = fastpath.attention(q, k, v, causal, scale, return_lse, layout)
         if served is not None:
             return served if return_lse else served[0]
     out, lse = attention_op(q, k, v, causal=causal, scale=scale, return_lse=return_lse, layout=layout)
     return (out, lse) if return_lse else out
+
+
+def _featured(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, f: _features.Features, causal: bool,
+              scale: float | None, return_lse: bool, layout: str, check_values: bool):
+    """attention() of a call with features (f.any)."""
+    if check_values and q.is_cuda and host_reads_allowed(q):
+        p = check_inputs(q, k, v, layout, scale)
+        _features.check_features(f, p, q, k, v, causal, layout)
+        _features.check_one_buffer(f, k, v)
+        _features.check_values(f, p)
+    if not _dispatcher_needed(q, k, v, f.sinks, f.topk_idx, f.key_ranges):
+        served = fastpath.attention(q, k, v, causal, scale, return_lse, layout, f)
+        if served is not None:
+            return served if return_lse else served[0]
+    out, lse = attention_op(q, k, v, f.sinks, f.topk_idx, f.key_ranges, causal=causal, scale=scale,
+                            return_lse=return_lse, layout=layout, window_left=f.window_left,
+                            window_right=f.window_right, kv_shared=f.kv_shared)
+    return (out, lse) if return_lse else out
+
+
+def attention_bshd_out(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+                       scale: float | None) -> torch.Tensor:
+    """attention(q, k, v, causal=causal, scale=scale, layout="bhsd").transpose(1, 2): bhsd inputs,
+    no feature, out as (batch, seq_q, heads, dim) (transformers' attention output). The cached
+    path's decode kernels allocate out in that shape directly: a decode step skips the transpose
+    view (about 0.8 µs of host time on a CPU) and attention()'s keyword handling."""
+    if not _dispatcher_needed(q, k, v):
+        served = fastpath.attention(q, k, v, causal, scale, False, "bhsd", out_bshd=True)
+        if served is not None:
+            return served[0]
+    out, _ = attention_op(q, k, v, causal=causal, scale=scale, return_lse=False, layout="bhsd")
+    return out.transpose(1, 2)

@@ -25,7 +25,7 @@ def main(argv: list[str]) -> int:
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
     import fmhactl.torch as ft
-    from fmhactl.torch import decode, fastpath
+    from fmhactl.torch import decode, fastpath, op
     from fmhactl.torch.hf import fmhactl_attention_forward
 
     dev = torch.device("cuda")
@@ -46,6 +46,7 @@ def main(argv: list[str]) -> int:
         "fmhactl_attention_forward (transformers)": lambda: fmhactl_attention_forward(module, q, k, v, None,
                                                                                       scaling=scale),
         "fmhactl.torch.attention": lambda: ft.attention(q, k, v, causal=True, scale=scale),
+        "op.attention_bshd_out (transformers' entry)": lambda: op.attention_bshd_out(q, k, v, True, scale),
         "fastpath.attention": lambda: fastpath.attention(q, k, v, True, scale, False, "bhsd"),
         "decode.attention": lambda: decode.attention(q, k, v, True, scale, False, "bhsd", driver, 0,
                                                      fastpath._raw_stream),

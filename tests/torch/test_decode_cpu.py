@@ -116,15 +116,23 @@ class RecordingDriver:
         self.launches.append((function, grid, block, stream, params, split))
         self.smem.append(dynamic_smem)
 
+    def enqueue(self, head, stream, kernel_params) -> None:
+        """RawDriver.enqueue: the plan's launch_head() unpacked, then as launch()."""
+        from fmhactl.runtime.driver import unpack_head
 
-def _plan(batch=1, heads=8, heads_kv=2, seq_q=1, head_dim=128, sms=132, lse=True) -> decode.DecodePlan:
+        self.launch(*unpack_head(head), stream, kernel_params)
+
+
+def _plan(batch=1, heads=8, heads_kv=2, seq_q=1, head_dim=128, sms=132, lse=True,
+          device_index=0) -> decode.DecodePlan:
     from fmhactl.runtime.params import FmhaParams
 
     params, split = FmhaParams(), decode.DecodeSplit()
     params.batch, params.heads, params.heads_kv, params.seq_q, params.head_dim = batch, heads, heads_kv, seq_q, head_dim
     kernel_params = (ctypes.c_void_p * 2)(ctypes.addressof(params), ctypes.addressof(split))
     return decode.DecodePlan(
-        device_index=0, device=torch.device("cpu"), dtype=torch.bfloat16, split_fn=11, combine_fn=22, params=params,
+        device_index=device_index, device=torch.device("cpu"), dtype=torch.bfloat16, split_fn=11, combine_fn=22,
+        params=params,
         split=split, kernel_params=kernel_params, out_size=(batch, heads, seq_q, head_dim),
         out_stride=(seq_q * heads * head_dim, head_dim, heads * head_dim, 1),
         lse_size=(batch, heads, seq_q) if lse else None, rows_total=batch * heads * seq_q,
@@ -370,6 +378,210 @@ def test_fragment_mapping_computes_q_kt_and_p_v(head_dim, dim):
                     for x in range(2):
                         O[g + 8 * r, e * 64 + 8 * (2 * q4 + x) + j] = acc[lane][2 * r + x]
     assert torch.allclose(O[:, :dim], P @ V0, atol=1e-9)
+
+
+def _choose_splits_as_written(batch, heads_kv, groups, seq_k, sm_count, resident=0):
+    """choose_splits as it read before split_range shared its cap (_split_cap): the sweeps' reference."""
+    base = max(1, batch * heads_kv * groups)
+    wanted = -(-decode.CTAS_PER_SM * max(1, sm_count) // base)
+    if resident > 0:
+        wanted = min(wanted, max(1, resident * max(1, sm_count) // base))
+    by_length = max(1, -(-seq_k // decode.MIN_SPLIT_KEYS))
+    n = max(1, min(wanted, by_length, decode.MAX_SPLITS))
+    split_keys = -(-seq_k // n)
+    split_keys = -(-split_keys // decode.SPLIT_KEY_MULTIPLE) * decode.SPLIT_KEY_MULTIPLE
+    return -(-seq_k // split_keys), split_keys
+
+
+# (2, 100): MIN_SPLIT_KEYS not a multiple of 64 (no environment gives it; split_range holds anyway)
+@pytest.mark.parametrize("knobs", [None, (4, 64), (1, 512), (3, 192), (2, 100)])
+def test_split_range_holds_the_split_choice_for_every_length_in_it(knobs, monkeypatch):
+    """For every KV length up to LIMIT, split_range gives choose_splits' answer and a range inside
+    the run of lengths around it with that same answer (the runs read off the reference, length by
+    length), under the default knobs and tuned ones; the cap (MAX_SPLITS, one wave) reached too."""
+    if knobs is not None:
+        monkeypatch.setattr(decode, "CTAS_PER_SM", knobs[0])
+        monkeypatch.setattr(decode, "MIN_SPLIT_KEYS", knobs[1])
+    limit = 6000
+    for batch, heads_kv, groups, sms, resident in [(1, 4, 1, 132, 3), (1, 1, 1, 132, 0), (1, 8, 1, 132, 2),
+                                                   (8, 8, 1, 132, 2), (2, 2, 9, 66, 1), (64, 32, 8, 132, 3),
+                                                   (1, 2, 1, 1, 0), (3, 1, 2, 132, 1)]:
+        answers = [None] + [_choose_splits_as_written(batch, heads_kv, groups, n, sms, resident)
+                            for n in range(1, limit + 2)]
+        run_start = [0] * (limit + 2)  # the first length of the run of equal answers each length is in
+        for n in range(2, limit + 2):
+            run_start[n] = run_start[n - 1] if answers[n] == answers[n - 1] else n
+        run_start[1] = 1
+        run_end = [0] * (limit + 2)
+        run_end[limit + 1] = limit + 1  # runs reaching past the sweep end there
+        for n in range(limit, 0, -1):
+            run_end[n] = run_end[n + 1] if answers[n] == answers[n + 1] else n
+        for seq_k in range(1, limit + 1):
+            n_splits, split_keys, first, last = decode.split_range(batch, heads_kv, groups, seq_k, sms, resident)
+            assert (n_splits, split_keys) == answers[seq_k] == decode.choose_splits(batch, heads_kv, groups, seq_k,
+                                                                                   sms, resident)
+            assert run_start[seq_k] <= first <= seq_k <= last
+            assert last <= run_end[seq_k] or run_end[seq_k] == limit + 1, (batch, heads_kv, groups, seq_k)
+            if last > limit:  # past the sweep: the same answer up to the range's end
+                assert all(_choose_splits_as_written(batch, heads_kv, groups, n, sms, resident) == answers[seq_k]
+                           for n in range(limit + 1, last + 1)), (batch, heads_kv, groups, seq_k, last)
+
+
+def test_greedy_decoding_redoes_the_split_choice_only_when_the_length_leaves_its_range(monkeypatch):
+    """A cache growing one key a call (hd64, h16:4 as llama-small's decode probe): every launch has
+    choose_splits' split count, keys, grid and workspace for its length, and the choice is redone
+    once per range, not per call; a changed knob (op_session7_sweep sets them) is seen at once."""
+    monkeypatch.setitem(decode._state, "fused", True)
+    monkeypatch.setattr(decode, "_counters", {})
+    asked = []
+    real_range = decode.split_range
+    monkeypatch.setattr(decode, "split_range", lambda *a: asked.append(a[3]) or real_range(*a))
+    plan, driver = _plan(heads=16, heads_kv=4, head_dim=64, lse=False), RecordingDriver()
+    q = torch.zeros(1, 16, 1, 64, dtype=torch.bfloat16)
+    full = torch.zeros(1, 4, 3000, 64, dtype=torch.bfloat16)
+    lengths = range(1, 3000)
+    for length in lengths:
+        kv = full[:, :, :length]
+        plan.run(q, kv, kv, driver, stream=7)
+    resident = decode.RESIDENT_CTAS[64]
+    ranges = set()
+    for (function, grid, _, _, params, split), length in zip(driver.launches, lengths):
+        n, per = decode.choose_splits(4, 1, 1, length, 132, resident)
+        assert function == 11 and grid == (1, n, 4) and (split.n_splits, split.split_keys) == (n, per)
+        assert params.seq_k == length and (split.o_partial is None) == (n == 1)
+        if n > 1:
+            assert split.lse_partial - split.o_partial == 4 * n * plan.rows_total * 64
+        ranges.add(real_range(4, 1, 1, length, 132, resident)[2:])
+    assert len(driver.launches) == len(lengths)  # fused: one launch each
+    assert len(asked) == len(ranges) < len(lengths) // 20
+    monkeypatch.setattr(decode, "MIN_SPLIT_KEYS", 512)
+    kv = full[:, :, :2999]
+    plan.run(q, kv, kv, driver, stream=7)
+    split = driver.launches[-1][5]
+    assert (split.n_splits, split.split_keys) == decode.choose_splits(4, 1, 1, 2999, 132, resident) != \
+        driver.launches[-2][5] and asked[-1] == 2999
+
+
+def test_a_plan_keeps_its_stream_s_counters_and_asks_again_for_another_stream(monkeypatch):
+    monkeypatch.setitem(decode._state, "fused", True)
+    monkeypatch.setattr(decode, "_counters", {})
+    monkeypatch.setattr(decode, "_spares", {})
+    asked = []
+    real_buffer = decode.counter_buffer
+    monkeypatch.setattr(decode, "counter_buffer", lambda *a: asked.append(a[1]) or real_buffer(*a))
+    plan, driver = _plan(), RecordingDriver()
+    q = torch.zeros(1, 8, 1, 128, dtype=torch.bfloat16)
+    k = _kv_cache(1, 2, 4096, 4096)
+    for stream in (7, 7, 9, 9, 7):
+        plan.run(q, k, k, driver, stream=stream)
+    assert asked == [7, 9, 7]
+    seven, nine = (decode._counters[(None, s)][-1].data_ptr() for s in (7, 9))
+    assert [x[5].counters for x in driver.launches] == [seven, seven, nine, nine, seven] and seven != nine
+    # a stream first seen in a capture with no spare left: the merge launch, and nothing kept, so
+    # a call outside the capture gets counters made
+    monkeypatch.setattr(decode, "_capturing", lambda device: True)
+    plan.run(q, k, k, driver, stream=11)
+    assert driver.launches[-1][5].counters is None and driver.launches[-1][0] == 22  # the merge launch
+    monkeypatch.setattr(decode, "_capturing", lambda device: False)
+    plan.run(q, k, k, driver, stream=11)
+    assert driver.launches[-1][5].counters == decode._counters[(None, 11)][-1].data_ptr()
+    assert driver.launches[-1][0] == 11 and asked == [7, 9, 7, 11, 11]
+
+
+@pytest.mark.parametrize("seq_q", [1, 3])
+def test_out_bshd_is_the_layout_s_out_transposed_in_its_own_shape(seq_q):
+    """out_bshd: the same memory layout the kernel writes (the parameter block's O strides are the
+    plan's, whatever the call asks), handed over as (batch, seq_q, heads, dim) with no view."""
+    plan, driver = _plan(seq_q=seq_q), RecordingDriver()
+    q = torch.zeros(1, 8, seq_q, 128, dtype=torch.bfloat16)
+    k = _kv_cache(1, 2, 300, 300)
+    out, _ = plan.run(q, k, k, driver, stream=7)
+    flat, _ = plan.run(q, k, k, driver, stream=7, out_bshd=True)
+    assert flat.shape == (1, seq_q, 8, 128) and flat.is_contiguous() and flat._base is None
+    assert flat.stride() == out.transpose(1, 2).stride() and out.shape == (1, 8, seq_q, 128)
+    strides = [(p.o_batch_stride, p.o_seq_stride, p.o_head_stride) for _, _, _, _, p, _ in driver.launches]
+    assert strides[0] == strides[1]
+
+
+@pytest.fixture
+def cpu_decode_chain(monkeypatch):
+    """The eager chain down to the decode plan on CPU tensors: CUDA-ness, the current device and
+    stream and the driver stood in for (a recorder), one hand-made plan for the (1, 16, T, 64) bhsd
+    query and (1, 4, S, 64) KV cache in decode._plans."""
+    from fmhactl.torch import fastpath
+
+    driver = RecordingDriver()
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))
+    monkeypatch.setitem(fastpath._state, "enabled", True)
+    monkeypatch.setitem(fastpath._state, "driver", driver)
+    monkeypatch.setattr(fastpath, "_current_device", lambda: -1)
+    monkeypatch.setattr(fastpath, "_raw_stream", lambda index: 7)
+    monkeypatch.setattr(decode, "_plans", {})
+    monkeypatch.setattr(decode, "_counters", {})
+
+    def plan_for(q, k, causal=True, scale=None):
+        plan = _plan(heads=16, heads_kv=4, seq_q=q.shape[2], head_dim=64, lse=False, device_index=-1)
+        decode._plans[decode.plan_key(q, k, causal, scale, False, "bhsd")] = plan
+        return plan
+
+    return driver, plan_for
+
+
+def test_transformers_decode_step_reaches_the_plan_and_gets_out_in_its_layout(cpu_decode_chain):
+    """fmhactl_attention_forward's plain branch -> op.attention_bshd_out -> fastpath.attention ->
+    decode.attention -> DecodePlan.run: one launch, out (batch, seq_q, heads, dim) made so; the op's
+    own entry gets the bhsd view of the same layout."""
+    from types import SimpleNamespace
+
+    import fmhactl.torch as ft
+    from fmhactl.torch import fastpath, op
+    from fmhactl.torch.hf import fmhactl_attention_forward
+
+    driver, plan_for = cpu_decode_chain
+    q, k = torch.zeros(1, 16, 1, 64, dtype=torch.bfloat16), _kv_cache(1, 4, 2100, 4096, head_dim=64)
+    plan_for(q, k, scale=0.125)
+    module = SimpleNamespace(is_causal=True, training=False)
+    with torch.inference_mode():
+        out, weights = fmhactl_attention_forward(module, q, k, k, None, scaling=0.125, dropout=0.0,
+                                                 position_ids=None, use_cache=True)
+        assert weights is None and out.shape == (1, 1, 16, 64) and out.is_contiguous() and out._base is None
+        flat = op.attention_bshd_out(q, k, k, True, 0.125)
+        view = ft.attention(q, k, k, causal=True, scale=0.125)
+        served = fastpath.attention(q, k, k, True, 0.125, False, "bhsd", out_bshd=True)
+    assert flat.shape == served[0].shape == (1, 1, 16, 64) and view.shape == (1, 16, 1, 64)
+    assert view.stride() == flat.transpose(1, 2).stride()
+    assert len(driver.launches) == 4 and all(x[4].seq_k == 2100 for x in driver.launches)
+
+
+def test_out_bshd_transposes_what_another_plan_serves(cpu_decode_chain, monkeypatch):
+    """A call the decode kernels do not take (here 17 queries) keeps its plan's layout out, transposed."""
+    from types import SimpleNamespace
+
+    from fmhactl.torch import fastpath
+
+    q, k = torch.zeros(1, 16, 17, 64, dtype=torch.bfloat16), torch.zeros(1, 4, 40, 64, dtype=torch.bfloat16)
+    view = torch.zeros(1, 17, 16, 64, dtype=torch.bfloat16).transpose(1, 2)
+    plan = SimpleNamespace(device_index=-1, run=lambda *args: (view, None))
+    monkeypatch.setattr(fastpath, "_plans", {fastpath.call_key(q, k, k, True, None, False, "bhsd"): plan})
+    out, _ = fastpath.attention(q, k, k, True, None, False, "bhsd", out_bshd=True)
+    assert out.shape == (1, 17, 16, 64) and out.is_contiguous() and out._base is view._base
+    assert fastpath.attention(q, k, k, True, None, False, "bhsd")[0] is view
+
+
+def test_attention_bshd_out_goes_through_the_dispatcher_when_something_watches(monkeypatch):
+    """Grad wanted (or tracing, modes): the op itself, its bhsd out transposed, as attention() would."""
+    from fmhactl.torch import fastpath, op
+
+    calls = []
+    monkeypatch.setattr(fastpath, "attention", lambda *a, **kw: calls.append(kw) or None)
+    monkeypatch.setattr(op, "_general", lambda q, k, v, causal, scale, return_lse, layout, f=None:
+                        (torch.ones(1, 3, 4, 16).transpose(1, 2), q.new_empty((0,))))
+    q, k = torch.zeros(1, 4, 3, 16), torch.zeros(1, 2, 3, 16)
+    out = op.attention_bshd_out(q, k, k, True, None)  # nothing watches: the cached path first, then the op
+    assert calls == [{"out_bshd": True}, {}] and out.shape == (1, 3, 4, 16)
+    calls.clear()
+    out = op.attention_bshd_out(q.requires_grad_(), k, k, True, None)
+    assert calls == [{}] and out.shape == (1, 3, 4, 16) and out.requires_grad  # only the op's own ask
 
 
 def test_padded_rows_pass_their_key_ranges_and_shift():

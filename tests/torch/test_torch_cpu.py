@@ -3,6 +3,8 @@ the autograd fallback's math, and the transformers registration (when transforme
 
 from __future__ import annotations
 
+import dataclasses
+
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -144,11 +146,28 @@ def test_hopper_prefers_the_persistent_sm90_variant_where_it_runs():
     (1024, True, 64, "sm90_persistent_m192"),    # causal tiles end at seq_q since session 18
     (512, True, 64, "sm90_persistent_m192"),
     (197, True, 64, "sm90_persistent"),
-    (4096, False, 128, "sm90_persistent"),       # no hd128 build of the 192-row tile
+    (4096, True, 128, "sm90_persistent"),        # no hd128 build of the 192-row tile
 ])
 def test_hopper_takes_the_192_row_tile_from_enough_queries(seq_q, causal, hd, expected):
     cfg = AttnConfig(batch=8, heads=16, heads_kv=16, seq_q=seq_q, seq_k=seq_q, head_dim=hd, causal=causal)
     assert backends.choose((9, 0), cfg, REG).variant == expected
+
+
+@pytest.mark.parametrize("seq_q, seq_k, causal, hd, expected", [
+    (4096, 4096, False, 128, "sm90_pingpong"),      # measured faster on long non-causal KV loops
+    (8192, 8192, False, 128, "sm90_pingpong"),
+    (512, 8192, False, 96, "sm90_pingpong"),        # padded to the d128 kernel: the same loop
+    (4096, 4096, True, 128, "sm90_persistent"),     # causal: the persistent schedule wins
+    (512, 512, False, 128, "sm90_persistent"),      # short KV loops: the persistent one wins
+    (4096, 2048, False, 128, "sm90_persistent"),    # below PINGPONG_MIN_SEQ_K: not measured to gain
+    (64, 8192, False, 128, "sm90_persistent"),      # less than one query tile
+    (4096, 4096, False, 64, "sm90_persistent_m192"),  # hd64 keeps the 192-row tile
+])
+def test_hopper_takes_pingpong_for_long_non_causal_hd128_loops(seq_q, seq_k, causal, hd, expected):
+    cfg = AttnConfig(batch=8, heads=16, heads_kv=16, seq_q=seq_q, seq_k=seq_k, head_dim=hd, causal=causal)
+    assert backends.choose((9, 0), cfg, REG).variant == expected
+    with_sink = dataclasses.replace(cfg, sink=True)  # a feature call keeps the `_feat` order
+    assert "sm90_pingpong" not in backends.preferences((9, 0), with_sink)[:1]
 
 
 @pytest.mark.parametrize("features, hd, seq_q, expected", [
