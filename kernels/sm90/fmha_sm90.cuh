@@ -552,9 +552,12 @@ __device__ __forceinline__ void softmax_step(float (&s)[Plan<D>::kSRegs], RowSta
                                              const FmhaParams& p, int n, int wg_first_row, int row0,
                                              const Tiles& tiles, int lane) {
     const TileMask mask = tile_mask<D>(p, n, wg_first_row, tiles);
+    // Only a window's or key range's left edge masks keys before a row's first (kMaskBoth): a build
+    // without them instantiates the compare of the right edge alone, on both branches below.
+    constexpr bool kLeftEdge = FMHA_WINDOW || FMHA_KEY_RANGES;
     if (mask != kNoMask) {
-        if ((FMHA_WINDOW || FMHA_KEY_RANGES) && mask == kMaskBoth)
-            softmax_tile<D, true, FMHA_WINDOW || FMHA_KEY_RANGES>(s, st, alpha, p, n, row0, tiles, lane);
+        if (kLeftEdge && mask == kMaskBoth)
+            softmax_tile<D, true, kLeftEdge>(s, st, alpha, p, n, row0, tiles, lane);
         else
             softmax_tile<D, true>(s, st, alpha, p, n, row0, tiles, lane);
     } else {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Session 21: scratch variants of sm90_persistent, A/B on the device's copy only. PATCHES (files
-# applied with patch -p1 first: the attempts under notes/op-session2x/), SCRATCH ("name=SWITCHES"
-# entries separated by ';', SWITCHES as in family.toml, added to sm90_persistent's); each scratch
+# Session 21: scratch variants of sm90_persistent (FROM=pingpong: of sm90_pingpong), A/B on the
+# device's copy only. PATCHES (files applied with patch -p1 first: the attempts under
+# notes/op-session2x/), SCRATCH ("name=SWITCHES" entries separated by ';', SWITCHES as in
+# family.toml, added to the base variant's, a later one of a name replacing its); each scratch
 # variant verified on the smoke grid, then all of them and BASE (default sm90_persistent) benched
 # on SHAPES beside cuDNN, ROUNDS rounds (default 3) in alternating order. Nothing is committed.
 #   call 1: PATCHES="notes/op-session20/wait-hint-attempt.patch notes/op-session21/desc32-attempt.patch"
@@ -10,6 +11,13 @@
 set -u -o pipefail
 source scripts/device/steps.sh  # device_start, log, run, collect_rows, bench_rounds
 device_start ab21 330 "${1:-}"
+if [ "${FROM:-persistent}" = pingpong ]; then
+  base_switches="FMHA_STAGES = 2, FMHA_OVERLAP = 1, FMHA_PINGPONG = 1, FMHA_BLOCK_M = 128"
+  base_features='"causal", "gqa", "lse", "tma", "pipeline", "wgmma", "pingpong"'
+else
+  base_switches="FMHA_STAGES = 2, FMHA_STAGES_D64 = 3, FMHA_OVERLAP = 1, FMHA_PINGPONG = 1, FMHA_BLOCK_M = 128, FMHA_PERSISTENT = 1"
+  base_features='"causal", "gqa", "lse", "tma", "pipeline", "wgmma", "pingpong", "persistent"'
+fi
 STEP_RESERVE=6 STEP_MIN=8
 names=()
 IFS=';' read -r -a entries <<< "${SCRATCH:?SCRATCH=name=SWITCHES;...}"
@@ -23,14 +31,14 @@ if [ -z "${DRY:-}" ]; then
 
 [[variant]]
 name = "${e%%=*}"
-description = "scratch: sm90_persistent with ${e#*=}"
+description = "scratch: sm90_${FROM:-persistent} with ${e#*=}"
 source = "sm90/fmha_sm90.cu"
 archs = ["sm_90a"]
 launcher = "sm90"
 kernel = "fmha_sm90_{dtype}_d{head_dim}"
-switches = { FMHA_STAGES = 2, FMHA_STAGES_D64 = 3, FMHA_OVERLAP = 1, FMHA_PINGPONG = 1, FMHA_BLOCK_M = 128, FMHA_PERSISTENT = 1, ${e#*=} }
-head_dims = [64, 128]
-features = ["causal", "gqa", "lse", "tma", "pipeline", "wgmma", "pingpong", "persistent"]
+switches = { $(python3 scripts/device/merge_switches.py "$base_switches" "${e#*=}") }
+head_dims = [${HEAD_DIMS:-64, 128}]
+features = [$base_features]
 tma_head_dim_fill = true
 index64 = true
 TOML
