@@ -65,12 +65,18 @@ ERRORS: tuple[Code, ...] = (
     Code("tma-store-negative", 31,
          "TMA tile store whose box starts at a negative coordinate (illegal instruction on sm_90; undocumented on "
          "sm_100): skipped"),
+    Code("tma-store-source-overwritten", 32,
+         "bulk store's SMEM source changed before a cp.async.bulk.wait_group retired its read"),
+    Code("tma-store-pending-at-exit", 33,
+         "bulk store whose source read no cp.async.bulk.wait_group retired when the CTA exited (host check)"),
 )
 ERROR_CODES: dict[str, int] = {code.name: code.value for code in ERRORS}
 ERROR_COUNT = max(ERROR_CODES.values()) + 1  # TC5_ERR_COUNT: one past the last code
-# Strict codes only the PTX path records (its rewriter's hooks; the tc5:: headers issue no TMA store),
-# so the tc5:: rule kernels (tests/kernels/emu_rules) have no case for them; tests/ptx covers them.
-PTX_PATH_ERRORS: frozenset[str] = frozenset({"tma-store-negative"})
+# Strict codes only the PTX path records (its rewriter's hooks; the tc5:: headers issue no TMA store
+# and no bulk async-group), so the tc5:: rule kernels (tests/kernels/emu_rules) have no case for
+# them; tests/ptx covers them (test_tma_store_guard.py, test_bulk_groups.py).
+PTX_PATH_ERRORS: frozenset[str] = frozenset({"tma-store-negative", "tma-store-source-overwritten",
+                                             "tma-store-pending-at-exit"})
 
 # Operation codes recorded with each violation (the "op" field).
 OPS: tuple[Code, ...] = (
@@ -78,7 +84,7 @@ OPS: tuple[Code, ...] = (
     Code("ld", 4), Code("st", 5), Code("mma_ss", 6), Code("mma_ts", 7), Code("commit", 8), Code("exit", 9),
     Code("tma_load", 10), Code("mbar_wait", 11), Code("mbar_arrive", 12), Code("fence_proxy", 13),
     Code("wait_ld", 14), Code("wait_st", 15), Code("generic_store", 16), Code("fence_before", 17),
-    Code("fence_after", 18), Code("tma_store", 19),
+    Code("fence_after", 18), Code("tma_store", 19), Code("bulk_store", 20), Code("bulk_wait", 21),
 )
 OP_CODES: dict[str, int] = {code.name: code.value for code in OPS}
 
@@ -103,6 +109,17 @@ STRICT_WARPS = 32
 SMEM_BLOCK_BYTES = 1024
 SMEM_BLOCKS = 240
 MMA_FLAGS = {"TF32": 1, "TS": 2, "ACCUM": 4}
+# Bulk stores (PTX path): stores per CTA whose source read no wait_group retired yet (more go
+# untracked: a missed report, never a false one), and what a tensor store's source fingerprint
+# covers when its map's box is unknown: a box occupies [source, source + its bytes), and its inner
+# row alone is a multiple of 16 bytes (swizzles permute 16-byte chunks within rows).
+STRICT_BULK = 32
+BULK_MIN_BYTES = 16
+# Tensor maps the host declared with their box size (EmulationSession.declare_tensor_maps), so
+# that a TMA store's source fingerprint covers the whole box. The map itself is opaque (128 bytes;
+# shared/reference/tcgen05-spec.md 8.1: keep a side table keyed by the encode call, never decode it).
+TMA_BOXES = 32
+TMA_MAP_WORDS = 16
 
 
 def _u32(*names: str, comment: str = "") -> tuple[CField, ...]:
@@ -153,6 +170,9 @@ EMU_STATE = CStruct("Tc5EmuState", (
     CField("seed", U32, "picks when each deferred MMA group executes"),
     CField("ctas_per_sm", U32, "co-resident CTAs the launch expects (occupancy), for reports"),
     CField("alloc_timeout_ns", U64, "a blocked tcgen05.alloc gives up (alloc-timeout) after this"),
+    CField("tma_boxes", U64, "struct Tc5TmaBox[tma_box_count]: maps the host declared (PTX-path TMA stores)"),
+    CField("tma_box_count", U32),
+    CField("reserved", U32),
 ), comment=("The module global `tc5_emu_state` (emulated builds only). The host writes it with\n"
             "cuModuleGetGlobal + cuMemcpyHtoD before launching; pointers are device addresses."))
 
@@ -188,6 +208,24 @@ STRICT_WARP = CStruct("Tc5StrictWarp", (
     CField("st_col_hi", U32),
 ))
 
+STRICT_BULK_STORE = CStruct("Tc5StrictBulkStore", (
+    CField("thread", U32, "linear thread id + 1 of the issuing thread; 0: free slot"),
+    CField("commits", U32, "commit_groups that thread ran since the store (0: not committed yet)"),
+    CField("src", U32, "shared address of the fingerprinted source bytes"),
+    CField("bytes", U32, "how many: the box, the size operand, or TC5_BULK_MIN_BYTES"),
+    CField("hash", U32, "their fingerprint at issue"),
+    CField("site", U32),
+    CField("op", U32, "TC5_OP_TMA_STORE (tensor) or TC5_OP_BULK_STORE"),
+    CField("reserved", U32),
+), trailing="one bulk store whose source read no wait_group retired yet")
+
+TMA_BOX = CStruct("Tc5TmaBox", (
+    CField("map", U64, "the CUtensorMap's 128 bytes as the driver encoded them",
+           count="TC5_TMA_MAP_WORDS", count_value=TMA_MAP_WORDS),
+    CField("bytes", U32, "shared-memory bytes of one box of that map"),
+    CField("reserved", U32, count=3),
+), comment="A tensor map the host encoded and declared, with its box size (the map is opaque: looked up by content).")
+
 STRICT_BAR = CStruct("Tc5StrictBar", (
     CField("addr", U32, "0: free"),
     CField("flags", U32, "1: carries tcgen05 ordering (a commit or a tcgen05 warp arrives on it)"),
@@ -209,6 +247,8 @@ STRICT_CTA = CStruct("Tc5StrictCta", (
     CField("bars", STRICT_BAR, count="TC5_STRICT_BARS", count_value=STRICT_BARS),
     CField("smem_hash", U64, "(ticket << 32) | hash as of the last fence / TMA",
            count="TC5_SMEM_BLOCKS", count_value=SMEM_BLOCKS),
+    CField("bulk", STRICT_BULK_STORE, "PTX path: bulk stores not retired by a wait_group",
+           count="TC5_STRICT_BULK", count_value=STRICT_BULK),
 ))
 
 SM_POOL = CStruct("Tc5SmPool", (
@@ -263,10 +303,15 @@ def render_errors_header() -> list[str]:
             _define("TC5_STRICT_WARPS", STRICT_WARPS),
             _define("TC5_SMEM_BLOCK_BYTES", SMEM_BLOCK_BYTES, "granularity of the proxy-fence check"),
             _define("TC5_SMEM_BLOCKS", SMEM_BLOCKS, "1-KiB blocks of the shared window (absolute addresses < 240 KiB)"),
+            _define("TC5_STRICT_BULK", STRICT_BULK, "bulk stores per CTA not yet retired by a wait_group"),
+            _define("TC5_BULK_MIN_BYTES", BULK_MIN_BYTES, "source bytes checked of a store whose map's box is unknown"),
+            _define("TC5_TMA_BOXES", TMA_BOXES, "tensor maps the host may declare with their box size"),
+            _define("TC5_TMA_MAP_WORDS", TMA_MAP_WORDS, "a CUtensorMap: 128 opaque bytes"),
             "", "// MMA flags word."]
     out += [_define(f"TC5_MMA_{name}", f"{value}u") for name, value in MMA_FLAGS.items()]
     out.append("")
-    for struct in (STRICT_MMA, STRICT_COMMIT, STRICT_TX_RECORD, STRICT_WARP, STRICT_BAR, STRICT_CTA, SM_POOL):
+    for struct in (STRICT_MMA, STRICT_COMMIT, STRICT_TX_RECORD, STRICT_WARP, STRICT_BAR, STRICT_BULK_STORE, STRICT_CTA,
+                   TMA_BOX, SM_POOL):
         out += [*render_c(struct), ""]
     out.append("// Trace events; recorded only when tc5_emu_state.trace != 0.")
     out += [_define(code.macro("TC5_EV_"), code.value, code.meaning) for code in EVENTS]

@@ -11,7 +11,8 @@ from fmhactl.ptx import dyn_smem, emulator, parser, rewriter
 _PTXAS_LINE = re.compile(r"line (\d+); (error|fatal)\s*:\s*(.*)")
 # Part of every PTX-path build's cache key: a cubin linked by an older revision is not served.
 # 2: static pads keep each kernel's declared dynamic-SMEM alignment (dyn_smem.py).
-LINK_REVISION = 2
+# 3: strict builds hook bulk stores, commit_group and wait_group (strict_hooks.bulk_store_hook).
+LINK_REVISION = 3
 
 
 class LinkFailed(CheckFailed):

@@ -1,4 +1,4 @@
-"""Strict PTX path: the calls the rewriter adds around the PTX's mbarrier, TMA and proxy-fence lines.
+"""Strict PTX path: the calls the rewriter adds around the PTX's mbarrier, TMA, bulk-group and proxy-fence lines.
 
 Strict semantics (docs/emulation-strict.md) complete an MMA only when a thread observes the
 mbarrier its commit arrives on, and check the ld/st waits and tcgen05 fences at mbarrier arrives
@@ -13,6 +13,12 @@ rewriter keeps each one as written and adds the same hooks around it:
 - `fence.proxy.async`                   -> after:  tc5ptx_fence_proxy_async()
 - `cp.async.bulk.tensor` tile store (global <- shared) -> guard: tc5ptx_tma_store_check(c0..c4, ndims);
   a 0 result skips the store (a box starting at a negative coordinate: see `store_guard`)
+- `cp{.reduce}.async.bulk.tensor` store, `.bulk_group` -> before: tc5ptx_bulk_store_tensor(map, src)
+- `cp{.reduce}.async.bulk` (non-tensor) store, `.bulk_group` -> before: tc5ptx_bulk_store(src, size)
+- `cp.async.bulk.commit_group`          -> after:  tc5ptx_bulk_commit()
+- `cp.async.bulk.wait_group{.read} N`   -> after:  tc5ptx_bulk_wait(N)
+  (the store's source is fingerprinted at issue and again when a wait_group retires its group:
+  tma-store-source-overwritten; a store still pending when the CTA exits: tma-store-pending-at-exit)
 
 Addresses are passed as shared-window (.shared::cta) addresses; a generic address (no `.shared`
 in the opcode) is converted with cvta.to.shared.
@@ -26,14 +32,25 @@ from dataclasses import dataclass
 from fmhactl.ptx.parser import split_operands
 
 _LINE = re.compile(r"^(?P<indent>\s*)(?:(?P<label>[$\w]+):\s*)?(?:@(?P<pred>!?%?[\w$]+)\s+)?"
-                   r"(?P<opcode>(?:mbarrier|cp\.async\.bulk|fence\.proxy\.async)[^\s;]*)\s*(?P<operands>[^;]*);"
-                   r"\s*(?://.*)?$")
+                   r"(?P<opcode>(?:mbarrier|cp\.async\.bulk|cp\.reduce\.async\.bulk|fence\.proxy\.async)[^\s;]*)\s*"
+                   r"(?P<operands>[^;]*);\s*(?://.*)?$")
+_HOOKED = re.compile(r"mbarrier\.|cp\.async\.bulk|cp\.reduce\.async\.bulk|fence\.proxy\.async")
 TMA_STORE_CHECK = "tc5ptx_tma_store_check"
+BULK_STORE_TENSOR = "tc5ptx_bulk_store_tensor"
+BULK_STORE = "tc5ptx_bulk_store"
+BULK_COMMIT = "tc5ptx_bulk_commit"
+BULK_WAIT = "tc5ptx_bulk_wait"
 HOOKS = ("tc5ptx_mbar_init", "tc5ptx_mbar_arrive", "tc5ptx_mbar_poll", "tc5ptx_mbar_observed", "tc5ptx_tma_load",
-         "tc5ptx_fence_proxy_async", TMA_STORE_CHECK)
+         "tc5ptx_fence_proxy_async", TMA_STORE_CHECK, BULK_STORE_TENSOR, BULK_STORE, BULK_COMMIT, BULK_WAIT)
 MAX_TMA_COORDS = 5
 # dst.src of a bulk tensor copy into global memory: a TMA store (loads are .shared::cluster.global / .shared::cta.global)
 _TMA_STORE = re.compile(r"^cp\.async\.bulk\.tensor\.[1-5]d\.global\.shared::(?:cta|cluster)(?:\.|$)")
+# The copies that read shared memory into global memory, with or without a reduction: the ones a
+# bulk async-group tracks when their completion mechanism is .bulk_group (PTX ISA, commit_group).
+_BULK_TENSOR_STORE = re.compile(r"^cp\.(?:reduce\.)?async\.bulk\.tensor\.[1-5]d\.global\.shared::(?:cta|cluster)\.")
+_BULK_STORE = re.compile(r"^cp\.(?:reduce\.)?async\.bulk\.global\.shared::(?:cta|cluster)\.")
+# Load modes whose shared-memory footprint is not the map's tile box (im2col, scatter4).
+_NOT_TILE = (".im2col", ".tile::scatter4")
 
 
 @dataclass(frozen=True)
@@ -57,10 +74,11 @@ class Hooked:
 
 
 def hooks_of(line: str, site: int) -> Hooked | None:
-    """The strict hooks a PTX line needs (None: the line is not an mbarrier/TMA/proxy-fence instruction)."""
+    """The strict hooks a PTX line needs (None: the line is not an mbarrier, TMA, bulk-group or proxy-fence
+    instruction)."""
     stripped = line.strip()
-    if not stripped.startswith(("mbarrier", "cp.async.bulk", "fence.proxy.async", "@", "$")) or \
-            not re.search(r"mbarrier\.|cp\.async\.bulk|fence\.proxy\.async", stripped):
+    if not stripped.startswith(("mbarrier", "cp.async.bulk", "cp.reduce.async.bulk", "fence.proxy.async", "@", "$")) \
+            or not _HOOKED.search(stripped):
         return None
     m = _LINE.match(line)
     if m is None:
@@ -87,6 +105,13 @@ def hooks_of(line: str, site: int) -> Hooked | None:
     elif opcode.startswith("fence.proxy.async") and ("shared" in opcode or opcode == "fence.proxy.async"):
         after.append(HookCall("tc5ptx_fence_proxy_async", (s,)))
         generic = False
+    elif opcode == "cp.async.bulk.commit_group" and not ops:
+        after.append(HookCall(BULK_COMMIT, (s,)))
+    elif opcode in ("cp.async.bulk.wait_group", "cp.async.bulk.wait_group.read") and len(ops) == 1:
+        after.append(HookCall(BULK_WAIT, (ops[0], s)))  # N as written: an integer constant (ptxas checks it)
+    store = bulk_store_hook(opcode, ops, s)
+    if store is not None:
+        before.append(store)
     guard = store_guard(opcode, ops, s)
     if not before and not after and guard is None:
         return None
@@ -109,6 +134,35 @@ def store_guard(opcode: str, ops: tuple[str, ...], site: str) -> HookCall | None
         return None
     padded = coords + ("0",) * (MAX_TMA_COORDS - len(coords))
     return HookCall(TMA_STORE_CHECK, (*padded, str(len(coords)), site))
+
+
+def bulk_store_hook(opcode: str, ops: tuple[str, ...], site: str) -> HookCall | None:
+    """The tracking call of a store a bulk async-group covers (None for any other line).
+
+    Only `.bulk_group` copies join a group (PTX ISA, cp.async.bulk.commit_group). A tensor store
+    passes its map so that the emulator can look up the box size the host declared; a load mode
+    other than tile (im2col, scatter4) or a map operand that is not a register passes 0: only the
+    first 16 bytes of the source, which every box starts with, are then watched. `.cp_mask` copies
+    (sm_100 only: they do not link for sm_90a) are left alone.
+    """
+    if "bulk_group" not in opcode.split("."):
+        return None
+    if _BULK_TENSOR_STORE.match(opcode) and len(ops) >= 2:
+        tile = not any(mode in opcode for mode in _NOT_TILE)
+        return HookCall(BULK_STORE_TENSOR, (tensor_map(ops[0]) if tile else "0", ops[1], site))
+    if _BULK_STORE.match(opcode) and ".cp_mask" not in opcode and len(ops) >= 3:
+        return HookCall(BULK_STORE, (ops[1], ops[2], site))
+    return None
+
+
+def tensor_map(operand: str) -> str:
+    """The tensor-map register of a `[tensorMap, {c0, ...}]` operand, "0" when it is not a register
+    (a symbol's generic address is not at hand in the hook)."""
+    inner = operand.strip()
+    if not (inner.startswith("[") and inner.endswith("]")):
+        return "0"
+    parts = split_operands(inner[1:-1])
+    return parts[0] if parts and parts[0].startswith("%") else "0"
 
 
 def tensor_coordinates(operand: str) -> tuple[str, ...]:

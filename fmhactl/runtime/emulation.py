@@ -18,16 +18,19 @@ kernels/common/tcgen05_errors.h is generated from (`python -m fmhactl.plans --wr
 Strict builds (FMHACTL_TC5_STRICT=1, ``--emulation strict``; the module exports ``tc5_emu_strict``)
 also get per-CTA trackers (``StrictCta``), the per-SM TMEM pools and, on request, a trace buffer.
 After the launch, ``collect`` adds what each CTA left in flight at exit (``in_flight_at_exit``);
-``reset(seed=...)`` picks when deferred MMAs run (seed 0: always as late as legal).
-See docs/emulation-strict.md.
+``reset(seed=...)`` picks when deferred MMAs run (seed 0: always as late as legal). A launcher that
+passes a TMA store's tensor map declares it (``declare_tensor_maps``), so that the PTX path's store
+tracking watches the whole box. See docs/emulation-strict.md.
 """
 
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from fmhactl.errors import ExitCode, FmhactlError
+from fmhactl.errors import BadInput, ExitCode, FmhactlError
 from fmhactl.plans import tcgen05_abi as abi
 from fmhactl.plans.cstruct import ctypes_struct
 from fmhactl.plans.hardware import TMEM_ALLOC_UNIT, TMEM_COLUMNS, TMEM_LANES
@@ -36,6 +39,9 @@ from fmhactl.plans.tcgen05_abi import (  # noqa: F401 (re-exported: tests and tr
     STRICT_MMA_SLOTS, STRICT_TX, STRICT_WARPS, TRACE_EVENTS, WRITTEN_WORDS,
 )
 from fmhactl.runtime.driver import LoadedModule, check
+
+if TYPE_CHECKING:
+    from fmhactl.layout.tensormap import TensorMapParams
 
 STATE_SYMBOL = "tc5_emu_state"
 # The numbers and records are declared once in fmhactl/plans/tcgen05_abi.py (which also renders
@@ -72,6 +78,42 @@ StrictBar = ctypes_struct(abi.STRICT_BAR)
 StrictCta = ctypes_struct(abi.STRICT_CTA)
 SmPool = ctypes_struct(abi.SM_POOL)
 TraceEvent = ctypes_struct(abi.TRACE_EVENT)
+StrictBulkStore = ctypes_struct(abi.STRICT_BULK_STORE)
+TmaBox = ctypes_struct(abi.TMA_BOX)
+TMA_MAP_BYTES = abi.TMA_MAP_WORDS * 8
+
+
+@dataclass(frozen=True)
+class TensorMapBox:
+    """A tensor map as the driver encoded it and the shared-memory bytes one box of it occupies.
+
+    The map is opaque (never decoded): a strict PTX-path build finds a TMA store's box size by
+    comparing the store's map with the declared ones byte for byte."""
+
+    map_bytes: bytes
+    box_bytes: int
+
+    @classmethod
+    def of(cls, tensor_map: ctypes.Structure, params: TensorMapParams) -> TensorMapBox:
+        """From an encoded map (tma_maps.TmaMap) and the TensorMapParams it was encoded from.
+
+        The box's bytes are its elements times the element size (layout.tensormap.box_summary): its
+        shared-memory footprint, except under a swizzle whose span is wider than the inner box row,
+        where the row pitch is undocumented (shared/reference/tcgen05-spec.md 8.1): such a map is
+        refused rather than declared with a size that may cover bytes the store does not read.
+        """
+        from fmhactl.layout.tensormap import SWIZZLE_SPAN, Interleave, Swizzle, box_summary
+
+        summary = box_summary(params)
+        if summary is None:
+            raise BadInput(f"tensor map parameters {params.as_dict()} have no box size (unknown dtype, swizzle or "
+                           "element strides)")
+        span = SWIZZLE_SPAN.get(Swizzle(params.swizzle))
+        if span and params.interleave == Interleave.NONE and summary.inner_box_bytes < span:
+            raise BadInput(f"tensor map with a {summary.inner_box_bytes:g}-byte inner box row under a {span}-byte "
+                           "swizzle: its shared-memory pitch is undocumented, so its box size cannot be declared "
+                           "(leave it undeclared: the store's first 16 bytes are watched)")
+        return cls(bytes(tensor_map), summary.box_bytes)
 
 
 def _describe_desc(lo: int, hi: int) -> str:
@@ -168,6 +210,14 @@ def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
         start = d1 - (1 << 32) if d1 >= 1 << 31 else d1
         return (f"TMA tile store whose box starts at coordinate {start} in dimension {d0}: an illegal instruction on "
                 "sm_90 (it kills the context), undocumented on sm_100; the store was skipped")
+    if name == "tma-store-source-overwritten":
+        return (f"SMEM 0x{d0:x}..0x{d0 + d1:x} ({d1} bytes checked), the source of this store, changed before a "
+                "cp.async.bulk.wait_group retired the store's bulk async-group (named below): the store may have "
+                "read the new bytes")
+    if name == "tma-store-pending-at-exit":
+        state = "never committed" if d1 == 0 else f"committed, {d1} commit_group(s) ago"
+        return (f"CTA exited with a bulk store from SMEM 0x{d0:x} ({state}) whose source read no "
+                "cp.async.bulk.wait_group retired: the next CTA on the SM may reuse that memory while it is read")
     return f"details 0x{d0:08x} 0x{d1:08x}"
 
 
@@ -273,6 +323,8 @@ class EmulationSession:
                 self._state.sm_pools = self._pools.address
                 self._state.sm_pool_count = SM_POOLS
                 self._state.alloc_timeout_ns = int(alloc_timeout_s * 1e9)
+                self._boxes = self._alloc(abi.TMA_BOXES * ctypes.sizeof(TmaBox), "declared tensor-map boxes")
+                self._state.tma_boxes = self._boxes.address
                 if self.trace_capacity:
                     self._trace = self._alloc(self.trace_capacity * ctypes.sizeof(TraceEvent), "trace events")
                     self._state.trace = self._trace.address
@@ -300,6 +352,21 @@ class EmulationSession:
     def _write_state(self) -> None:
         check(_driver().cuMemcpyHtoD(self._global, ctypes.addressof(self._state), ctypes.sizeof(self._state)),
               f"cuMemcpyHtoD({STATE_SYMBOL})")
+
+    def declare_tensor_maps(self, boxes: Sequence[TensorMapBox]) -> None:
+        """The tensor maps the next launches pass, with their box sizes (replaces earlier ones).
+
+        Strict builds of the PTX path fingerprint a TMA store's whole box only for a declared map;
+        an undeclared one is watched on its first 16 bytes. Fast builds track no store: ignored.
+        """
+        table = box_table(boxes)
+        if not self.strict:
+            return
+        if len(table):
+            check(_driver().cuMemcpyHtoD(self._boxes.ptr, ctypes.addressof(table), ctypes.sizeof(table)),
+                  "cuMemcpyHtoD(tensor-map boxes)")
+        self._state.tma_box_count = len(table)
+        self._write_state()
 
     def reset(self, stream: int = 0, seed: int = 0, ctas_per_sm: int = 0) -> None:
         """Clear allocations, written bits, violations and (strict) the trackers; call before every
@@ -390,11 +457,44 @@ class EmulationSession:
     pool_stats: dict = {}
 
 
+def box_table(boxes: Sequence[TensorMapBox]) -> ctypes.Array:
+    """The device table of declared maps; BadInput naming the first entry that cannot be one."""
+    if len(boxes) > abi.TMA_BOXES:
+        raise BadInput(f"{len(boxes)} tensor maps declared; the emulator looks up at most {abi.TMA_BOXES}")
+    table = (TmaBox * len(boxes))()
+    for index, box in enumerate(boxes):
+        if not isinstance(box.map_bytes, (bytes, bytearray)):
+            raise BadInput(f"declared tensor map {index} is a {type(box.map_bytes).__name__}, not the map's bytes "
+                           "(TensorMapBox.of takes the encoded map)")
+        if len(box.map_bytes) != TMA_MAP_BYTES:
+            raise BadInput(f"declared tensor map {index} is {len(box.map_bytes)} bytes; a CUtensorMap is "
+                           f"{TMA_MAP_BYTES}")
+        if box.box_bytes <= 0 or box.box_bytes % 16:
+            raise BadInput(f"declared tensor map {index}: a box of {box.box_bytes} bytes is not a positive multiple "
+                           "of 16 (cuTensorMapEncodeTiled's rule)")
+        ctypes.memmove(ctypes.addressof(table[index].map), box.map_bytes, TMA_MAP_BYTES)
+        table[index].bytes = box.box_bytes
+    return table
+
+
+def pending_bulk_store(block: int, tracker: ctypes.Structure) -> Violation | None:
+    """tma-store-pending-at-exit for the first bulk store of a CTA that no wait_group retired."""
+    code = ERROR_CODES["tma-store-pending-at-exit"]
+    for b in tracker.bulk:
+        if b.thread:
+            tid = b.thread - 1
+            op = OP_NAMES.get(b.op, f"op-{b.op}")
+            return Violation("tma-store-pending-at-exit", block, tid // 32, tid % 32, b.site, op,
+                             describe(code, op, tid // 32, b.src, b.commits), code, "exit", 0, -1)
+    return None
+
+
 def in_flight_at_exit(trackers) -> list[Violation]:
     """Strict mode: what each CTA left in flight when it exited (the device cannot see its own exit).
 
     TMA loads whose mbarrier phase nobody observed; MMAs never committed; committed MMAs whose
-    commit nobody observed; tcgen05.ld / st never waited.
+    commit nobody observed; tcgen05.ld / st never waited; bulk stores (PTX path) whose source read
+    no wait_group retired.
     """
     out: list[Violation] = []
 
@@ -423,6 +523,8 @@ def in_flight_at_exit(trackers) -> list[Violation]:
                 add("ld-not-waited", block, warp, w.pending_ld_site, "ld", 0, 0)
             if w.pending_st_site:
                 add("st-not-waited", block, warp, w.pending_st_site, "st", 0, 0)
+        if (store := pending_bulk_store(block, t)) is not None:
+            out.append(store)
     return out
 
 

@@ -36,7 +36,9 @@
 #define TC5_ERR_MMA_IN_FLIGHT_AT_EXIT  29 // committed MMA whose commit arrive nobody observed (host check)
 #define TC5_ERR_ALLOC_TIMEOUT          30 // blocking alloc waited past the limit: per-SM TMEM deadlock
 #define TC5_ERR_TMA_STORE_NEGATIVE     31 // TMA tile store whose box starts at a negative coordinate (illegal instruction on sm_90; undocumented on sm_100): skipped
-#define TC5_ERR_COUNT                  32
+#define TC5_ERR_TMA_STORE_SOURCE_OVERWRITTEN 32 // bulk store's SMEM source changed before a cp.async.bulk.wait_group retired its read
+#define TC5_ERR_TMA_STORE_PENDING_AT_EXIT 33 // bulk store whose source read no cp.async.bulk.wait_group retired when the CTA exited (host check)
+#define TC5_ERR_COUNT                  34
 
 // Operation codes recorded with each violation (the "op" field).
 #define TC5_OP_ALLOC                   1
@@ -58,6 +60,8 @@
 #define TC5_OP_FENCE_BEFORE            17
 #define TC5_OP_FENCE_AFTER             18
 #define TC5_OP_TMA_STORE               19
+#define TC5_OP_BULK_STORE              20
+#define TC5_OP_BULK_WAIT               21
 
 #define TC5_TMEM_LANES                 128
 #define TC5_TMEM_COLUMNS               512
@@ -119,6 +123,9 @@ struct Tc5EmuState {
     unsigned int seed;                   // picks when each deferred MMA group executes
     unsigned int ctas_per_sm;            // co-resident CTAs the launch expects (occupancy), for reports
     unsigned long long alloc_timeout_ns; // a blocked tcgen05.alloc gives up (alloc-timeout) after this
+    unsigned long long tma_boxes;        // struct Tc5TmaBox[tma_box_count]: maps the host declared (PTX-path TMA stores)
+    unsigned int tma_box_count;
+    unsigned int reserved;
 };
 
 // ---- strict mode --------------------------------------------------------------------------------
@@ -129,6 +136,10 @@ struct Tc5EmuState {
 #define TC5_STRICT_WARPS               32
 #define TC5_SMEM_BLOCK_BYTES           1024 // granularity of the proxy-fence check
 #define TC5_SMEM_BLOCKS                240 // 1-KiB blocks of the shared window (absolute addresses < 240 KiB)
+#define TC5_STRICT_BULK                32 // bulk stores per CTA not yet retired by a wait_group
+#define TC5_BULK_MIN_BYTES             16 // source bytes checked of a store whose map's box is unknown
+#define TC5_TMA_BOXES                  32 // tensor maps the host may declare with their box size
+#define TC5_TMA_MAP_WORDS              16 // a CUtensorMap: 128 opaque bytes
 
 // MMA flags word.
 #define TC5_MMA_TF32                   1u
@@ -186,6 +197,17 @@ struct Tc5StrictBar {
     unsigned int flags;                  // 1: carries tcgen05 ordering (a commit or a tcgen05 warp arrives on it)
 };
 
+struct Tc5StrictBulkStore {              // one bulk store whose source read no wait_group retired yet
+    unsigned int thread;                 // linear thread id + 1 of the issuing thread; 0: free slot
+    unsigned int commits;                // commit_groups that thread ran since the store (0: not committed yet)
+    unsigned int src;                    // shared address of the fingerprinted source bytes
+    unsigned int bytes;                  // how many: the box, the size operand, or TC5_BULK_MIN_BYTES
+    unsigned int hash;                   // their fingerprint at issue
+    unsigned int site;
+    unsigned int op;                     // TC5_OP_TMA_STORE (tensor) or TC5_OP_BULK_STORE
+    unsigned int reserved;
+};
+
 struct Tc5StrictCta {
     unsigned int lock;                   // serialises the queues and the executor
     unsigned int mma_issued;             // seq of the next MMA
@@ -202,6 +224,14 @@ struct Tc5StrictCta {
     struct Tc5StrictWarp warps[TC5_STRICT_WARPS];
     struct Tc5StrictBar bars[TC5_STRICT_BARS];
     unsigned long long smem_hash[TC5_SMEM_BLOCKS]; // (ticket << 32) | hash as of the last fence / TMA
+    struct Tc5StrictBulkStore bulk[TC5_STRICT_BULK]; // PTX path: bulk stores not retired by a wait_group
+};
+
+// A tensor map the host encoded and declared, with its box size (the map is opaque: looked up by content).
+struct Tc5TmaBox {
+    unsigned long long map[TC5_TMA_MAP_WORDS]; // the CUtensorMap's 128 bytes as the driver encoded them
+    unsigned int bytes;                  // shared-memory bytes of one box of that map
+    unsigned int reserved[3];
 };
 
 // TMEM of one SM, shared by the CTAs resident on it.

@@ -15,8 +15,9 @@
 // (FMHACTL_TC5_STRICT=1): the MMA enters the strict emulator's per-CTA queue (tcgen05_emu_strict.cuh)
 // from the one thread and runs only when a thread observes its commit's mbarrier (the rewriter
 // turns the PTX's mbarrier init/arrive/try_wait/test_wait, TMA loads and fence.proxy.async into
-// calls of the strict emulator's hooks, tc5ptx_mbar_* below, and guards TMA tile stores with
-// tc5ptx_tma_store_check), or at the seeded eager points.
+// calls of the strict emulator's hooks, tc5ptx_mbar_* below, guards TMA tile stores with
+// tc5ptx_tma_store_check and tracks bulk stores through their async-groups, tc5ptx_bulk_*), or at
+// the seeded eager points.
 //
 // ld/st entry points are generated per form by TC5PTX_LD / TC5PTX_ST in the source the rewriter
 // writes for each module (fmhactl/ptx/emulator.py): the shape, .num, packing and the immediate
@@ -292,6 +293,85 @@ __device__ __noinline__ void strict_commit_alone(u32 mbar, u32 issued_by_thread,
     st::unlock_cta(s);
     if (mode == 1) st::run_until(upto, me);
 }
+
+// ---- bulk async-groups: stores whose source read no wait_group retired yet -----------------------
+// PTX ISA (cp.async.bulk.commit_group / wait_group): groups are per thread. commit_group batches the
+// thread's uncommitted .bulk_group copies into a new group (an empty one when there are none), and
+// wait_group{.read} N returns once at most the N most recent groups are pending, so every older
+// group has read its source. Each slot counts the commits its thread ran since the store: a
+// wait_group N retires it once that count exceeds N (empty groups count too, as they must).
+
+__device__ __forceinline__ u32 linear_tid() {
+    return threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y;
+}
+
+// The 16-byte chunks of [src, src + bytes) that lie in this CTA's shared memory (dynamic SMEM comes
+// last): rounded inwards, so the fingerprint never covers a byte the store does not read.
+__device__ __forceinline__ void source_range(u32 src, u32 bytes, u32& lo, u32& hi) {
+    const u32 end = st::dyn_base() + st::dyn_size();
+    lo = (src + 15u) & ~15u;
+    hi = src < end ? (src + min(bytes, end - src)) & ~15u : lo;
+    if (hi < lo) hi = lo;
+}
+
+// Fingerprint of the shared bytes [lo, hi) (16-byte aligned), computed by the one calling thread:
+// a bulk store is one thread's, and so are its commit and wait.
+__device__ __noinline__ u32 source_hash(u32 lo, u32 hi) {
+    u32 h = st::mix(hi - lo + 0x9e3779b9u);
+    for (u32 a = lo; a < hi; a += 16) {
+        u32 w[4];
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "r"(a));
+        for (u32 i = 0; i < 4; ++i) h = st::mix(h ^ w[i]) + a + i;  // the address too: moved data differs
+    }
+    return h;
+}
+
+// A generic address the map may be read through: global, const or kernel-parameter space (the PTX
+// ISA's places for a tensor map), 8-byte aligned. Anything else is not read (the box stays unknown).
+__device__ __forceinline__ bool map_readable(u64 map) {
+    u32 ok;
+    asm("{\n\t.reg .pred g, c, p;\n\tisspacep.global g, %1;\n\tisspacep.const c, %1;\n\tisspacep.param p, %1;\n\t"
+        "or.pred g, g, c;\n\tor.pred g, g, p;\n\tselp.u32 %0, 1, 0, g;\n\t}"
+        : "=r"(ok) : "l"(map));
+    return ok != 0 && (map & 7u) == 0;
+}
+
+// Shared-memory bytes of one box of the tensor map at `map`: what the host declared for a map with
+// exactly these 128 bytes (EmulationSession.declare_tensor_maps), 0 when it declared none. The map
+// is opaque, so it is never decoded (shared/reference/tcgen05-spec.md 8.1), only compared.
+__device__ __noinline__ u32 declared_box_bytes(u64 map) {
+    const u32 count = min(tc5_emu_state.tma_box_count, static_cast<u32>(TC5_TMA_BOXES));
+    if (count == 0 || tc5_emu_state.tma_boxes == 0 || !map_readable(map)) return 0;
+    u64 words[TC5_TMA_MAP_WORDS];
+    for (u32 i = 0; i < TC5_TMA_MAP_WORDS; ++i) words[i] = reinterpret_cast<const u64*>(map)[i];
+    const Tc5TmaBox* boxes = reinterpret_cast<const Tc5TmaBox*>(tc5_emu_state.tma_boxes);
+    for (u32 e = 0; e < count; ++e) {
+        bool same = true;
+        for (u32 i = 0; i < TC5_TMA_MAP_WORDS && same; ++i) same = boxes[e].map[i] == words[i];
+        if (same) return boxes[e].bytes;
+    }
+    return 0;
+}
+
+// A bulk store was issued: remember its source bytes until a wait_group retires its group. A full
+// table leaves the store untracked (a missed report, never a false one).
+__device__ __noinline__ void bulk_track(u32 src, u32 bytes, u32 op, u32 site) {
+    Tc5StrictCta* s = st::state();
+    u32 lo, hi;
+    source_range(src, bytes, lo, hi);
+    const u32 me = linear_tid() + 1u;
+    for (u32 i = 0; i < TC5_STRICT_BULK; ++i) {
+        Tc5StrictBulkStore& b = s->bulk[i];
+        if (atomicCAS(&b.thread, 0u, me) != 0u) continue;  // only `me` touches the slot from here on
+        b.commits = 0;
+        b.src = lo;
+        b.bytes = hi - lo;
+        b.hash = source_hash(lo, hi);
+        b.site = site;
+        b.op = op;
+        return;
+    }
+}
 #endif  // TC5_STRICT
 
 template <tc5::Kind K, bool kTs>
@@ -476,6 +556,42 @@ __device__ __noinline__ unsigned tc5ptx_tma_store_check(int c0, int c1, int c2, 
         }
     }
     return 1;
+}
+// Before each cp{.reduce}.async.bulk.tensor store with .bulk_group (after its negative-coordinate
+// check): its source is the box of `map`, whose size the host declared; otherwise only the first
+// TC5_BULK_MIN_BYTES, which every box's source starts with, are watched. map 0: not a tile-mode
+// store or not a register operand (the box is then unknown too).
+__device__ __noinline__ void tc5ptx_bulk_store_tensor(unsigned long long map, unsigned src, unsigned site) {
+    const unsigned box = map != 0 ? tc5ptx::declared_box_bytes(map) : 0u;
+    tc5ptx::bulk_track(src, box != 0 ? box : TC5_BULK_MIN_BYTES, TC5_OP_TMA_STORE, site);
+}
+// Before each non-tensor cp{.reduce}.async.bulk.global.shared::cta.bulk_group: the size is its operand.
+__device__ __noinline__ void tc5ptx_bulk_store(unsigned src, unsigned bytes, unsigned site) {
+    tc5ptx::bulk_track(src, bytes, TC5_OP_BULK_STORE, site);
+}
+// After cp.async.bulk.commit_group: the thread's stores all move one group further from the newest.
+__device__ __noinline__ void tc5ptx_bulk_commit(unsigned site) {
+    (void)site;
+    Tc5StrictCta* s = tc5::emu::strict::state();
+    const unsigned me = tc5ptx::linear_tid() + 1u;
+    for (unsigned i = 0; i < TC5_STRICT_BULK; ++i)
+        if (vload(&s->bulk[i].thread) == me) s->bulk[i].commits += 1u;
+}
+// After cp.async.bulk.wait_group{.read} n: every store of this thread in a group older than the n
+// most recent has read its source; one whose source changed since its issue may have read the new
+// bytes (tma-store-source-overwritten). Stores not yet committed stay pending, as in the ISA.
+__device__ __noinline__ void tc5ptx_bulk_wait(unsigned n, unsigned site) {
+    Tc5StrictCta* s = tc5::emu::strict::state();
+    const unsigned me = tc5ptx::linear_tid() + 1u, warp = tc5::emu::warp_id();
+    for (unsigned i = 0; i < TC5_STRICT_BULK; ++i) {
+        Tc5StrictBulkStore& b = s->bulk[i];
+        if (vload(&b.thread) != me || b.commits <= n) continue;
+        if (tc5ptx::source_hash(b.src, b.src + b.bytes) != b.hash) {
+            tc5::emu::strict::record_pair(TC5_ERR_TMA_STORE_SOURCE_OVERWRITTEN, b.op, b.site, warp, b.src, b.bytes,
+                                          TC5_OP_BULK_WAIT, site, warp);
+        }
+        atomicExch(&b.thread, 0u);
+    }
 }
 #endif
 

@@ -22,7 +22,8 @@ STRUCTS: list[tuple[str, CStruct]] = [("common/fmha_params.h", params.FMHA_PARAM
     ("common/tcgen05_errors.h", s) for s in (
         tcgen05_abi.VIOLATION, tcgen05_abi.ALLOC, tcgen05_abi.CTA_META, tcgen05_abi.EMU_STATE,
         tcgen05_abi.STRICT_MMA, tcgen05_abi.STRICT_COMMIT, tcgen05_abi.STRICT_TX_RECORD, tcgen05_abi.STRICT_WARP,
-        tcgen05_abi.STRICT_BAR, tcgen05_abi.STRICT_CTA, tcgen05_abi.SM_POOL, tcgen05_abi.TRACE_EVENT)]
+        tcgen05_abi.STRICT_BAR, tcgen05_abi.STRICT_BULK_STORE, tcgen05_abi.STRICT_CTA, tcgen05_abi.TMA_BOX,
+        tcgen05_abi.SM_POOL, tcgen05_abi.TRACE_EVENT)]
 
 
 def _run_c(tmp_path, include: str, body: list[str]) -> dict[str, int]:
@@ -52,7 +53,9 @@ def test_codes_in_the_header_are_the_declared_numbers(tmp_path):
     expected |= {code.macro("TC5_EV_"): code.value for code in tcgen05_abi.EVENTS}
     expected |= {"TC5_ERR_COUNT": tcgen05_abi.ERROR_COUNT, "TC5_ALLOC_CHUNKS": tcgen05_abi.ALLOC_CHUNKS,
                  "TC5_WRITTEN_WORDS": tcgen05_abi.WRITTEN_WORDS, "TC5_STRICT_TX": tcgen05_abi.STRICT_TX,
-                 "TC5_SMEM_BLOCKS": tcgen05_abi.SMEM_BLOCKS, "TC5_MMA_TS": tcgen05_abi.MMA_FLAGS["TS"]}
+                 "TC5_SMEM_BLOCKS": tcgen05_abi.SMEM_BLOCKS, "TC5_MMA_TS": tcgen05_abi.MMA_FLAGS["TS"],
+                 "TC5_STRICT_BULK": tcgen05_abi.STRICT_BULK, "TC5_BULK_MIN_BYTES": tcgen05_abi.BULK_MIN_BYTES,
+                 "TC5_TMA_BOXES": tcgen05_abi.TMA_BOXES, "TC5_TMA_MAP_WORDS": tcgen05_abi.TMA_MAP_WORDS}
     body = [f'    printf("{name} %llu\\n", (unsigned long long)({name}));' for name in expected]
     assert _run_c(tmp_path, "common/tcgen05_errors.h", body) == expected
     assert sorted(tcgen05_abi.ERROR_CODES.values()) == list(range(1, tcgen05_abi.ERROR_COUNT))
