@@ -222,8 +222,22 @@ def _native(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant],
                 skipped.append(f"{name}: {why}")
             continue
         assert not isinstance(where, str)
-        return Backend(name, where[0], where[1], f"native family for sm_{cc[0]}{cc[1]}")
+        return Backend(name, where[0], where[1], f"native family for sm_{cc[0]}{cc[1]}{_ahead_because(name, cc, cfg)}")
     return None
+
+
+def _ahead_because(name: str, cc: tuple[int, int], cfg: AttnConfig) -> str:
+    """The measured rule that put `name` ahead of the family's usual order for this call, as the
+    end of backend_for's reason ("" where the usual order chose it)."""
+    if int(cc[0]) != 9:
+        return ""
+    if name.startswith("sm90_persistent_m192") and fills_192_row_tiles(cfg):
+        return f" (192-row tile first: at least {M192_MIN_SEQ_Q} queries)"
+    if name == "sm90_pingpong" and prefers_pingpong(cfg):
+        return f" (ping-pong first: a plain non-causal call over at least {PINGPONG_MIN_SEQ_K} keys)"
+    if name == "sm90_mqa_decode":
+        return f" (wgmma decode first: T = 1 over at least {wgmma_decode_min_rows(cfg)} batch x KV-head rows)"
+    return ""
 
 
 def _wider_head_dims(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant]) -> list[int]:

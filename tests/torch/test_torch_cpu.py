@@ -165,7 +165,10 @@ def test_hopper_takes_the_192_row_tile_from_enough_queries(seq_q, causal, hd, ex
 ])
 def test_hopper_takes_pingpong_for_long_non_causal_hd128_loops(seq_q, seq_k, causal, hd, expected):
     cfg = AttnConfig(batch=8, heads=16, heads_kv=16, seq_q=seq_q, seq_k=seq_k, head_dim=hd, causal=causal)
-    assert backends.choose((9, 0), cfg, REG).variant == expected
+    chosen = backends.choose((9, 0), cfg, REG)
+    assert chosen.variant == expected
+    # backend_for says which measured rule put a kernel first, and only then
+    assert ("ping-pong first" in chosen.reason) == (expected == "sm90_pingpong")
     with_sink = dataclasses.replace(cfg, sink=True)  # a feature call keeps the `_feat` order
     assert "sm90_pingpong" not in backends.preferences((9, 0), with_sink)[:1]
 
