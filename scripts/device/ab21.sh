@@ -3,7 +3,8 @@
 # device's copy only. PATCHES (files applied with patch -p1 first: the attempts under
 # notes/op-session2x/), SCRATCH ("name=SWITCHES" entries separated by ';', SWITCHES as in
 # family.toml, added to the base variant's, a later one of a name replacing its); each scratch
-# variant verified on the smoke grid, then all of them and BASE (default sm90_persistent) benched
+# variant verified on VERIFY_GRID (default awkward: hd64 and hd128 edges; session 21's calls 1, 2
+# and 4 used smoke, hd64 only, which left hd128-only variants unverified), then all of them and BASE (default sm90_persistent) benched
 # on SHAPES beside cuDNN, ROUNDS rounds (default 3) in alternating order. Nothing is committed.
 #   call 1: PATCHES="notes/op-session20/wait-hint-attempt.patch notes/op-session21/desc32-attempt.patch"
 #           SCRATCH="ab_hint=FMHA_WAIT_HINT = 1;ab_hint_desc32=FMHA_WAIT_HINT = 1, FMHA_DESC32 = 1;ab_desc32=FMHA_DESC32 = 1"
@@ -44,7 +45,7 @@ index64 = true
 TOML
   done
 fi
-for v in "${names[@]}"; do run verify-$v 45 python3 -m fmhactl verify $v --grid smoke --json; done
+for v in "${names[@]}"; do run verify-$v 45 python3 -m fmhactl verify $v --grid "${VERIFY_GRID:-awkward}" --json; done
 SHAPES=${SHAPES:-"--shape b=8,h=16,t=4096,s=4096,d=128 --shape b=4,h=16,t=8192,s=8192,d=128 --shape b=8,h=32,hkv=8,t=4096,s=4096,d=128 --shape b=8,h=16,t=4096,s=4096,d=128,causal --shape b=32,h=16,t=512,s=512,d=128 --shape b=16,h=16,t=1024,s=1024,d=64,causal"}
 ROUNDS=${ROUNDS:-3} SEED=21 bench_rounds 45 ${BASE:-sm90_persistent} "${names[@]}"
 [ -n "${DRY:-}" ] && { rm -rf "$RAW"; exit 0; }
