@@ -24,7 +24,7 @@ from fmhactl.ptx import linker, parser, rewriter
 from fmhactl.ptx.strict_hooks import (BULK_COMMIT, BULK_STORE, BULK_STORE_TENSOR, BULK_WAIT, TMA_STORE_CHECK,
                                       hooks_of)
 from fmhactl.runtime import emulation as emu
-from tests.ptx.test_rewrite_link import kernel
+from tests.ptx.test_rewrite_link import kernel, rewritten_block, strict_build
 
 RULES = ("tma-store-source-overwritten", "tma-store-pending-at-exit")
 
@@ -115,15 +115,7 @@ BODY = [
 
 @pytest.fixture(scope="module")
 def strict_bulk() -> tuple[linker.PtxBuild, list[int]]:
-    text = kernel(BODY)
-    module = parser.parse(text)
-    numbers = [next(n for n, line in enumerate(module.lines, 1) if line.strip() == body) for body in BODY]
-    return linker.build(text, "bulk-strict.ptx", optimize=0, strict=True), numbers
-
-
-def _block(built: linker.PtxBuild, original: int) -> list[str]:
-    lines = built.rewritten.text.splitlines()
-    return [lines[n - 1].strip() for n, o in sorted(built.rewritten.line_map.items()) if o == original]
+    return strict_build(BODY, "bulk-strict.ptx")
 
 
 def _call_index(block: list[str], entry: str) -> int:
@@ -141,7 +133,7 @@ def test_bulk_hooks_assemble_and_link_for_sm90(strict_bulk):
                                           (3, BULK_STORE)])
 def test_stores_are_fingerprinted_before_they_issue(strict_bulk, index, entry):
     built, numbers = strict_bulk
-    block = _block(built, numbers[index])
+    block = rewritten_block(built, numbers[index])
     track, store = _call_index(block, entry), block.index(BODY[index])
     assert track < store
     assert f"st.param.b32 [tc5p2], {numbers[index]};" in block[:track]  # site: the store's PTX line
@@ -155,24 +147,24 @@ def test_stores_are_fingerprinted_before_they_issue(strict_bulk, index, entry):
 
 def test_source_offsets_and_sizes_are_passed(strict_bulk):
     built, numbers = strict_bulk
-    reduce_tensor = _block(built, numbers[1])
+    reduce_tensor = rewritten_block(built, numbers[1])
     assert "add.u32 %tc5t0, %r3, 1024;" in reduce_tensor and "st.param.b32 [tc5p1], %tc5t0;" in reduce_tensor
     assert ["st.param.b32 [tc5p0], %r2;", "st.param.b32 [tc5p1], 4096;"] == [
-        text for text in _block(built, numbers[2]) if text.startswith(("st.param.b32 [tc5p0]", "st.param.b32 [tc5p1]"))]
-    assert "st.param.b32 [tc5p1], %r4;" in _block(built, numbers[3])
+        text for text in rewritten_block(built, numbers[2]) if text.startswith(("st.param.b32 [tc5p0]", "st.param.b32 [tc5p1]"))]
+    assert "st.param.b32 [tc5p1], %r4;" in rewritten_block(built, numbers[3])
 
 
 def test_commit_and_wait_hooks_follow_their_line(strict_bulk):
     built, numbers = strict_bulk
-    commit = _block(built, numbers[4])
+    commit = rewritten_block(built, numbers[4])
     assert commit.index(BODY[4]) < _call_index(commit, BULK_COMMIT)
     for index, n in ((5, "1"), (6, "0")):
-        block = _block(built, numbers[index])
+        block = rewritten_block(built, numbers[index])
         wait = block.index(BODY[index])
         call = _call_index(block, BULK_WAIT)
         assert wait < call and f"st.param.b32 [tc5p0], {n};" in block[wait:call]
         assert f"st.param.b32 [tc5p1], {numbers[index]};" in block[wait:call]
-    predicated = _block(built, numbers[5])  # a false predicate skips the hook with the wait
+    predicated = rewritten_block(built, numbers[5])  # a false predicate skips the hook with the wait
     label = f"$tc5ptx_hook{numbers[5]}a"
     assert predicated[predicated.index(BODY[5]) + 1] == f"@!%p1 bra {label};" and predicated[-1] == f"{label}:"
 

@@ -20,6 +20,20 @@ def kernel(body: list[str]) -> str:
     return "".join(lines)
 
 
+def strict_build(body: list[str], name: str) -> tuple[linker.PtxBuild, list[int]]:
+    """kernel(body) rewritten strict and linked, with the line number each body line has in it."""
+    text = kernel(body)
+    module = parser.parse(text)
+    numbers = [next(n for n, line in enumerate(module.lines, 1) if line.strip() == line_text) for line_text in body]
+    return linker.build(text, name, optimize=0, strict=True), numbers
+
+
+def rewritten_block(built: linker.PtxBuild, original: int) -> list[str]:
+    """The rewritten lines that came from original line `original`, in order."""
+    lines = built.rewritten.text.splitlines()
+    return [lines[n - 1].strip() for n, o in sorted(built.rewritten.line_map.items()) if o == original]
+
+
 EMULATED = [f for f in forms.FORMS if f.status == "emulated"]
 
 

@@ -14,7 +14,7 @@ from fmhactl.plans.tcgen05_abi import ERROR_CODES, OP_CODES, PTX_PATH_ERRORS
 from fmhactl.ptx import linker, parser, rewriter
 from fmhactl.ptx.strict_hooks import BULK_STORE_TENSOR, TMA_STORE_CHECK, hooks_of
 from fmhactl.runtime import emulation as emu
-from tests.ptx.test_rewrite_link import kernel
+from tests.ptx.test_rewrite_link import kernel, rewritten_block, strict_build
 
 STORE_2D = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd1, {%r1, %r2}], [%r3];"
 
@@ -84,15 +84,7 @@ BODY = [line for line, _ in STORES] + [LOAD, "cp.async.bulk.commit_group;", "cp.
 
 @pytest.fixture(scope="module")
 def strict_stores() -> tuple[linker.PtxBuild, list[int]]:
-    text = kernel(BODY)
-    module = parser.parse(text)
-    numbers = [next(n for n, line in enumerate(module.lines, 1) if line.strip() == body) for body in BODY]
-    return linker.build(text, "stores-strict.ptx", optimize=0, strict=True), numbers
-
-
-def _rewritten_block(built: linker.PtxBuild, original: int) -> list[str]:
-    lines = built.rewritten.text.splitlines()
-    return [lines[n - 1].strip() for n, o in sorted(built.rewritten.line_map.items()) if o == original]
+    return strict_build(BODY, "stores-strict.ptx")
 
 
 def test_guarded_stores_assemble_for_sm90(strict_stores):
@@ -106,7 +98,7 @@ def test_guarded_stores_assemble_for_sm90(strict_stores):
 def test_each_store_is_skipped_when_the_check_says_zero(strict_stores, index):
     built, numbers = strict_stores
     line, predicate_branch = STORES[index]
-    block = _rewritten_block(built, numbers[index])
+    block = rewritten_block(built, numbers[index])
     skip = f"$tc5ptx_hook{numbers[index]}g"
     body = line.split(": ", 1)[1] if line.startswith("$") else line
     call = next(i for i, text in enumerate(block) if text.startswith(f"call (tc5r), {TMA_STORE_CHECK},"))
@@ -123,7 +115,7 @@ def test_each_store_is_skipped_when_the_check_says_zero(strict_stores, index):
 
 def test_immediate_coordinates_are_passed_as_written(strict_stores):
     built, numbers = strict_stores
-    block = _rewritten_block(built, numbers[5])
+    block = rewritten_block(built, numbers[5])
     check = next(i for i, text in enumerate(block) if text.startswith(f"call (tc5r), {TMA_STORE_CHECK},"))
     assert ["st.param.b32 [tc5p0], 0;", "st.param.b32 [tc5p1], -32;", "st.param.b32 [tc5p5], 2;"] == \
         [text for text in block[:check] if text.startswith(("st.param.b32 [tc5p0]", "st.param.b32 [tc5p1]",
@@ -132,7 +124,7 @@ def test_immediate_coordinates_are_passed_as_written(strict_stores):
 
 def test_load_is_not_guarded(strict_stores):
     built, numbers = strict_stores
-    block = _rewritten_block(built, numbers[len(STORES)])
+    block = rewritten_block(built, numbers[len(STORES)])
     assert not [text for text in block if TMA_STORE_CHECK in text]
     assert any(text.startswith("call tc5ptx_tma_load,") for text in block)
 
