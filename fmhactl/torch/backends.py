@@ -104,16 +104,29 @@ def prefers_pingpong(cfg: AttnConfig) -> bool:
             and cfg.seq_k >= PINGPONG_MIN_SEQ_K)
 
 
+def tried_first(cc: tuple[int, int], cfg: AttnConfig) -> tuple[tuple[str, str], ...]:
+    """(variant, the measured rule) that go ahead of PREFERENCES' order for this call, in the order
+    tried: preferences() puts them first and backend_for's reason names the rule."""
+    if int(cc[0]) != 9:
+        return ()
+    first: list[tuple[str, str]] = []
+    if cfg.seq_q == 1 and cfg.batch * cfg.heads_kv >= wgmma_decode_min_rows(cfg):
+        # it declines what it cannot run (hd512 and K = V only)
+        first.append(("sm90_mqa_decode", "wgmma decode first: T = 1 over at least "
+                      f"{wgmma_decode_min_rows(cfg)} batch x KV-head rows"))
+    if fills_192_row_tiles(cfg):
+        first.append(("sm90_persistent_m192_feat" if cfg.features else "sm90_persistent_m192",
+                      f"192-row tile first: at least {M192_MIN_SEQ_Q} queries"))
+    if prefers_pingpong(cfg):
+        first.append(("sm90_pingpong", "ping-pong first: a plain non-causal call over at least "
+                      f"{PINGPONG_MIN_SEQ_K} keys"))
+    return tuple(first)
+
+
 def preferences(cc: tuple[int, int], cfg: AttnConfig) -> tuple[str, ...]:
     """The native family of capability cc in the order tried for this call."""
-    names = PREFERENCES.get(int(cc[0]), ())
-    if int(cc[0]) == 9 and prefers_pingpong(cfg):
-        names = ("sm90_pingpong",) + tuple(n for n in names if n != "sm90_pingpong")
-    if int(cc[0]) == 9 and fills_192_row_tiles(cfg):
-        names = ("sm90_persistent_m192_feat" if cfg.features else "sm90_persistent_m192",) + names
-    if int(cc[0]) == 9 and cfg.seq_q == 1 and cfg.batch * cfg.heads_kv >= wgmma_decode_min_rows(cfg):
-        names = ("sm90_mqa_decode",) + names  # it declines what it cannot run (hd512 and K = V only)
-    return names
+    first = tuple(name for name, _ in tried_first(cc, cfg))
+    return first + tuple(n for n in PREFERENCES.get(int(cc[0]), ()) if n not in first)
 
 
 # A call with attention features (docs/features.md) that no kernel covers runs the torch reference
@@ -222,22 +235,10 @@ def _native(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant],
                 skipped.append(f"{name}: {why}")
             continue
         assert not isinstance(where, str)
-        return Backend(name, where[0], where[1], f"native family for sm_{cc[0]}{cc[1]}{_ahead_because(name, cc, cfg)}")
+        rule = dict(tried_first(cc, cfg)).get(name)
+        return Backend(name, where[0], where[1],
+                       f"native family for sm_{cc[0]}{cc[1]}" + (f" ({rule})" if rule else ""))
     return None
-
-
-def _ahead_because(name: str, cc: tuple[int, int], cfg: AttnConfig) -> str:
-    """The measured rule that put `name` ahead of the family's usual order for this call, as the
-    end of backend_for's reason ("" where the usual order chose it)."""
-    if int(cc[0]) != 9:
-        return ""
-    if name.startswith("sm90_persistent_m192") and fills_192_row_tiles(cfg):
-        return f" (192-row tile first: at least {M192_MIN_SEQ_Q} queries)"
-    if name == "sm90_pingpong" and prefers_pingpong(cfg):
-        return f" (ping-pong first: a plain non-causal call over at least {PINGPONG_MIN_SEQ_K} keys)"
-    if name == "sm90_mqa_decode":
-        return f" (wgmma decode first: T = 1 over at least {wgmma_decode_min_rows(cfg)} batch x KV-head rows)"
-    return ""
 
 
 def _wider_head_dims(cc: tuple[int, int], cfg: AttnConfig, registry: dict[str, Variant]) -> list[int]:
