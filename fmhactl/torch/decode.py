@@ -31,6 +31,7 @@ import ctypes
 import os
 import threading
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import torch
 
@@ -263,6 +264,22 @@ def _functions(device_index: int, dtype: str, head_dim: int) -> tuple[int, int]:
     return int(split), int(combine)
 
 
+class SplitLaunch(NamedTuple):
+    """A decode plan's split choice with what follows from it, valid for KV lengths first..last
+    while the two knobs keep the values it was made with (a tuple: one assignment replaces it
+    whole, so a concurrent call reads the old or the new, never a mix)."""
+
+    first: int
+    last: int
+    ctas_per_sm: int  # CTAS_PER_SM when made
+    min_split_keys: int  # MIN_SPLIT_KEYS when made
+    n_splits: int
+    split_keys: int
+    head: tuple | None  # the split kernel's launch_head
+    work_floats: int  # fp32 workspace elements (0: no split)
+    lse_offset: int  # lse_partial's byte offset in the workspace
+
+
 @dataclass(eq=False)
 class DecodePlan:
     """One decode signature (all but the KV length and the K/V strides), settled once."""
@@ -294,7 +311,7 @@ class DecodePlan:
     out_bshd_stride: tuple[int, ...] = field(init=False, repr=False)
     # The last call's split choice with what follows from it (_split_launch), kept while the KV
     # length stays in its split_range and the two knobs are unchanged (op_session7_sweep sets them).
-    splits: tuple = field(init=False, repr=False)
+    splits: SplitLaunch = field(init=False, repr=False)
     split_heads: dict[int, tuple] = field(init=False, repr=False, default_factory=dict)  # n_splits -> launch_head
     # (stream, buffer, its address): the fused merge's counters last used, counter_buffer's answer
     # for that stream, held by the plan (any buffer of the stream serves: each launch leaves it zeroed)
@@ -308,11 +325,10 @@ class DecodePlan:
         if self.seq_dim == 2:  # bhsd: out is the transposed view of a (batch, seq_q, heads, dim) buffer
             size, stride = (size[0], size[2], size[1], size[3]), (stride[0], stride[2], stride[1], stride[3])
         self.out_bshd_size, self.out_bshd_stride = size, stride
-        self.splits = (1, 0, 0, 0, 0, 0, None, 0, 0)  # holds for no KV length: the first call fills it
+        self.splits = SplitLaunch(1, 0, 0, 0, 0, 0, None, 0, 0)  # holds for no KV length: the first call fills it
 
-    def _split_launch(self, seq_k: int) -> tuple:
-        """(first, last, CTAS_PER_SM, MIN_SPLIT_KEYS, n_splits, split_keys, split launch head, fp32
-        workspace elements (0: no split), lse_partial's byte offset in it) for KV lengths first..last."""
+    def _split_launch(self, seq_k: int) -> SplitLaunch:
+        """The split choice for seq_k and the KV lengths that share it."""
         ctas, min_keys = CTAS_PER_SM, MIN_SPLIT_KEYS  # read first: a change while this runs refills it
         batch_heads, groups = self.base_ctas
         n_splits, split_keys, first, last = split_range(batch_heads, 1, groups, seq_k, self.sm_count,
@@ -324,7 +340,7 @@ class DecodePlan:
             self.split_heads[n_splits] = head
         o_floats = n_splits * self.rows_total * self.head_dim
         work = o_floats + n_splits * self.rows_total if n_splits > 1 else 0
-        return first, last, ctas, min_keys, n_splits, split_keys, head, work, 4 * o_floats
+        return SplitLaunch(first, last, ctas, min_keys, n_splits, split_keys, head, work, 4 * o_floats)
 
     def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, driver, stream: int,
             key_ranges: torch.Tensor | None = None, shift: int | None = None,
