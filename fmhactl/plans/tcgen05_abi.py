@@ -69,6 +69,8 @@ ERRORS: tuple[Code, ...] = (
          "bulk store's SMEM source changed before a cp.async.bulk.wait_group retired its read"),
     Code("tma-store-pending-at-exit", 33,
          "bulk store whose source read no cp.async.bulk.wait_group retired when the CTA exited (host check)"),
+    Code("cp-async-not-waited", 34,
+         "MMA read SMEM a cp.async writes before the copying warp's cp.async.wait_group / wait_all retired it"),
 )
 ERROR_CODES: dict[str, int] = {code.name: code.value for code in ERRORS}
 ERROR_COUNT = max(ERROR_CODES.values()) + 1  # TC5_ERR_COUNT: one past the last code
@@ -85,6 +87,7 @@ OPS: tuple[Code, ...] = (
     Code("tma_load", 10), Code("mbar_wait", 11), Code("mbar_arrive", 12), Code("fence_proxy", 13),
     Code("wait_ld", 14), Code("wait_st", 15), Code("generic_store", 16), Code("fence_before", 17),
     Code("fence_after", 18), Code("tma_store", 19), Code("bulk_store", 20), Code("bulk_wait", 21),
+    Code("cp_async", 22),
 )
 OP_CODES: dict[str, int] = {code.name: code.value for code in OPS}
 
@@ -120,6 +123,12 @@ BULK_MIN_BYTES = 16
 # shared/reference/tcgen05-spec.md 8.1: keep a side table keyed by the encode call, never decode it).
 TMA_BOXES = 32
 TMA_MAP_WORDS = 16
+# cp.async (non-bulk) groups, tracked per warp (docs/emulation-strict.md): the most recent groups a
+# warp committed and no wait retired yet; an older one is forgotten (a missed report, never a false one).
+STRICT_CP_GROUPS = 4
+# Which 1-KiB blocks of the shared window (SMEM_BLOCKS of them) a group's copies wrote: a byte
+# range alone (min to max) would also cover the stages between a K and a V gather.
+CP_BLOCK_WORDS = -(-SMEM_BLOCKS // 32)
 
 
 def _u32(*names: str, comment: str = "") -> tuple[CField, ...]:
@@ -219,6 +228,23 @@ STRICT_BULK_STORE = CStruct("Tc5StrictBulkStore", (
     CField("reserved", U32),
 ), trailing="one bulk store whose source read no wait_group retired yet")
 
+STRICT_CP_WARP = CStruct("Tc5StrictCpWarp", (
+    CField("open_lo", U32, "shared bytes [lo, hi) of the copies not committed yet (lo == hi: none)"),
+    CField("open_hi", U32),
+    CField("open_site", U32, "line of the first of them"),
+    CField("commits", U32, "cp.async.commit_group calls of the warp (its lanes together count once)"),
+    CField("retired", U32, "groups before this one are complete (a wait_group retired them)"),
+    CField("group_lo", U32, "group g's bytes at g % TC5_STRICT_CP_GROUPS", count="TC5_STRICT_CP_GROUPS",
+           count_value=STRICT_CP_GROUPS),
+    CField("group_hi", U32, count="TC5_STRICT_CP_GROUPS", count_value=STRICT_CP_GROUPS),
+    CField("group_site", U32, count="TC5_STRICT_CP_GROUPS", count_value=STRICT_CP_GROUPS),
+    CField("open_blocks", U32, "bit b of word b / 32: the open copies wrote SMEM block b", count="TC5_CP_BLOCK_WORDS",
+           count_value=CP_BLOCK_WORDS),
+    CField("group_blocks", U32, "group g's blocks at words (g % TC5_STRICT_CP_GROUPS) * TC5_CP_BLOCK_WORDS ...",
+           count="TC5_STRICT_CP_GROUPS * TC5_CP_BLOCK_WORDS", count_value=STRICT_CP_GROUPS * CP_BLOCK_WORDS),
+    CField("reserved", U32, count=3),
+), trailing="one warp's cp.async copies that no wait retired yet")
+
 TMA_BOX = CStruct("Tc5TmaBox", (
     CField("map", U64, "the CUtensorMap's 128 bytes as the driver encoded them",
            count="TC5_TMA_MAP_WORDS", count_value=TMA_MAP_WORDS),
@@ -249,6 +275,9 @@ STRICT_CTA = CStruct("Tc5StrictCta", (
            count="TC5_SMEM_BLOCKS", count_value=SMEM_BLOCKS),
     CField("bulk", STRICT_BULK_STORE, "PTX path: bulk stores not retired by a wait_group",
            count="TC5_STRICT_BULK", count_value=STRICT_BULK),
+    CField("cp_pending", U32, "bit w: warp w has cp.async copies no wait retired yet"),
+    CField("reserved", U32),
+    CField("cp", STRICT_CP_WARP, "cp.async copies per warp", count="TC5_STRICT_WARPS", count_value=STRICT_WARPS),
 ))
 
 SM_POOL = CStruct("Tc5SmPool", (
@@ -307,10 +336,14 @@ def render_errors_header() -> list[str]:
             _define("TC5_BULK_MIN_BYTES", BULK_MIN_BYTES, "source bytes checked of a store whose map's box is unknown"),
             _define("TC5_TMA_BOXES", TMA_BOXES, "tensor maps the host may declare with their box size"),
             _define("TC5_TMA_MAP_WORDS", TMA_MAP_WORDS, "a CUtensorMap: 128 opaque bytes"),
+            _define("TC5_STRICT_CP_GROUPS", STRICT_CP_GROUPS,
+                    "cp.async groups per warp tracked until a wait retires them (older ones: forgotten)"),
+            _define("TC5_CP_BLOCK_WORDS", CP_BLOCK_WORDS, "words of a group's SMEM block bitmap"),
             "", "// MMA flags word."]
     out += [_define(f"TC5_MMA_{name}", f"{value}u") for name, value in MMA_FLAGS.items()]
     out.append("")
-    for struct in (STRICT_MMA, STRICT_COMMIT, STRICT_TX_RECORD, STRICT_WARP, STRICT_BAR, STRICT_BULK_STORE, STRICT_CTA,
+    for struct in (STRICT_MMA, STRICT_COMMIT, STRICT_TX_RECORD, STRICT_WARP, STRICT_BAR, STRICT_BULK_STORE,
+                   STRICT_CP_WARP, STRICT_CTA,
                    TMA_BOX, SM_POOL):
         out += [*render_c(struct), ""]
     out.append("// Trace events; recorded only when tc5_emu_state.trace != 0.")

@@ -19,6 +19,12 @@ rewriter keeps each one as written and adds the same hooks around it:
 - `cp.async.bulk.wait_group{.read} N`   -> after:  tc5ptx_bulk_wait(N)
   (the store's source is fingerprinted at issue and again when a wait_group retires its group:
   tma-store-source-overwritten; a store still pending when the CTA exits: tma-store-pending-at-exit)
+- `cp.async.ca` / `cp.async.cg` (non-bulk, global -> shared) -> before: tc5ptx_cp_async(dst, cp-size)
+- `cp.async.commit_group`               -> after:  tc5ptx_cp_async_commit()
+- `cp.async.wait_group N` / `wait_all`  -> after:  tc5ptx_cp_async_wait(N, 0) / (0, 1)
+- `cp.async.mbarrier.arrive{.noinc}`    -> after:  tc5ptx_cp_async_arrive(): the thread's copies count
+  as complete (the mbarrier tracks them; a reader that never observes its phase is not caught)
+  (an MMA that reads bytes of a copy no wait retired: cp-async-not-waited)
 
 Addresses are passed as shared-window (.shared::cta) addresses; a generic address (no `.shared`
 in the opcode) is converted with cvta.to.shared.
@@ -32,16 +38,21 @@ from dataclasses import dataclass
 from fmhactl.ptx.parser import split_operands
 
 _LINE = re.compile(r"^(?P<indent>\s*)(?:(?P<label>[$\w]+):\s*)?(?:@(?P<pred>!?%?[\w$]+)\s+)?"
-                   r"(?P<opcode>(?:mbarrier|cp\.async\.bulk|cp\.reduce\.async\.bulk|fence\.proxy\.async)[^\s;]*)\s*"
+                   r"(?P<opcode>(?:mbarrier|cp\.async|cp\.reduce\.async\.bulk|fence\.proxy\.async)[^\s;]*)\s*"
                    r"(?P<operands>[^;]*);\s*(?://.*)?$")
-_HOOKED = re.compile(r"mbarrier\.|cp\.async\.bulk|cp\.reduce\.async\.bulk|fence\.proxy\.async")
+_HOOKED = re.compile(r"mbarrier\.|cp\.async|cp\.reduce\.async\.bulk|fence\.proxy\.async")
 TMA_STORE_CHECK = "tc5ptx_tma_store_check"
 BULK_STORE_TENSOR = "tc5ptx_bulk_store_tensor"
 BULK_STORE = "tc5ptx_bulk_store"
 BULK_COMMIT = "tc5ptx_bulk_commit"
 BULK_WAIT = "tc5ptx_bulk_wait"
+CP_ASYNC = "tc5ptx_cp_async"
+CP_ASYNC_COMMIT = "tc5ptx_cp_async_commit"
+CP_ASYNC_WAIT = "tc5ptx_cp_async_wait"
+CP_ASYNC_ARRIVE = "tc5ptx_cp_async_arrive"
 HOOKS = ("tc5ptx_mbar_init", "tc5ptx_mbar_arrive", "tc5ptx_mbar_poll", "tc5ptx_mbar_observed", "tc5ptx_tma_load",
-         "tc5ptx_fence_proxy_async", TMA_STORE_CHECK, BULK_STORE_TENSOR, BULK_STORE, BULK_COMMIT, BULK_WAIT)
+         "tc5ptx_fence_proxy_async", TMA_STORE_CHECK, BULK_STORE_TENSOR, BULK_STORE, BULK_COMMIT, BULK_WAIT,
+         CP_ASYNC, CP_ASYNC_COMMIT, CP_ASYNC_WAIT, CP_ASYNC_ARRIVE)
 MAX_TMA_COORDS = 5
 # dst.src of a bulk tensor copy into global memory: a TMA store (loads are .shared::cluster.global / .shared::cta.global)
 _TMA_STORE = re.compile(r"^cp\.async\.bulk\.tensor\.[1-5]d\.global\.shared::(?:cta|cluster)(?:\.|$)")
@@ -77,7 +88,7 @@ def hooks_of(line: str, site: int) -> Hooked | None:
     """The strict hooks a PTX line needs (None: the line is not an mbarrier, TMA, bulk-group or proxy-fence
     instruction)."""
     stripped = line.strip()
-    if not stripped.startswith(("mbarrier", "cp.async.bulk", "cp.reduce.async.bulk", "fence.proxy.async", "@", "$")) \
+    if not stripped.startswith(("mbarrier", "cp.async", "cp.reduce.async.bulk", "fence.proxy.async", "@", "$")) \
             or not _HOOKED.search(stripped):
         return None
     m = _LINE.match(line)
@@ -109,6 +120,8 @@ def hooks_of(line: str, site: int) -> Hooked | None:
         after.append(HookCall(BULK_COMMIT, (s,)))
     elif opcode in ("cp.async.bulk.wait_group", "cp.async.bulk.wait_group.read") and len(ops) == 1:
         after.append(HookCall(BULK_WAIT, (ops[0], s)))  # N as written: an integer constant (ptxas checks it)
+    else:
+        copy_hooks(opcode, ops, s, before, after)
     store = bulk_store_hook(opcode, ops, s)
     if store is not None:
         before.append(store)
@@ -116,6 +129,23 @@ def hooks_of(line: str, site: int) -> Hooked | None:
     if not before and not after and guard is None:
         return None
     return Hooked(m.group("label"), m.group("pred"), tuple(before), tuple(after), generic, guard)
+
+
+def copy_hooks(opcode: str, ops: tuple[str, ...], site: str, before: list[HookCall], after: list[HookCall]) -> None:
+    """The tracking calls of a non-bulk cp.async line (global -> shared, sm_80+) and of its group and
+    mbarrier lines; nothing for any other line. `cp.async.ca/cg.shared{::cta}.global [dst], [src],
+    cp-size{, src-size | ignore-src}{, cache-policy}` writes cp-size bytes at dst (zeros past
+    src-size: still a write the wait must retire)."""
+    if opcode.startswith(("cp.async.ca.", "cp.async.cg.")) and len(ops) >= 3 and ops[0].startswith("["):
+        before.append(HookCall(CP_ASYNC, (ops[0], ops[2], site)))
+    elif opcode == "cp.async.commit_group" and not ops:
+        after.append(HookCall(CP_ASYNC_COMMIT, (site,)))
+    elif opcode == "cp.async.wait_group" and len(ops) == 1:
+        after.append(HookCall(CP_ASYNC_WAIT, (ops[0], "0", site)))
+    elif opcode == "cp.async.wait_all" and not ops:
+        after.append(HookCall(CP_ASYNC_WAIT, ("0", "1", site)))
+    elif opcode.startswith("cp.async.mbarrier.arrive") and len(ops) == 1:
+        after.append(HookCall(CP_ASYNC_ARRIVE, (site,)))
 
 
 def store_guard(opcode: str, ops: tuple[str, ...], site: str) -> HookCall | None:

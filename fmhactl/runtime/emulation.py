@@ -218,6 +218,10 @@ def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
         state = "never committed" if d1 == 0 else f"committed, {d1} commit_group(s) ago"
         return (f"CTA exited with a bulk store from SMEM 0x{d0:x} ({state}) whose source read no "
                 "cp.async.bulk.wait_group retired: the next CTA on the SM may reuse that memory while it is read")
+    if name == "cp-async-not-waited":
+        return (f"SMEM operand 0x{d0:x}..0x{d1:x} holds bytes of a cp.async (named below) that no "
+                "cp.async.wait_group / wait_all of the copying warp had retired when the MMA issued: the MMA may "
+                "read them before they land")
     return f"details 0x{d0:08x} 0x{d1:08x}"
 
 

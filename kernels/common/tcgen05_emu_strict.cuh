@@ -410,6 +410,135 @@ __device__ void ldst_checks(u32 op, u32 site, u32 taddr, u32 col_lo, u32 col_hi)
     __syncwarp();
 }
 
+// ---- cp.async (non-bulk) groups ------------------------------------------------------------------
+// PTX ISA (cp.async.commit_group / wait_group / wait_all): a thread's cp.async copies complete, for
+// anyone, only once a wait of that thread retires their group; an MMA reading those bytes before is
+// a race whatever the copy's real speed (cp-async-not-waited). Tracked per warp, its lanes together:
+// every kernel we know gathers, commits and waits with whole warps (cp_async.cuh, CUTLASS's SM80
+// copy atoms). Divergent lanes can only make the warp retire groups earlier than some lane does:
+// a missed report, never a false one. A group is the byte span [lo, hi) of its copies and the
+// bitmap of the 1-KiB blocks they wrote.
+
+__device__ __forceinline__ Tc5StrictCpWarp& my_cp(Tc5StrictCta* s) { return s->cp[warp_id() % TC5_STRICT_WARPS]; }
+
+__device__ __forceinline__ bool spans(u32 lo, u32 hi, u32 a_lo, u32 a_hi) { return lo < hi && lo < a_hi && a_lo < hi; }
+
+// Any SMEM block of [lo, hi) in the bitmap `blocks`.
+__device__ __forceinline__ bool blocks_hit(const u32* blocks, u32 lo, u32 hi) {
+    const u32 first = lo / TC5_SMEM_BLOCK_BYTES, last = min((hi - 1) / TC5_SMEM_BLOCK_BYTES, TC5_SMEM_BLOCKS - 1u);
+    for (u32 b = first; b <= last; ++b)
+        if (vload(&blocks[b / 32]) & (1u << (b % 32))) return true;
+    return false;
+}
+
+// The line of a copy of warp `w` not yet retired that writes into [lo, hi), or 0: its group's byte
+// span and one of the 1-KiB blocks it wrote both meet the range (the span alone would also cover
+// the stages between a K and a V gather, the blocks alone a neighbour inside one block).
+__device__ __forceinline__ u32 cp_unretired_site(const Tc5StrictCpWarp& w, u32 lo, u32 hi) {
+    if (lo >= hi) return 0;
+    if (spans(vload(&w.open_lo), vload(&w.open_hi), lo, hi) && blocks_hit(w.open_blocks, lo, hi))
+        return vload(&w.open_site);
+    const u32 commits = vload(&w.commits);
+    for (u32 g = vload(&w.retired); g != commits; ++g) {
+        const u32 i = g % TC5_STRICT_CP_GROUPS;
+        if (spans(vload(&w.group_lo[i]), vload(&w.group_hi[i]), lo, hi) &&
+            blocks_hit(w.group_blocks + i * TC5_CP_BLOCK_WORDS, lo, hi))
+            return vload(&w.group_site[i]);
+    }
+    return 0;
+}
+
+// At an MMA's issue (lane 0): an operand whose bytes a cp.async may still be writing.
+__device__ __forceinline__ void cp_async_check(Tc5StrictCta* s, u32 op, const Tc5StrictMma& m) {
+    for (u32 pending = vload(&s->cp_pending); pending != 0; pending &= pending - 1) {
+        const u32 w = static_cast<u32>(__ffs(pending) - 1);
+        const u32 in_b = cp_unretired_site(s->cp[w], m.smem_b_lo, m.smem_b_hi);
+        const u32 in_a = (m.flags & TC5_MMA_TS) ? 0u : cp_unretired_site(s->cp[w], m.smem_a_lo, m.smem_a_hi);
+        if (in_b != 0 || in_a != 0) {
+            record_pair(TC5_ERR_CP_ASYNC_NOT_WAITED, op, m.site, m.warp, in_b != 0 ? m.smem_b_lo : m.smem_a_lo,
+                        in_b != 0 ? m.smem_b_hi : m.smem_a_hi, TC5_OP_CP_ASYNC, in_b != 0 ? in_b : in_a, w);
+            return;
+        }
+    }
+}
+
+// Lanes of the active mask each issued a copy into [dst, dst + bytes): the warp's open range grows.
+__device__ void cp_async_issue(u32 dst, u32 bytes, u32 site) {
+    const u32 mask = __activemask();
+    const u32 lo = __reduce_min_sync(mask, dst), hi = __reduce_max_sync(mask, dst + bytes);
+    Tc5StrictCta* s = state();
+    Tc5StrictCpWarp& w = my_cp(s);
+    // A copy (4, 8 or 16 bytes, aligned to its size) lies in one 1-KiB block; lanes that hit the same
+    // bitmap word set their bits with one atomic. Blocks past the tracked window are not recorded.
+    const u32 block = dst / TC5_SMEM_BLOCK_BYTES;
+    const u32 word = block < TC5_SMEM_BLOCKS ? block / 32 : 0xffffffffu;
+    const u32 peers = __match_any_sync(mask, word);
+    const u32 bits = __reduce_or_sync(peers, word != 0xffffffffu ? 1u << (block % 32) : 0u);
+    if (word != 0xffffffffu && lane_id() == leader_of(peers)) atomicOr(&w.open_blocks[word], bits);
+    if (lane_id() != leader_of(mask)) return;
+    if (w.open_lo == w.open_hi) {
+        w.open_lo = lo;
+        w.open_hi = hi;
+        w.open_site = site;
+    } else {
+        w.open_lo = min(w.open_lo, lo);
+        w.open_hi = max(w.open_hi, hi);
+    }
+    __threadfence_block();
+    atomicOr(&s->cp_pending, 1u << (warp_id() % 32));
+}
+
+// commit_group (leader lane): the open copies become the warp's newest group (an empty one too:
+// it keeps wait_group's count in step). A ring already full forgets its oldest group.
+__device__ __forceinline__ void cp_commit_leader(Tc5StrictCpWarp& w, u32 site) {
+    if (w.commits - w.retired >= TC5_STRICT_CP_GROUPS) w.retired = w.commits - TC5_STRICT_CP_GROUPS + 1;
+    const u32 i = w.commits % TC5_STRICT_CP_GROUPS;
+    w.group_lo[i] = w.open_lo;
+    w.group_hi[i] = w.open_hi;
+    w.group_site[i] = w.open_lo == w.open_hi ? site : w.open_site;
+    for (u32 k = 0; k < TC5_CP_BLOCK_WORDS; ++k) {
+        w.group_blocks[i * TC5_CP_BLOCK_WORDS + k] = w.open_blocks[k];
+        w.open_blocks[k] = 0;
+    }
+    w.open_lo = w.open_hi = w.open_site = 0;
+    __threadfence_block();
+    w.commits += 1;
+}
+
+__device__ void cp_async_commit(u32 site) {
+    const u32 mask = __activemask();
+    if (lane_id() == leader_of(mask)) cp_commit_leader(my_cp(state()), site);
+}
+
+// wait_group n: every group but the n most recent is complete; wait_all: commit, then n = 0.
+__device__ void cp_async_wait(u32 n, bool all, u32 site) {
+    const u32 mask = __activemask();
+    if (lane_id() != leader_of(mask)) return;
+    Tc5StrictCta* s = state();
+    Tc5StrictCpWarp& w = my_cp(s);
+    if (all) {
+        cp_commit_leader(w, site);
+        n = 0;
+    }
+    if (w.commits - w.retired > n) w.retired = w.commits - n;
+    __threadfence_block();
+    if (w.retired == w.commits && w.open_lo == w.open_hi) atomicAnd(&s->cp_pending, ~(1u << (warp_id() % 32)));
+}
+
+// cp.async.mbarrier.arrive (PTX path): the barrier tracks the warp's copies, so none is left for a
+// wait to retire, and no group is committed.
+__device__ void cp_async_arrive(u32) {
+    const u32 mask = __activemask();
+    if (lane_id() != leader_of(mask)) return;
+    Tc5StrictCta* s = state();
+    Tc5StrictCpWarp& w = my_cp(s);
+    for (u32 k = 0; k < TC5_CP_BLOCK_WORDS; ++k) w.open_blocks[k] = 0;
+    w.open_lo = w.open_hi = w.open_site = 0;
+    w.retired = w.commits;
+    __threadfence_block();
+    atomicAnd(&s->cp_pending, ~(1u << (warp_id() % 32)));
+}
+
 __device__ void enqueue_mma(u32 d_tmem, u64 a_desc, u32 a_tmem, u64 b_desc, u32 idesc, u32 flags,
                                          u32 site) {
     Tc5StrictCta* s = state();
@@ -454,6 +583,7 @@ __device__ void enqueue_mma(u32 d_tmem, u64 a_desc, u32 a_tmem, u64 b_desc, u32 
                     fence_site ? vload(&s->last_fence_warp) : 0xffffffffu);
     }
     if (lane_id() == 0) {
+        cp_async_check(s, op, m);
         lock_cta(s);
         // TMEM hazards against the MMAs still in flight. MMAs of one thread into the same
         // accumulator with the same shape are pipelined (spec §7.2); anything else overlapping is not.
@@ -669,7 +799,7 @@ __device__ void poll(u32 bar, u32) {
 }  // namespace emu
 }  // namespace tc5
 
-// ---- the hooks mbarrier.cuh and tma.cuh call --------------------------------------------------------
+// ---- the hooks mbarrier.cuh, tma.cuh and cp_async.cuh call ---------------------------------------
 
 using tc5::emu::strict::leader_of;
 using tc5::emu::strict::vload;
@@ -787,6 +917,12 @@ __device__ void tc5_strict_tma_load(unsigned dst, unsigned bar, unsigned site) {
     }
     strict::trace(TC5_EV_TMA_ISSUE, site, dst, bar);
 }
+
+__device__ void tc5_strict_cp_async(unsigned dst, unsigned bytes, unsigned site) {
+    tc5::emu::strict::cp_async_issue(dst, bytes, site);
+}
+__device__ void tc5_strict_cp_commit(unsigned site) { tc5::emu::strict::cp_async_commit(site); }
+__device__ void tc5_strict_cp_wait(unsigned n, bool all, unsigned site) { tc5::emu::strict::cp_async_wait(n, all, site); }
 
 __device__ void tc5_strict_fence_proxy_async(unsigned site) {
     using namespace tc5::emu;

@@ -38,7 +38,8 @@
 #define TC5_ERR_TMA_STORE_NEGATIVE     31 // TMA tile store whose box starts at a negative coordinate (illegal instruction on sm_90; undocumented on sm_100): skipped
 #define TC5_ERR_TMA_STORE_SOURCE_OVERWRITTEN 32 // bulk store's SMEM source changed before a cp.async.bulk.wait_group retired its read
 #define TC5_ERR_TMA_STORE_PENDING_AT_EXIT 33 // bulk store whose source read no cp.async.bulk.wait_group retired when the CTA exited (host check)
-#define TC5_ERR_COUNT                  34
+#define TC5_ERR_CP_ASYNC_NOT_WAITED    34 // MMA read SMEM a cp.async writes before the copying warp's cp.async.wait_group / wait_all retired it
+#define TC5_ERR_COUNT                  35
 
 // Operation codes recorded with each violation (the "op" field).
 #define TC5_OP_ALLOC                   1
@@ -62,6 +63,7 @@
 #define TC5_OP_TMA_STORE               19
 #define TC5_OP_BULK_STORE              20
 #define TC5_OP_BULK_WAIT               21
+#define TC5_OP_CP_ASYNC                22
 
 #define TC5_TMEM_LANES                 128
 #define TC5_TMEM_COLUMNS               512
@@ -140,6 +142,8 @@ struct Tc5EmuState {
 #define TC5_BULK_MIN_BYTES             16 // source bytes checked of a store whose map's box is unknown
 #define TC5_TMA_BOXES                  32 // tensor maps the host may declare with their box size
 #define TC5_TMA_MAP_WORDS              16 // a CUtensorMap: 128 opaque bytes
+#define TC5_STRICT_CP_GROUPS           4 // cp.async groups per warp tracked until a wait retires them (older ones: forgotten)
+#define TC5_CP_BLOCK_WORDS             8 // words of a group's SMEM block bitmap
 
 // MMA flags word.
 #define TC5_MMA_TF32                   1u
@@ -208,6 +212,20 @@ struct Tc5StrictBulkStore {              // one bulk store whose source read no 
     unsigned int reserved;
 };
 
+struct Tc5StrictCpWarp {                 // one warp's cp.async copies that no wait retired yet
+    unsigned int open_lo;                // shared bytes [lo, hi) of the copies not committed yet (lo == hi: none)
+    unsigned int open_hi;
+    unsigned int open_site;              // line of the first of them
+    unsigned int commits;                // cp.async.commit_group calls of the warp (its lanes together count once)
+    unsigned int retired;                // groups before this one are complete (a wait_group retired them)
+    unsigned int group_lo[TC5_STRICT_CP_GROUPS]; // group g's bytes at g % TC5_STRICT_CP_GROUPS
+    unsigned int group_hi[TC5_STRICT_CP_GROUPS];
+    unsigned int group_site[TC5_STRICT_CP_GROUPS];
+    unsigned int open_blocks[TC5_CP_BLOCK_WORDS]; // bit b of word b / 32: the open copies wrote SMEM block b
+    unsigned int group_blocks[TC5_STRICT_CP_GROUPS * TC5_CP_BLOCK_WORDS]; // group g's blocks at words (g % TC5_STRICT_CP_GROUPS) * TC5_CP_BLOCK_WORDS ...
+    unsigned int reserved[3];
+};
+
 struct Tc5StrictCta {
     unsigned int lock;                   // serialises the queues and the executor
     unsigned int mma_issued;             // seq of the next MMA
@@ -225,6 +243,9 @@ struct Tc5StrictCta {
     struct Tc5StrictBar bars[TC5_STRICT_BARS];
     unsigned long long smem_hash[TC5_SMEM_BLOCKS]; // (ticket << 32) | hash as of the last fence / TMA
     struct Tc5StrictBulkStore bulk[TC5_STRICT_BULK]; // PTX path: bulk stores not retired by a wait_group
+    unsigned int cp_pending;             // bit w: warp w has cp.async copies no wait retired yet
+    unsigned int reserved;
+    struct Tc5StrictCpWarp cp[TC5_STRICT_WARPS]; // cp.async copies per warp
 };
 
 // A tensor map the host encoded and declared, with its box size (the map is opaque: looked up by content).

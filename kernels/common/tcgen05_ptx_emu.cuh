@@ -593,6 +593,17 @@ __device__ __noinline__ void tc5ptx_bulk_wait(unsigned n, unsigned site) {
         atomicExch(&b.thread, 0u);
     }
 }
+// Non-bulk cp.async (global -> shared): the same per-warp group tracking as cp_async.cuh's hooks.
+__device__ __noinline__ void tc5ptx_cp_async(unsigned dst, unsigned bytes, unsigned site) {
+    tc5_strict_cp_async(dst, bytes, site);
+}
+__device__ __noinline__ void tc5ptx_cp_async_commit(unsigned site) { tc5_strict_cp_commit(site); }
+__device__ __noinline__ void tc5ptx_cp_async_wait(unsigned n, unsigned all, unsigned site) {
+    tc5_strict_cp_wait(n, all != 0, site);
+}
+// cp.async.mbarrier.arrive{.noinc}: the mbarrier's phase now waits for the thread's copies, so they
+// are counted complete here (a reader that never observes that phase is not caught: a missed report).
+__device__ __noinline__ void tc5ptx_cp_async_arrive(unsigned site) { tc5::emu::strict::cp_async_arrive(site); }
 #endif
 
 }  // extern "C"

@@ -42,6 +42,7 @@ CASES: dict[str, tuple[int, str]] = {
     "tma-in-flight-at-exit": (0, "exit"),
     "mma-in-flight-at-exit": (0, "commit"),
     "alloc-timeout": (1, "alloc"),
+    "cp-async-not-waited": (0, "cp_async"),
 }
 
 

@@ -2,6 +2,7 @@
 // p.which = 0: a correct kernel that must report nothing. Built for sm_90a with the strict
 // emulator (FMHACTL_TC5_STRICT=1); tests/tcgen05/test_emu_rules.py expects each named error.
 // 128 threads per CTA, kDynSmem bytes of dynamic shared memory, grid (1, 1, 1) unless a case says.
+#include "common/cp_async.cuh"
 #include "common/mbarrier.cuh"
 #include "common/tcgen05.cuh"
 #include "common/tma.cuh"
@@ -87,11 +88,41 @@ extern "C" __global__ void __launch_bounds__(128) rule(const RuleParams p, const
     }
     cta_sync();
 
+    // Warp 1 refills B's first 512 bytes by cp.async (with the bytes B already holds, so that only
+    // the copy's completion, never its content, can be at fault) as group `group_b`, then copies
+    // into the TMA area as the next group, waits with `wait_n`, fences and hands B to warp 0.
+    auto copy_b_then_signal = [&](bool wait, int wait_n) {
+        if (warp != 1) return;
+        u32* source = scratch + 512 + 4 * t;  // 16 bytes a lane, as B's words 1024 + 4t ...
+        for (u32 j = 0; j < 4; ++j) source[j] = 0x3f803f80u * ((1024 + 4 * t + j) & 1);
+        __syncwarp();
+        cp_async::copy16(b_addr + 16 * t, source, true);
+        cp_async::commit();
+        cp_async::copy16(tc5::smem_addr(dsm + kOffTma) + 16 * t, source, true);
+        cp_async::commit();
+        if (wait) {
+            if (wait_n == 1) cp_async::wait_group<1>();  // B's group retired, the TMA area's still pending
+            else cp_async::wait_group<0>();
+        }
+        tma::fence_proxy_async_shared();
+        tc5::fence_before_thread_sync();
+        mbar::arrive(signal);  // 32 lanes = the expected count
+    };
+    auto mma_after_signal = [&]() {
+        if (warp == 0) {
+            mbar::wait_parity(signal, 0);
+            tc5::fence_after_thread_sync();
+        }
+        mma_and_commit();
+        wait_done();
+        read_d(0);
+        if (warp == 1) cp_async::wait_all();
+    };
+
     switch (p.which) {
-        case 0:  // correct: MMA, commit, wait + fence, read D
-            mma_and_commit();
-            wait_done();
-            read_d(0);
+        case 0:  // correct: cp.async refill of B waited for (wait_group 1 of 2 groups), MMA, commit, wait + fence, read D
+            copy_b_then_signal(true, 1);
+            mma_after_signal();
             break;
         case TC5_ERR_TMEM_BUSY:  // D read while the MMA writing it is still in flight
             mma_and_commit();
@@ -191,6 +222,10 @@ extern "C" __global__ void __launch_bounds__(128) rule(const RuleParams p, const
             break;
         case TC5_ERR_MMA_IN_FLIGHT_AT_EXIT:  // committed, but nobody waits on the commit's mbarrier
             mma_and_commit();
+            break;
+        case TC5_ERR_CP_ASYNC_NOT_WAITED:  // B refilled by cp.async, committed but not waited, then handed over
+            copy_b_then_signal(false, 0);
+            mma_after_signal();
             break;
         case TC5_ERR_ALLOC_TIMEOUT:  // warp 0 holds all 512 columns; warp 1 waits for 32 more forever
             if (warp == 1) tc5::alloc(slot + 1, 32);
