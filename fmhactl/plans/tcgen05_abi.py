@@ -71,6 +71,9 @@ ERRORS: tuple[Code, ...] = (
          "bulk store whose source read no cp.async.bulk.wait_group retired when the CTA exited (host check)"),
     Code("cp-async-not-waited", 34,
          "MMA read SMEM a cp.async writes before the copying warp's cp.async.wait_group / wait_all retired it"),
+    Code("cp-async-pending-at-exit", 35,
+         "cp.async copies no cp.async.wait_group / wait_all of the copying warp retired when the CTA exited "
+         "(host check)"),
 )
 ERROR_CODES: dict[str, int] = {code.name: code.value for code in ERRORS}
 ERROR_COUNT = max(ERROR_CODES.values()) + 1  # TC5_ERR_COUNT: one past the last code

@@ -36,7 +36,7 @@ from fmhactl.plans.cstruct import ctypes_struct
 from fmhactl.plans.hardware import TMEM_ALLOC_UNIT, TMEM_COLUMNS, TMEM_LANES
 from fmhactl.plans.tcgen05_abi import (  # noqa: F401 (re-exported: tests and trace read them here)
     ALLOC_CHUNKS, ERROR_CODES, ERROR_COUNT, OP_CODES, SMEM_BLOCK_BYTES, SMEM_BLOCKS, STRICT_BARS, STRICT_COMMITS,
-    STRICT_MMA_SLOTS, STRICT_TX, STRICT_WARPS, TRACE_EVENTS, WRITTEN_WORDS,
+    STRICT_CP_GROUPS, STRICT_MMA_SLOTS, STRICT_TX, STRICT_WARPS, TRACE_EVENTS, WRITTEN_WORDS,
 )
 from fmhactl.runtime.driver import LoadedModule, check
 
@@ -222,6 +222,11 @@ def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
         return (f"SMEM operand 0x{d0:x}..0x{d1:x} holds bytes of a cp.async (named below) that no "
                 "cp.async.wait_group / wait_all of the copying warp had retired when the MMA issued: the MMA may "
                 "read them before they land")
+    if name == "cp-async-pending-at-exit":
+        state = "never committed" if d1 == 0 else f"committed, {d1} commit_group(s) ago"
+        return (f"CTA exited with cp.async copies into SMEM from 0x{d0:x} ({state}) that no cp.async.wait_group / "
+                "wait_all of this warp retired: they may still write shared memory the next CTA on the SM is given, "
+                "and no reader could have been ordered after them")
     return f"details 0x{d0:08x} 0x{d1:08x}"
 
 
@@ -493,12 +498,32 @@ def pending_bulk_store(block: int, tracker: ctypes.Structure) -> Violation | Non
     return None
 
 
+def pending_cp_async(block: int, tracker: ctypes.Structure) -> Violation | None:
+    """cp-async-pending-at-exit for the first warp of a CTA that left cp.async copies no wait retired.
+
+    Open copies (not committed) come first, then the warp's unretired groups oldest first; a group
+    without copies (an empty commit_group) is nothing pending. Groups the ring forgot are not seen.
+    """
+    code = ERROR_CODES["cp-async-pending-at-exit"]
+    for warp, w in enumerate(tracker.cp):
+        if w.open_lo != w.open_hi:
+            return Violation("cp-async-pending-at-exit", block, warp, 0, w.open_site, "cp_async",
+                             describe(code, "cp_async", warp, w.open_lo, 0), code, "exit", 0, -1)
+        unretired = min((w.commits - w.retired) & 0xFFFFFFFF, STRICT_CP_GROUPS)
+        for age in range(unretired, 0, -1):  # age 1: the newest group
+            i = (w.commits - age) % STRICT_CP_GROUPS
+            if w.group_lo[i] != w.group_hi[i]:
+                return Violation("cp-async-pending-at-exit", block, warp, 0, w.group_site[i], "cp_async",
+                                 describe(code, "cp_async", warp, w.group_lo[i], age), code, "exit", 0, -1)
+    return None
+
+
 def in_flight_at_exit(trackers) -> list[Violation]:
     """Strict mode: what each CTA left in flight when it exited (the device cannot see its own exit).
 
     TMA loads whose mbarrier phase nobody observed; MMAs never committed; committed MMAs whose
     commit nobody observed; tcgen05.ld / st never waited; bulk stores (PTX path) whose source read
-    no wait_group retired.
+    no wait_group retired; cp.async copies no wait of their warp retired.
     """
     out: list[Violation] = []
 
@@ -529,6 +554,8 @@ def in_flight_at_exit(trackers) -> list[Violation]:
                 add("st-not-waited", block, warp, w.pending_st_site, "st", 0, 0)
         if (store := pending_bulk_store(block, t)) is not None:
             out.append(store)
+        if (copies := pending_cp_async(block, t)) is not None:
+            out.append(copies)
     return out
 
 

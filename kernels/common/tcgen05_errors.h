@@ -39,7 +39,8 @@
 #define TC5_ERR_TMA_STORE_SOURCE_OVERWRITTEN 32 // bulk store's SMEM source changed before a cp.async.bulk.wait_group retired its read
 #define TC5_ERR_TMA_STORE_PENDING_AT_EXIT 33 // bulk store whose source read no cp.async.bulk.wait_group retired when the CTA exited (host check)
 #define TC5_ERR_CP_ASYNC_NOT_WAITED    34 // MMA read SMEM a cp.async writes before the copying warp's cp.async.wait_group / wait_all retired it
-#define TC5_ERR_COUNT                  35
+#define TC5_ERR_CP_ASYNC_PENDING_AT_EXIT 35 // cp.async copies no cp.async.wait_group / wait_all of the copying warp retired when the CTA exited (host check)
+#define TC5_ERR_COUNT                  36
 
 // Operation codes recorded with each violation (the "op" field).
 #define TC5_OP_ALLOC                   1

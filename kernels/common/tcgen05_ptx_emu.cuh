@@ -236,6 +236,7 @@ __device__ __noinline__ void strict_enqueue_alone(const PendingMma& p) {
                         fence_site ? TC5_OP_FENCE_PROXY : TC5_OP_GENERIC_STORE, fence_site,
                         fence_site ? st::vload(&s->last_fence_warp) : 0xffffffffu);
     }
+    st::cp_async_check(s, op, m);  // an operand a cp.async of any warp may still be writing
     st::lock_cta(s);
     // TMEM hazards against the MMAs in flight; one thread's MMAs into the same accumulator with the
     // same shape are pipelined (spec §7.2).

@@ -10,6 +10,7 @@ The build test runs on the CPU (NVRTC); the rest needs a CUDA GPU (sm_90 runs th
 from __future__ import annotations
 
 import ctypes
+import re
 
 import pytest
 
@@ -43,7 +44,11 @@ CASES: dict[str, tuple[int, str]] = {
     "mma-in-flight-at-exit": (0, "commit"),
     "alloc-timeout": (1, "alloc"),
     "cp-async-not-waited": (0, "cp_async"),
+    "cp-async-pending-at-exit": (1, "exit"),
 }
+# Correct kernels (p.which): 0, and kCorrectCpSpan (one pending cp.async group on both sides of the
+# operand an MMA reads: neither the group's span nor its blocks alone may decide), read from rules.cu.
+CORRECT = {"plain": 0, "cp-span": int(re.search(r"constexpr u32 kCorrectCpSpan = (\d+);", RULES_PATH.read_text())[1])}
 
 
 class RuleParams(ctypes.Structure):
@@ -117,10 +122,11 @@ def _launch(rules_module, kernel: str, which: int, grid: int = 1, seed: int = 0)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 12345])
+@pytest.mark.parametrize("case", list(CORRECT))
 @pytest.mark.gpu
 @pytest.mark.skipif(not tc5_harness.cuda_available(), reason="needs a CUDA GPU (torch.cuda)")
-def test_correct_kernel_reports_nothing(rules_module, seed):
-    violations = _launch(rules_module, "rule", 0, seed=seed)
+def test_correct_kernel_reports_nothing(rules_module, case, seed):
+    violations = _launch(rules_module, "rule", CORRECT[case], seed=seed)
     assert violations == [], "\n".join(map(str, violations))
 
 
@@ -138,8 +144,9 @@ def test_broken_kernel_reports_its_rule(rules_module, name):
     assert hit.block == 0, text
     assert hit.site > 0 and str(hit).startswith(f"tcgen05 {name}:"), text
     lines = RULES_PATH.read_text().splitlines()
-    assert any(k in lines[hit.site - 1] for k in ("tc5::", "mbar::", "tma::", "mma_and_commit", "read_d")), (
-        f"line {hit.site} is not a tcgen05/mbarrier/TMA call: {lines[hit.site - 1]!r}")
+    assert any(k in lines[hit.site - 1] for k in ("tc5::", "mbar::", "tma::", "cp_async::", "mma_and_commit",
+                                                  "read_d")), (
+        f"line {hit.site} is not a tcgen05/mbarrier/TMA/cp.async call: {lines[hit.site - 1]!r}")
     if other:
         assert hit.other_op == other, text
         assert "other operation: " + other in str(hit)

@@ -19,9 +19,11 @@ struct RuleParams {
     unsigned int reserved;
 };
 
-// Dynamic SMEM: A 4 KiB | B 1 KiB | pad | TMA destination 16 KiB at 8 KiB | barriers at 24 KiB.
-constexpr u32 kOffA = 0, kOffB = 4096, kOffTma = 8192, kOffBars = 24576, kOffSlot = kOffBars + 64;
+// Dynamic SMEM: A 4 KiB | B 1 KiB | pad (B2: 1 KiB at 6 KiB) | TMA destination 16 KiB at 8 KiB | barriers at 24 KiB.
+constexpr u32 kOffA = 0, kOffB = 4096, kOffB2 = 6144, kOffTma = 8192, kOffBars = 24576, kOffSlot = kOffBars + 64;
 constexpr u32 kDynSmem = kOffSlot + 64 + 1024;  // + re-alignment to 1 KiB
+// Correct kernels besides which = 0 (no TC5_ERR_* code is this large).
+constexpr u32 kCorrectCpSpan = 1000;
 
 __device__ __forceinline__ void cta_sync() {
     tc5::fence_before_thread_sync();
@@ -62,6 +64,7 @@ extern "C" __global__ void __launch_bounds__(128) rule(const RuleParams p, const
     // K-major, no swizzle: A 128 rows x 16 K (K chunks 2 KiB apart), B 32 rows x 16 K (512 B apart).
     const u64 a_desc = tc5::make_smem_desc(a_addr, 2048, 128, Layout::none);
     const u64 b_desc = tc5::make_smem_desc(b_addr, 512, 128, Layout::none);
+    const u64 b2_desc = tc5::make_smem_desc(tc5::smem_addr(dsm + kOffB2), 512, 128, Layout::none);
     auto mma_and_commit = [&]() {
         if (warp == 0) {
             tc5::mma_ss(base, a_desc, b_desc, idesc, false);
@@ -123,6 +126,28 @@ extern "C" __global__ void __launch_bounds__(128) rule(const RuleParams p, const
         case 0:  // correct: cp.async refill of B waited for (wait_group 1 of 2 groups), MMA, commit, wait + fence, read D
             copy_b_then_signal(true, 1);
             mma_after_signal();
+            break;
+        case kCorrectCpSpan:
+            // correct: warp 1's one pending group writes the 1-KiB blocks on both sides of B2 (below it
+            // in the pad, above it in the TMA area), like a top-k gather of K and V around the K stage an
+            // MMA still reads; the MMA of B2 races with none of its bytes (session 22's false report)
+            if (warp == 1) {
+                const u32* source = scratch + 512 + 4 * t;
+                cp_async::copy16(tc5::smem_addr(dsm + kOffB2 - 1024) + 16 * t, source, true);
+                cp_async::copy16(tc5::smem_addr(dsm + kOffTma) + 16 * t, source, true);
+                cp_async::commit();
+                tc5::fence_before_thread_sync();
+                mbar::arrive(signal);
+            }
+            if (warp == 0) {
+                mbar::wait_parity(signal, 0);
+                tc5::fence_after_thread_sync();
+                tc5::mma_ss(base, a_desc, b2_desc, idesc, false);
+                tc5::commit(done);
+            }
+            wait_done();
+            read_d(0);
+            if (warp == 1) cp_async::wait_all();
             break;
         case TC5_ERR_TMEM_BUSY:  // D read while the MMA writing it is still in flight
             mma_and_commit();
@@ -226,6 +251,12 @@ extern "C" __global__ void __launch_bounds__(128) rule(const RuleParams p, const
         case TC5_ERR_CP_ASYNC_NOT_WAITED:  // B refilled by cp.async, committed but not waited, then handed over
             copy_b_then_signal(false, 0);
             mma_after_signal();
+            break;
+        case TC5_ERR_CP_ASYNC_PENDING_AT_EXIT:  // warp 1 copies into the TMA area, commits, and never waits
+            if (warp == 1) {
+                cp_async::copy16(tc5::smem_addr(dsm + kOffTma) + 16 * t, scratch + 512 + 4 * t, true);
+                cp_async::commit();
+            }
             break;
         case TC5_ERR_ALLOC_TIMEOUT:  // warp 0 holds all 512 columns; warp 1 waits for 32 more forever
             if (warp == 1) tc5::alloc(slot + 1, 32);

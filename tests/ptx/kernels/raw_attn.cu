@@ -6,6 +6,10 @@
 // committed to an mbarrier. Only sm_100a: on Hopper it runs through `fmhactl ptx` (tests/ptx).
 //
 // Q is reused for P once S is complete (the commit's arrive says the MMAs read it).
+//
+// RAW_CP_ASYNC_K (raw_attn_cp_async.cu): K lands by cp.async instead of generic stores, one
+// 16-byte copy per 8 halves of a key row (a core matrix row is 16 contiguous bytes), one group
+// per thread, waited before the proxy fence: until its wait_group retires it, no one may read K.
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 1000
 
@@ -53,11 +57,25 @@ raw_attn(const f16* __restrict__ q, const f16* __restrict__ k, const f16* __rest
         const u32 row = i / RAW_D, col = i % RAW_D;
         *reinterpret_cast<f16*>(qp + kmajor_offset(row, col)) = q[i];
     }
+#if RAW_CP_ASYNC_K
+    for (u32 c = tid; c < RAW_S * RAW_D / 8; c += 128) {
+        const u32 key = c / (RAW_D / 8), d = c % (RAW_D / 8) * 8;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(ks + kmajor_offset(key, d))),
+                     "l"(k + key * RAW_D + d)
+                     : "memory");
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
     for (u32 i = tid; i < RAW_S * RAW_D; i += 128) {
         const u32 key = i / RAW_D, d = i % RAW_D;
+#if !RAW_CP_ASYNC_K
         *reinterpret_cast<f16*>(ks + kmajor_offset(key, d)) = k[i];
+#endif
         *reinterpret_cast<f16*>(vt + kmajor_offset(d, key)) = v[i];
     }
+#if RAW_CP_ASYNC_K
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // generic writes -> MMA (async proxy)
     sync_tcgen05();
     const u32 tmem = tmem_base;
