@@ -17,7 +17,9 @@ dynamic SMEM (its per-warp cp.async ring of K/V blocks), allowed once per functi
 
 Used automatically by the cached launch path (fmhactl.torch.fastpath) for calls it can serve:
 sm_90 GPU, bf16/fp16, head dim a multiple of 16 from 32 to 256 (HEAD_DIMS), seq_q <= MAX_SEQ_Q,
-no backend override, FMHACTL_TORCH_DECODE not "0", strides the 16-byte loads can read. Everything
+no backend override, FMHACTL_TORCH_DECODE not "0", strides the 16-byte loads can read; but not a
+plain MHA step over a large cache with a wave of (batch, head) pairs (family_from_keys), which the
+prefill family reads faster (its plan then takes each new KV length in place: kv_length). Everything
 else returns None and takes the existing paths. The kernels are compiled for head dims 64, 128 and
 256 (fmhactl.plans.sm90_split_decode, which also renders kernels/sm90/fmha_decode_split.h); any
 other served head dim runs the next wider one masked (no load past the row, no store past it),
@@ -54,6 +56,17 @@ MAX_SPLITS = 256  # the merge's SMEM weight buffer (kMaxSplits)
 CTAS_PER_SM = 2  # split until about this many CTAs per SM
 SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # "CTAS_PER_SM,MIN_SPLIT_KEYS": the split heuristic's two knobs (tuning runs)
 MAX_GRID_Z = 65535  # grid.z = batch * heads_kv
+# MHA decode (heads == KV heads) over a large cache with at least a wave of (batch, head) pairs
+# (one split): the prefill family (TMA tiles of 128 keys) reads the cache 1-7% faster than the
+# split kernel. H200, session 23 calls 5-6 (notes/op-session23), split kernel / family, medians of
+# 4 rounds: b64 h16 T1 S4k d128 1.028 (499 against 485 us; cuDNN 487), b32 h16 S4k 1.031, b16 h16
+# S8k 1.011, b128 h16 S2k 1.018, b64 T4 1.037, b32 T16 1.070, b64 d64 1.040, b8 h32 S8k 1.009,
+# b256 h8 S1k 1.038, b32 d256 1.043; the split kernel stays ahead below a wave of pairs (b2 h32 S8k
+# 0.925) and under GQA (b64 h32:8 S4k 260 against 609 us). Those rows read 0.5-1 GiB of K and V;
+# from FAMILY_MIN_KV_BYTES on the kernel (>= ~110 us) also hides the family plan's refresh when
+# a growing cache changes the KV length (fastpath: K/V maps re-encoded, the launch kept).
+FAMILY_HEAD_DIMS = (64, 128, 256)
+FAMILY_MIN_KV_BYTES = 1 << 29
 # Per served head dim, the split kernel's cp.async ring (stages of one 16-key K block and its V
 # block per warp) and the CTAs per SM that ring and its __launch_bounds__ leave room for: those of
 # the compiled head dim that runs it, from the one table (fmhactl.plans.sm90_split_decode.KERNELS,
@@ -94,6 +107,18 @@ def _tuned_splits(text: str | None) -> tuple[int, int]:
 
 
 CTAS_PER_SM, MIN_SPLIT_KEYS = _tuned_splits(os.environ.get(SPLITS_ENV))
+
+
+def family_from_keys(batch: int, heads: int, heads_kv: int, head_dim: int, elem_bytes: int,
+                     sm_count: int) -> int | None:
+    """The KV length from which a plain call of this signature is left to the prefill family
+    (MHA, a measured head dim, a wave of (batch, head) pairs, FAMILY_MIN_KV_BYTES of K and V), or
+    None when the split kernel keeps every length."""
+    pairs = batch * heads_kv
+    if heads != heads_kv or head_dim not in FAMILY_HEAD_DIMS or pairs < max(1, sm_count):
+        return None
+    per_key = 2 * pairs * head_dim * elem_bytes  # bytes of K and V per cached key
+    return -(-FAMILY_MIN_KV_BYTES // per_key)
 
 
 def row_groups(seq_q: int, heads: int, heads_kv: int) -> int:
@@ -301,6 +326,7 @@ class DecodePlan:
     seq_q: int
     seq_dim: int  # k's sequence dimension in the caller's layout
     sm_count: int
+    family_from: int | None = None  # plain calls from this KV length on go to the family (family_from_keys)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # Made once (__post_init__) rather than per call: the kernel argument array's address, the merge
     # launch's cuLaunchKernel head (launch_head: its grid does not depend on the split count), out
@@ -361,6 +387,8 @@ class DecodePlan:
         seq_k = kshape[self.seq_dim]
         if seq_k == 0:
             return None  # the general path reports it
+        if self.family_from is not None and seq_k >= self.family_from and key_ranges is None:
+            return None  # the prefill family reads this cache faster (FAMILY_MIN_KV_BYTES)
         first, last, ctas, min_keys, n_splits, split_keys, head, work_floats, lse_offset = self.splits
         if not (first <= seq_k <= last and ctas == CTAS_PER_SM and min_keys == MIN_SPLIT_KEYS):
             self.splits = launch = self._split_launch(seq_k)  # one tuple: a thread sees the old or the new
@@ -499,7 +527,9 @@ def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: b
             lse_size=(p.batch, p.heads, p.seq_q) if return_lse else None, rows_total=p.batch * p.heads * p.seq_q,
             base_ctas=(p.batch * p.heads_kv, groups), head_dim=p.head_dim, seq_q=p.seq_q,
             seq_dim=2 if layout == "bhsd" else 1,
-            sm_count=sm_count(q.get_device()))
+            sm_count=sm_count(q.get_device()),
+            family_from=family_from_keys(p.batch, p.heads, p.heads_kv, p.head_dim, q.element_size(),
+                                         sm_count(q.get_device())) if max_seq_q == MAX_SEQ_Q else None)
     with _lock:
         if len(_plans) >= MAX_PLANS:
             _plans.clear()

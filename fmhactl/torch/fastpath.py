@@ -15,6 +15,11 @@ sm90_mqa_gather's GatherSplit (its split-K workspace and merge counters are per 
 re-read when the call's stream differs from the last one's, like the persistent tile counter).
 Nothing synchronises the host.
 
+A decode-sized plain call (seq_q <= decode.MAX_SEQ_Q) that the decode kernels leave to the family
+(decode.family_from_keys) or decline builds a plan that is also kept under a key without the KV
+length (kv_length.kv_free_key): a growing cache's next step finds it there, and the plan rewrites
+seq_k, the K/V strides and their maps in place (kv_length.KvRefresh) instead of a new plan a step.
+
 A call whose head dim no native kernel takes (backends.choose pads it) keys a LaunchPlan of the
 wider kernel under TMA zero fill (Backend.tma_fill: tensor maps over the call's own tensors, O
 allocated at its head dim; no copies), unless the decode kernels would take the padded call.
@@ -41,7 +46,7 @@ import torch
 
 from fmhactl.plans.launch import SPLIT_PLANNERS
 from fmhactl.runtime.driver import launch_head
-from fmhactl.torch import backends, decode, padding
+from fmhactl.torch import backends, decode, kv_length, padding
 from fmhactl.torch import features as _features
 from fmhactl.torch import launch as _launch
 from fmhactl.torch.inputs import capability, check_inputs, choose_backend, config_of, to_bshd
@@ -86,6 +91,7 @@ class LaunchPlan:
     split_for: Callable[[int], ctypes.Structure] | None = None  # stream -> sm90_gather's GatherSplit
     launches: int = 0  # calls this plan enqueued (status()["plan_launches"] sums them)
     tma_fill: bool = False  # a wider head dim's kernel on the call's narrower tensors (TMA zero fill)
+    kv: kv_length.KvRefresh | None = None  # set: a call with other K/V shapes or strides is rewritten in place
     # fixed per plan, made once: cuLaunchKernel's first eight arguments as ready ctypes objects
     # (RawDriver.enqueue) and the address of the kernel's argument array
     head: tuple = field(init=False, repr=False)
@@ -115,6 +121,10 @@ class LaunchPlan:
         op = out.data_ptr()
         stream = _raw_stream(self.device_index)
         with self.lock:
+            if self.kv is not None:
+                state = kv_length.kv_state(k, v)
+                if state != self.kv.state and not self.kv.apply(self, k, v, state):
+                    return None
             p = self.params
             p.q, p.k, p.v, p.o = qp, kp, vp, op
             if lse is not None:
@@ -161,6 +171,9 @@ class PaddedPlan:
 
 
 _plans: dict[tuple, LaunchPlan | PaddedPlan | None] = {}
+# Decode-sized plain calls: the plans that take a new KV length in place, by kv_length.kv_free_key
+# (looked up when the full key misses: a growing cache's next step).
+_kv_plans: dict[tuple, LaunchPlan] = {}
 _build_lock = threading.Lock()
 _state: dict[str, object] = {"enabled": os.environ.get(ENABLE_ENV, "1") != "0", "driver": None, "why_off": None,
                              "replace_checked": False}
@@ -182,13 +195,15 @@ def status() -> dict:
             "padded_signatures": sum(isinstance(p, PaddedPlan) for p in plans),
             "tma_fill_plans": sum(p.tma_fill for p in launch_plans),
             "padded_copies": padding.copies(),
-            "decode_launches": decode.launches()}
+            "decode_launches": decode.launches(),
+            "kv_length_refreshes": sum(p.kv.refreshes for p in launch_plans if p.kv is not None)}
 
 
 def clear() -> None:
     """Forget every plan (they hold loaded-kernel handles and descriptor copies)."""
     with _build_lock:
         _plans.clear()
+        _kv_plans.clear()
     decode.clear()
 
 
@@ -248,10 +263,12 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     if not (_state["enabled"] and q.is_cuda and k.is_cuda and v.is_cuda):
         return None
     featured = f is not _features.NONE and f.any
+    decode_sized = False
     if featured:
         if any(t is not None and type(t) is not torch.Tensor for t in (f.sinks, f.topk_idx, f.key_ranges)):
             return None
     elif q.dim() == 4 and q.shape[2 if layout == "bhsd" else 1] <= decode.MAX_SEQ_Q:
+        decode_sized = True
         driver = _state["driver"]
         if driver is None:  # made on first use (or None: the reason is in status())
             driver = _driver()
@@ -262,7 +279,17 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
                 return served
     key = call_key(q, k, v, causal, scale, return_lse, layout, f)
     plan = _plans.get(key, False)
-    if plan is False:
+    if plan is False and decode_sized and k.dim() == 4:
+        kv_key = kv_length.kv_free_key(q, k, v, causal, scale, return_lse, layout, backends.current_override())
+        plan = _kv_plans.get(kv_key, False)
+        if plan is False:
+            plan = _build(key, q, k, v, causal, scale, return_lse, layout, f)
+            if isinstance(plan, LaunchPlan) and plan.kv is not None:
+                with _build_lock:
+                    if len(_kv_plans) >= MAX_PLANS:
+                        _kv_plans.clear()
+                    _kv_plans[kv_key] = plan
+    elif plan is False:
         plan = _build(key, q, k, v, causal, scale, return_lse, layout, f)
     if isinstance(plan, PaddedPlan):
         served = plan.run(q, k, v, causal, scale, return_lse, layout, f)
@@ -354,6 +381,11 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
         _check_replace_address(views[0])
         if not _state["enabled"]:
             return _NOT_SERVED
+    kv = None
+    if slots and variant.launcher == "sm90" and p.seq_q <= decode.MAX_SEQ_Q and not f.any and not backend.tma_fill:
+        kv_slots = tuple(i for i, (_, operand) in enumerate(slots) if operand in (1, 2))  # K's, then V's
+        kv = kv_length.KvRefresh(layout, job.tile_plan.block_n, (type(maps).k.offset, type(maps).v.offset),
+                                 kv_slots, kv_length.kv_state(k, v))
     kept = [params] + ([maps] if maps is not None else [])
     kernel_params = (ctypes.c_void_p * len(kept))(*[ctypes.addressof(a) for a in kept])
     addresses = [t.data_ptr() for t in (*views, out_bshd)]
@@ -370,7 +402,7 @@ def _make_plan(p, q, k, v, causal: bool, scale: float | None, return_lse: bool, 
         device=device, align_mask=0 if variant.launcher == "ref" else 15, counter_for=counter, stream=stream,
         kernel_params=kernel_params, with_sinks=f.sinks is not None, with_topk=f.topk_idx is not None,
         with_key_ranges=f.key_ranges is not None,
-        kv_shared=f.kv_shared, split_for=split_for, with_features=f.any, tma_fill=backend.tma_fill)
+        kv_shared=f.kv_shared, split_for=split_for, with_features=f.any, tma_fill=backend.tma_fill, kv=kv)
     return plan
 
 
