@@ -170,6 +170,11 @@ def describe(code: int, op: str, warp: int, d0: int, d1: int) -> str:
     return _describe_strict(name, op, d0, d1)
 
 
+def _commit_age(commits: int) -> str:
+    """How long ago the thread's commit_group took a pending copy or store (0: never committed)."""
+    return "never committed" if commits == 0 else f"committed, {commits} commit_group(s) ago"
+
+
 def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
     """The strict-mode rules; the second operation is printed by Violation itself."""
     if name == "tmem-busy":
@@ -215,18 +220,16 @@ def _describe_strict(name: str, op: str, d0: int, d1: int) -> str:
                 "cp.async.bulk.wait_group retired the store's bulk async-group (named below): the store may have "
                 "read the new bytes")
     if name == "tma-store-pending-at-exit":
-        state = "never committed" if d1 == 0 else f"committed, {d1} commit_group(s) ago"
-        return (f"CTA exited with a bulk store from SMEM 0x{d0:x} ({state}) whose source read no "
+        return (f"CTA exited with a bulk store from SMEM 0x{d0:x} ({_commit_age(d1)}) whose source read no "
                 "cp.async.bulk.wait_group retired: the next CTA on the SM may reuse that memory while it is read")
     if name == "cp-async-not-waited":
         return (f"SMEM operand 0x{d0:x}..0x{d1:x} holds bytes of a cp.async (named below) that no "
                 "cp.async.wait_group / wait_all of the copying warp had retired when the MMA issued: the MMA may "
                 "read them before they land")
     if name == "cp-async-pending-at-exit":
-        state = "never committed" if d1 == 0 else f"committed, {d1} commit_group(s) ago"
-        return (f"CTA exited with cp.async copies into SMEM from 0x{d0:x} ({state}) that no cp.async.wait_group / "
-                "wait_all of this warp retired: they may still write shared memory the next CTA on the SM is given, "
-                "and no reader could have been ordered after them")
+        return (f"CTA exited with cp.async copies into SMEM from 0x{d0:x} ({_commit_age(d1)}) that no "
+                "cp.async.wait_group / wait_all of this warp retired: they may still write shared memory the next CTA "
+                "on the SM is given, and no reader could have been ordered after them")
     return f"details 0x{d0:08x} 0x{d1:08x}"
 
 
