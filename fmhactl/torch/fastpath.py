@@ -17,7 +17,7 @@ Nothing synchronises the host.
 
 A decode-sized plain call (seq_q <= decode.MAX_SEQ_Q) that the decode kernels leave to the family
 (decode.family_from_keys) or decline builds a plan that is also kept under a key without the KV
-length (kv_length.kv_free_key): a growing cache's next step finds it there, and the plan rewrites
+length (call_key with_kv_length=False): a growing cache's next step finds it there, and the plan rewrites
 seq_k, the K/V strides and their maps in place (kv_length.KvRefresh) instead of a new plan a step.
 
 A call whose head dim no native kernel takes (backends.choose pads it) keys a LaunchPlan of the
@@ -171,7 +171,7 @@ class PaddedPlan:
 
 
 _plans: dict[tuple, LaunchPlan | PaddedPlan | None] = {}
-# Decode-sized plain calls: the plans that take a new KV length in place, by kv_length.kv_free_key
+# Decode-sized plain calls: the plans that take a new KV length in place, by call_key(with_kv_length=False)
 # (looked up when the full key misses: a growing cache's next step).
 _kv_plans: dict[tuple, LaunchPlan] = {}
 _build_lock = threading.Lock()
@@ -238,11 +238,14 @@ def _tensor_key(t: torch.Tensor | None) -> tuple | None:
 
 
 def call_key(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
-             return_lse: bool, layout: str, f: _features.Features = _features.NONE) -> tuple:
+             return_lse: bool, layout: str, f: _features.Features = _features.NONE,
+             with_kv_length: bool = True) -> tuple:
     """Everything the checks and the kernel choice read (addresses and the stream excluded). A call
     with features adds one entry: window bounds, kv_shared, the layouts of sinks, topk_idx and
-    key_ranges (or None)."""
-    key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype, v.dtype,
+    key_ranges (or None). with_kv_length=False: K/V's sequence length and strides left out
+    (kv_length.kv_free_part), the key of a plan that takes a new KV length in place."""
+    kv = (k.shape, k.stride(), v.shape, v.stride()) if with_kv_length else kv_length.kv_free_part(k, v, layout)
+    key = (q.shape, q.stride(), *kv, q.dtype, k.dtype, v.dtype,
            q.get_device(), k.get_device(), v.get_device(), causal, scale, return_lse, layout,
            backends.current_override())
     if f is _features.NONE or not f.any:  # the identity test first: Features.any costs ~60 ns more
@@ -280,7 +283,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
     key = call_key(q, k, v, causal, scale, return_lse, layout, f)
     plan = _plans.get(key, False)
     if plan is False and decode_sized and k.dim() == 4:
-        kv_key = kv_length.kv_free_key(q, k, v, causal, scale, return_lse, layout, backends.current_override())
+        kv_key = call_key(q, k, v, causal, scale, return_lse, layout, with_kv_length=False)
         plan = _kv_plans.get(kv_key, False)
         if plan is False:
             plan = _build(key, q, k, v, causal, scale, return_lse, layout, f)

@@ -5,11 +5,11 @@ split-KV decode kernels (fmhactl.torch.decode) never depended on them; the prefi
 LaunchPlan (fmhactl.torch.fastpath) did, through its TMA maps and its parameter block, so a
 growing cache would build a new plan every step (the general path's host cost, ~190 us). Where
 the family takes a decode step (decode.family_from_keys: MHA over a large cache), such a plan is
-also kept under a key without the KV length (`kv_free_key`), and a call whose K/V differ from the
-ones the plan holds rewrites only what depends on them: seq_k, the K/V strides and the two maps
-(encoded again at the new shape; the launch geometry of the sm90 launcher does not depend on them).
-What the general path would refuse (strides a tile load cannot read, a map the validator rejects)
-returns False: that call takes the general path, which says why.
+also kept under a key without the KV length (fastpath.call_key with_kv_length=False), and a call
+whose K/V differ from the ones the plan holds rewrites only what depends on them: seq_k, the K/V
+strides and the two maps (encoded again at the new shape; the launch geometry of the sm90 launcher
+does not depend on them). What the general path would refuse (strides a tile load cannot read, a
+map the validator rejects) returns False: that call takes the general path, which says why.
 """
 
 from __future__ import annotations
@@ -26,14 +26,12 @@ from fmhactl.torch.inputs import to_bshd
 INT32_MAX = 2**31 - 1
 
 
-def kv_free_key(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,
-                return_lse: bool, layout: str, override) -> tuple:
-    """fastpath.call_key without what a KV length changes: K/V's sequence length and strides."""
+def kv_free_part(k: torch.Tensor, v: torch.Tensor, layout: str) -> tuple:
+    """K's and V's entries of fastpath.call_key without what a KV length changes (the sequence
+    length, and every stride but the head dim's)."""
     seq = 2 if layout == "bhsd" else 1
     kshape, vshape = tuple(k.shape), tuple(v.shape)
-    return ("kv-free", q.shape, q.stride(), kshape[:seq] + kshape[seq + 1:], vshape[:seq] + vshape[seq + 1:],
-            k.stride(-1), v.stride(-1), q.dtype, k.dtype, v.dtype, q.get_device(), k.get_device(), v.get_device(),
-            causal, scale, return_lse, layout, override)
+    return kshape[:seq] + kshape[seq + 1:], k.stride(-1), vshape[:seq] + vshape[seq + 1:], v.stride(-1)
 
 
 def kv_state(k: torch.Tensor, v: torch.Tensor) -> tuple:

@@ -13,7 +13,7 @@ import torch
 from fmhactl.errors import BadInput
 from fmhactl.runtime.params import FmhaParams
 from fmhactl.runtime.tma_maps import Sm90TmaMaps, TmaMap
-from fmhactl.torch import decode, kv_length
+from fmhactl.torch import decode, fastpath, kv_length
 
 
 @pytest.mark.parametrize("batch, heads, heads_kv, head_dim, sm_count, expected", [
@@ -48,9 +48,9 @@ def test_kv_free_key_ignores_the_kv_length_and_strides_only(layout):
                                                                                               dtype=torch.bfloat16)
 
     def key(k, v, **kw):
-        args = dict(causal=False, scale=None, return_lse=False, layout=layout, override=None) | kw
-        return kv_length.kv_free_key(q, k, v, args["causal"], args["scale"], args["return_lse"], args["layout"],
-                                     args["override"])
+        args = dict(causal=False, scale=None, return_lse=False, layout=layout) | kw
+        return fastpath.call_key(q, k, v, args["causal"], args["scale"], args["return_lse"], args["layout"],
+                                 with_kv_length=False)
 
     base = key(*_kv(layout, 100, 100))
     assert key(*_kv(layout, 101, 101)) == base   # one more key, contiguous: strides change too
