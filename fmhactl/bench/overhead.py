@@ -12,8 +12,9 @@ every implementation once (its `iters` calls inside its own context), the order 
 other round (fmhactl.bench.interleave), so a drift of the host over the measurement (clocks,
 allocator) falls on every side alike; do_bench runs after the rounds. Implementations: the op as models call it
 (`fmhactl.torch.attention`), the op through the dispatcher (`torch.ops.fmhactl.attention`), the
-op's general path (the cached path turned off: every check and choice on every call), and SDPA
-with its default choice, cuDNN and flash. A shape with attention features (wl=/wr=, sink, topk=K,
+op's general path (the cached path turned off: every check and choice on every call), on a decode
+step (t <= 16) the op with a new KV length on every call (fmhactl-new-length: what a growing cache
+pays), and SDPA with its default choice, cuDNN and flash. A shape with attention features (wl=/wr=, sink, topk=K,
 kvshared) calls the op with them (sinks and top-k lists drawn for the config's seed, values
 unchecked) and skips SDPA, which has none. A baseline that cannot run a shape is reported with the
 reason instead of a time. Nothing is stored; timing lives here, never in tests.
@@ -31,7 +32,8 @@ from fmhactl.errors import BadInput, MissingEnvironment
 DEFAULT_SHAPES = ("b=1,h=8,t=32,s=32,d=64,causal",)
 MAX_ITERS, MAX_ROUNDS, MAX_SHAPES = 10000, 50, 32
 MAX_ELEMENTS = 1 << 30  # per tensor (2 GiB in bf16): the sm90 suite's b64 T=1 row (2^29) fits; the bench is about host cost, not memory
-OP_IMPLS = ("fmhactl", "fmhactl-dispatcher", "fmhactl-general")
+OP_IMPLS = ("fmhactl", "fmhactl-dispatcher", "fmhactl-general", "fmhactl-new-length")
+DECODE_MAX_SEQ_Q = 16  # a decode step: the rows where fmhactl-new-length is measured
 SDPA_IMPLS = ("sdpa", "sdpa-cudnn", "sdpa-flash")
 
 
@@ -110,6 +112,8 @@ def _callables(cfg: AttnConfig, q, k, v, features: dict | None = None) -> dict[s
         "fmhactl-general": (lambda: torch.ops.fmhactl.attention.default(q, k, v, causal=causal), plain),
     }
 
+    if cfg.seq_q <= DECODE_MAX_SEQ_Q and cfg.seq_k >= 2:
+        calls["fmhactl-new-length"] = (new_length_calls(q, k, v, causal), plain)
     sdpa_causal = sdpa_is_causal(cfg)
 
     def sdpa():
@@ -129,6 +133,23 @@ def _callables(cfg: AttnConfig, q, k, v, features: dict | None = None) -> dict[s
         except RuntimeError as exc:
             calls[name] = str(exc).splitlines()[0][:200]
     return calls
+
+
+def new_length_calls(q, k, v, causal: bool) -> Callable[[], object]:
+    """The op on a decode step whose KV length changes on every call (s, s-1, s, ...: views of
+    one cache), as a growing cache does: its host cost includes whatever a new length costs (the
+    family plan's in-place refresh, fmhactl.torch.kv_length, or the split kernel's plan)."""
+    import fmhactl.torch as ft
+
+    pairs = ((k, v), (k[:, :, :-1], v[:, :, :-1]))
+    step = [0]
+
+    def call():
+        step[0] ^= 1
+        kk, vv = pairs[step[0]]
+        return ft.attention(q, kk, vv, causal=causal)
+
+    return call
 
 
 def back_to_back(call: Callable[[], object], iters: int, rounds: int) -> dict:

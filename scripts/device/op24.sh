@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 24 measured again on one H100 with bench's GPU head start (fmhactl/bench/job.py) and the
 # cached launch path for feature calls: every torch GPU test, then the op vs SDPA per call on the
-# sm90 suite + B32 H16 S512 D128 (bench --overhead: per-call µs is the GPU time at these shapes),
+# sm90 suite + B32 H16 S512 D128 (+ OVERHEAD_EXTRA="--shape ..."; bench --overhead: per-call µs is the GPU time at these shapes),
 # the decode grid (bench --decode), the kernel alone on the same suite (bench sm90_persistent), and the llama / qwen2 models (prefill 17/511/2048(/8192), a
 # padded batch of 4, greedy 128 after 2048).   OUT=/dir bash scripts/device/op24.sh [BUDGET]   carry: .whl
 # $OUT: summary.txt, overhead.json, decode.json, kernels.json, model_llama.json, model_qwen2.json, raw.tgz.
@@ -18,7 +18,7 @@ STEP_RESERVE=15 STEP_MIN=15
 SUITE=$(python3 -c "import tomllib; print(' '.join('--shape ' + s for s in tomllib.load(open('scenarios/bench/sm90.toml', 'rb'))['shapes']))")
 log "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 run gpu-test ${GPU_TEST_CAP:-200} python3 -m pytest -q -rs -m gpu -p no:cacheprovider tests/torch
-run overhead 120 python3 -m fmhactl bench --overhead --json $SUITE --shape b=32,h=16,t=512,s=512,d=128 --shape b=1,h=8,t=32,s=32,d=64,causal
+run overhead ${OVERHEAD_CAP:-120} python3 -m fmhactl bench --overhead --json $SUITE --shape b=32,h=16,t=512,s=512,d=128 --shape b=1,h=8,t=32,s=32,d=64,causal ${OVERHEAD_EXTRA:-}
 run decode 70 python3 -m fmhactl bench --decode --json
 # the kernel the op picks per shape: sm90_persistent (hd 64/128), sm90_pingpong (hd256)
 K128=$(python3 -c "import tomllib; print(' '.join('--shape ' + s for s in tomllib.load(open('scenarios/bench/sm90.toml', 'rb'))['shapes'] if 'd=256' not in s))")

@@ -32,6 +32,9 @@ def overhead(got) -> None:
         bench = ""
         if "do_bench_us" in ours and "do_bench_us" in impls.get("sdpa-cudnn", {}):
             bench = f"  do_bench cudnn/op {impls['sdpa-cudnn']['do_bench_us'] / ours['do_bench_us']:.3f}"
+        grow = impls.get("fmhactl-new-length", {})
+        if "host_us" in grow:
+            bench += f"  new KV length each call: host {grow['host_us']:.1f} us, per call {grow['per_call_us']:.1f} us"
         print(f"{row['shape']:40s} op {ours.get('per_call_us', float('nan')):8.1f} us (host {ours.get('host_us', float('nan')):5.1f})"
               f"  cudnn {impls.get('sdpa-cudnn', {}).get('per_call_us', float('nan')):8.1f}  sdpa host "
               f"{impls.get('sdpa', {}).get('host_us', float('nan')):5.1f}  " + "  ".join(cells) + bench)

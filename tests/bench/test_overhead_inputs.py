@@ -166,3 +166,23 @@ def test_the_decode_bench_takes_causal_shapes_by_the_same_rule():
     assert square.causal
     with pytest.raises(BadInput, match="top-left"):
         parse_decode_shapes(["b=1,h=16,hkv=4,t=4,s=2048,d=64,causal"])
+
+
+def test_new_length_calls_alternate_the_kv_length(monkeypatch):
+    """fmhactl-new-length: every call sees another KV length (views of one cache, s then s-1), so its
+    host time includes what a growing cache pays for a new length."""
+    import torch
+
+    import fmhactl.torch as ft
+    from fmhactl.bench.overhead import new_length_calls
+
+    seen = []
+    monkeypatch.setattr(ft, "attention", lambda q, k, v, causal: seen.append((k.shape[2], v.shape[2], causal,
+                                                                               k.data_ptr() == base.data_ptr())))
+    base = torch.zeros(2, 4, 9, 8)
+    call = new_length_calls(torch.zeros(2, 4, 1, 8), base, base.clone(), True)
+    for _ in range(4):
+        call()
+    assert [s[:3] for s in seen] == [(8, 8, True), (9, 9, True)] * 2
+    assert all(s[3] for s in seen)  # views of the same storage, not copies
+
