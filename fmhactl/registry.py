@@ -167,7 +167,7 @@ def project_registry(project_file: Path) -> dict[str, Variant]:
             if entry.launch.hook:
                 launch["hook"] = str((declared.base_dir / entry.launch.hook).resolve())
         layout = None if entry.params == BUILTIN_PARAMS else project.params[entry.params]
-        params = () if layout is None else tuple(f.model_dump() for f in layout.fields)
+        params = () if layout is None else tuple(f.model_dump(exclude_none=True) for f in layout.fields)
         base = replace(_variant_from_entry(entry), launcher=entry.launcher or "formula",
                        base_dir=declared.base_dir, include_dirs=tuple(project.include_dirs),
                        launch=launch, params=params, params_as=layout.pass_as if layout else "struct",

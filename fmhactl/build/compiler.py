@@ -281,9 +281,10 @@ def _compile_nvrtc(source: Path, options: list[str]) -> tuple[bytes, str]:
     return cubin, log
 
 
-def compile_named(source: Path, options: list[str], expressions: list[str]) -> tuple[bytes, str, dict[str, str]]:
-    """cubin, log, and the lowered symbol of each C++ name expression (NVRTC instantiates them:
-    a project's `kernel = "k<{head_dim}>"`)."""
+def compile_named(source: Path, options: list[str], expressions: list[str], *,
+                  ptx: bool = False) -> tuple[bytes, str, dict[str, str]]:
+    """cubin (ptx=True: the PTX), log, and the lowered symbol of each C++ name expression (NVRTC
+    instantiates them: a project's `kernel = "k<{head_dim}>"`)."""
     nvrtc = _nvrtc()
     try:
         name = str(source.resolve().relative_to(paths.project_root()))
@@ -304,11 +305,13 @@ def compile_named(source: Path, options: list[str], expressions: list[str]) -> t
         log = log_buf.rstrip(b"\0 ").decode(errors="replace")
         if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise CompileError(format_compile_errors(log))
-        err, size = nvrtc.nvrtcGetCUBINSize(prog)
-        _check_nvrtc(nvrtc, err, "nvrtcGetCUBINSize")
+        get_size, get = ((nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX) if ptx else
+                         (nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN))
+        err, size = get_size(prog)
+        _check_nvrtc(nvrtc, err, get_size.__name__)
         cubin = b" " * size
-        (err,) = nvrtc.nvrtcGetCUBIN(prog, cubin)
-        _check_nvrtc(nvrtc, err, "nvrtcGetCUBIN")
+        (err,) = get(prog, cubin)
+        _check_nvrtc(nvrtc, err, get.__name__)
         lowered = {}
         for expression in expressions or []:
             err, name = nvrtc.nvrtcGetLoweredName(prog, expression.encode())

@@ -86,4 +86,5 @@ def resources_from_cubin(cubin: Path) -> list[KernelResources]:
                     current.spill_stores += size
                 else:
                     current.spill_loads += size
-    return [k for k in kernels.values() if not k.kernel.startswith("_")]
+    # "__" names are the compiler's own helpers (__internal_..., __cuda_...); "_Z..." is a C++ entry (a template instance)
+    return [k for k in kernels.values() if not k.kernel.startswith("__")]

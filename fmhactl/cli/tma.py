@@ -99,3 +99,32 @@ def check(
             common.say(line)
     if not result.valid or (report is not None and report.driver is not None and not report.driver.ok):
         raise typer.Exit(1)
+
+
+@tma_app.command("maps")
+@common.guarded
+def maps(
+    variant: str = typer.Argument(..., help="A project variant whose params declare tensor maps (tmap, tmap_ptr)."),
+    shape: str = typer.Option(..., "--shape", help="The config, e.g. b=1,h=8,t=300,s=77,d=64 (as verify takes it)."),
+    layout: str = typer.Option("bshd", "--layout", help="The memory layout of q/k/v/o: bshd or bhsd (verify "
+                                                        "draws both)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON on stdout."),
+) -> None:
+    """The tensor maps a project variant declares, as fmhactl would encode them for one config,
+    checked rule by rule (no GPU). Exit 1 if any map breaks a rule."""
+    from fmhactl.present import report_tma
+    from fmhactl.services import tma as svc
+
+    checks = svc.project_maps(variant, shape, layout)
+    if as_json:
+        common.print_json({"variant": variant, "shape": shape, "layout": layout,
+                           "maps": [c.as_dict() for c in checks]})
+    else:
+        for c in checks:
+            common.say(f"{c.field}: {c.kind} of {c.tensor}", "bold")
+            common.say(c.check.c_call)
+            common.text_table(report_tma.rules_table(c.check))
+            for line in report_tma.verdict_lines(c.check, None):
+                common.say(line)
+    if not all(c.check.valid for c in checks):
+        raise typer.Exit(1)

@@ -97,19 +97,58 @@ def project_limit_reason(launch: dict, cfg: AttnConfig, switches: dict) -> str |
     return None
 
 
+# A CUtensorMap (cuda.h: alignas(64) cuuint64_t opaque[16]) by value: 128 bytes on a 64-byte boundary.
+TMAP_BYTES, TMAP_ALIGN = 128, 64
+
+
+def _c_type(type_name: str):
+    if type_name == "tmap":
+        from fmhactl.runtime.tma_maps import TmaMap
+
+        return TmaMap
+    if type_name == "tmap_ptr":
+        return ctypes.c_void_p
+    return _CTYPES[type_name]
+
+
 def params_struct(fields: tuple[dict, ...] | list[dict]) -> type[ctypes.Structure]:
-    """The ctypes twin of a kernel's own params struct, from its declared fields."""
-    return type("ProjectParams", (ctypes.Structure,),
-                {"_fields_": [(f["name"], _CTYPES[f["type"]]) for f in fields]})
+    """The ctypes twin of a kernel's own params struct, from its declared fields.
+
+    C alignment as ctypes applies it, except a tmap: ctypes knows no alignas(64), so explicit
+    padding puts each map on a 64-byte boundary and rounds the struct's size to 64."""
+    members: list[tuple[str, type]] = []
+    offset = widest = 0
+    for f in fields:
+        c_type = _c_type(f["type"])
+        align = TMAP_ALIGN if f["type"] == "tmap" else ctypes.alignment(c_type)
+        gap = -offset % align
+        if f["type"] == "tmap" and gap:
+            members.append((f"_pad_{len(members)}", ctypes.c_uint8 * gap))
+        offset += gap
+        members.append((f["name"], c_type))
+        offset += ctypes.sizeof(c_type)
+        widest = max(widest, align)
+    if widest == TMAP_ALIGN and offset % TMAP_ALIGN:
+        members.append(("_pad_tail", ctypes.c_uint8 * (-offset % TMAP_ALIGN)))
+    return type("ProjectParams", (ctypes.Structure,), {"_fields_": members})
 
 
-def adapt_params(fields: tuple[dict, ...] | list[dict], base) -> ctypes.Structure:
-    """The kernel's own params block filled from fmhactl's FmhaParams `base` field by field."""
+def adapt_params(fields: tuple[dict, ...] | list[dict], base, maps=None) -> ctypes.Structure:
+    """The kernel's own params block filled from fmhactl's FmhaParams `base` field by field; the
+    tensor-map fields from `maps` (tensor_maps.FieldMaps of the same launch)."""
     out = params_struct(fields)()
     values = {name: getattr(base, name) for name in NUMBER_VALUES}
     names = frozenset(values)
     for f in fields:
         value = f["value"]
+        if f["type"] in ("tmap", "tmap_ptr"):
+            if maps is None:
+                raise BadInput(f"params field {f['name']}: a {f['type']} needs the launch's tensor maps")
+            if f["type"] == "tmap":
+                setattr(out, f["name"], maps.maps[f["name"]])
+            else:
+                setattr(out, f["name"], maps.address(f["name"]))
+            continue
         if f["type"] == "ptr":
             setattr(out, f["name"], getattr(base, value) if isinstance(value, str) else None)
             continue
@@ -118,10 +157,20 @@ def adapt_params(fields: tuple[dict, ...] | list[dict], base) -> ctypes.Structur
         except ZeroDivisionError:
             raise BadInput(f"params field {f['name']}: division by zero") from None
         setattr(out, f["name"], float(number) if f["type"] == "f32" else int(number))
+    out.field_maps = maps  # the tmap_ptr fields' device copies live as long as the block
     return out
 
 
-
 def adapt_arguments(fields: tuple[dict, ...] | list[dict], block: ctypes.Structure) -> list:
-    """pass_as = "arguments": each field of the filled block as a kernel parameter of its own."""
-    return [_CTYPES[f["type"]](getattr(block, f["name"])) for f in fields]
+    """pass_as = "arguments": each field of the filled block as a kernel parameter of its own
+    (a tmap as the 128-byte map itself: a `const __grid_constant__ CUtensorMap` parameter)."""
+    args: list = []
+    for f in fields:
+        value = getattr(block, f["name"])
+        if f["type"] == "tmap":
+            args.append(_c_type("tmap").from_buffer_copy(value))
+        else:
+            args.append(_c_type(f["type"])(value))
+        if f["type"] in ("tmap", "tmap_ptr"):
+            args[-1].field_maps = block.field_maps  # a tmap_ptr's device copy lives as long as the argument
+    return args

@@ -27,7 +27,11 @@ NUMBER_VALUES = frozenset({
     "v_batch_stride", "v_seq_stride", "v_head_stride", "o_batch_stride", "o_seq_stride", "o_head_stride",
     "batch", "heads", "heads_kv", "seq_q", "seq_k", "head_dim", "softmax_scale", "scale_log2", "causal", "flags",
 })
-FIELD_TYPES = ("ptr", "i32", "u32", "i64", "u64", "f32")
+FIELD_TYPES = ("ptr", "i32", "u32", "i64", "u64", "f32", "tmap", "tmap_ptr")
+# The tensors a tensor-map field may describe (fmhactl/project/tensor_maps.py: each as the 4-D
+# view {head_dim, seq, heads, batch} its FmhaParams strides give).
+MAP_TENSORS = ("q", "k", "v", "o")
+MAP_TYPES = ("tmap", "tmap_ptr")
 BUILTIN_PARAMS = "fmhactl"  # the params block of kernels/common/fmha_params.h
 Formula = Annotated[str, Field(min_length=1, max_length=formula.MAX_LENGTH)] | Annotated[int, Field(ge=0, le=1 << 31)]
 RelPath = Annotated[str, Field(min_length=1, max_length=400)]
@@ -61,8 +65,13 @@ TYPE_ALIASES = {"int": "i32", "int32": "i32", "int32_t": "i32", "unsigned": "u32
 
 class ParamsField(_Strict):
     name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
-    type: Literal["ptr", "i32", "u32", "i64", "u64", "f32"]
+    type: Literal["ptr", "i32", "u32", "i64", "u64", "f32", "tmap", "tmap_ptr"]
     value: Formula
+    # tmap (a CUtensorMap by value) and tmap_ptr (a pointer to one in device memory): the map's
+    # box over {head_dim, seq, heads, batch} (formulas over the FmhaParams numbers and the variant's
+    # switches) and its shared-memory swizzle.
+    box: Annotated[list[Formula], Field(min_length=4, max_length=4)] | None = None
+    swizzle: Literal["none", "32B", "64B", "128B"] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -90,6 +99,16 @@ class ParamsLayout(_Strict):
             raise ValueError(f"field {twice[0]!r} named twice")
         for index, f in enumerate(self.fields):
             where = f"fields[{index}] ({f.name})"
+            if f.type in MAP_TYPES:
+                if f.value not in MAP_TENSORS:
+                    raise ValueError(f"{where}: a {f.type} describes one of {', '.join(MAP_TENSORS)}, got "
+                                     f"{shown(f.value)}")
+                if f.box is None:
+                    raise ValueError(f"{where}: a {f.type} needs box = [head_dim, seq, heads, batch] "
+                                     "(formulas: the TMA box, innermost first)")
+                continue
+            if f.box is not None or f.swizzle is not None:
+                raise ValueError(f"{where}: box and swizzle belong to tensor-map fields (type tmap or tmap_ptr)")
             if f.type == "ptr":
                 if f.value not in POINTER_VALUES and f.value != 0:
                     raise ValueError(f"{where}: a ptr takes one of {', '.join(sorted(POINTER_VALUES))} or 0, "
@@ -234,8 +253,27 @@ def _check_variant(declared: DeclaredVariant, project: LoadedProject) -> None:
         if entry.launcher not in LAUNCHERS:
             raise BadInput(f"{where}: launcher: unknown launcher {entry.launcher!r} "
                            f"(known: {', '.join(LAUNCHERS)}; or give a [variant.launch] table)")
+    if entry.params != BUILTIN_PARAMS:
+        _check_map_boxes(project.params[entry.params], entry, where)
     if entry.emulate == "native" and "sm_100a" not in entry.archs:
         raise BadInput(f"{where}: emulate: 'native' runs the sm_100a PTX through the PTX path; archs lacks sm_100a")
+
+
+def box_names(switches: dict) -> frozenset[str]:
+    """What a tensor-map field's box formulas may name: the FmhaParams numbers and the variant's
+    integer switches."""
+    return NUMBER_VALUES | {k for k, v in switches.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def _check_map_boxes(layout: ParamsLayout, entry: ProjectVariant, where: str) -> None:
+    names = box_names(entry.switches)
+    for index, f in enumerate(layout.fields):
+        for axis, text in enumerate(f.box or []):
+            try:
+                formula.parse(text, names)
+            except formula.FormulaError as exc:
+                raise BadInput(f"{where}: params {entry.params!r} fields[{index}] ({f.name}): box[{axis}]: {exc}") \
+                    from None
 
 
 _loaded: dict[tuple[str, int], LoadedProject] = {}

@@ -25,12 +25,21 @@ PTX_STRICT_LABEL = "sm_90a+ptx-emu-strict"
 
 def native_ptx(variant: Variant) -> str:
     """The PTX of the variant's native (sm_100a, inline-PTX backend) build, from NVRTC."""
+    return native_ptx_named(variant)[0]
+
+
+def native_ptx_named(variant: Variant) -> tuple[str, dict[str, str]]:
+    """native_ptx, and the lowered symbol of each entry when the entry is a C++ name (a template
+    instance: NVRTC instantiates only the names it is given, as for the cubin build)."""
     if NATIVE_ARCH not in variant.archs:
         from fmhactl.errors import BadInput
 
         raise BadInput(f"variant {variant.name} has no {NATIVE_ARCH} build: the PTX path runs sm100 variants only")
     options = [o for o in compiler._options(variant, BuildTarget(NATIVE_ARCH)) if "ptxas" not in o]
-    return nvrtc_ptx(variant.source_path, options)
+    if not variant.name_expressions:
+        return nvrtc_ptx(variant.source_path, options), {}
+    ptx, _, lowered = compiler.compile_named(variant.source_path, options, variant.entries(), ptx=True)
+    return ptx.rstrip(b"\0 ").decode(), lowered
 
 
 def cu_ptx(source: Path) -> str:
@@ -70,7 +79,8 @@ def _key(variant: Variant, src_hash: str, toolchain: str, strict: bool) -> str:
     blob = json.dumps([compiler.CACHE_SCHEMA, "ptx-path-strict" if strict else "ptx-path", linker.LINK_REVISION,
                        src_hash, emu_hash,
                        options, toolchain,
-                       list(linker.linker_ptx_version()), compiler.emulated_ptxas_level(), variant.kernel])
+                       list(linker.linker_ptx_version()), compiler.emulated_ptxas_level(), variant.kernel,
+                       variant.entries() if variant.name_expressions else []])
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
@@ -95,7 +105,8 @@ def build_via_ptx(variant: Variant, target: BuildTarget, *, force: bool = False)
                 return hit
         started = time.perf_counter()
         level = compiler.emulated_ptxas_level()
-        built = linker.build(native_ptx(variant), f"{variant.name} (native {NATIVE_ARCH} PTX)",
+        ptx, entry_names = native_ptx_named(variant)
+        built = linker.build(ptx, f"{variant.name} (native {NATIVE_ARCH} PTX)",
                              optimize=3 if level is None else level, strict=target.strict)
         elapsed = time.perf_counter() - started
         compiler._atomic_write(cubin_path, built.cubin)
@@ -105,6 +116,7 @@ def build_via_ptx(variant: Variant, target: BuildTarget, *, force: bool = False)
                 "cubin_sha256": hashlib.sha256(built.cubin).hexdigest(), "cache_schema": compiler.CACHE_SCHEMA,
                 "warnings": warnings, "log": built.log, "variant": variant.name, "arch": target.arch,
                 "emulated": True, "ptx_path": True, "tcgen05_instructions": built.rewritten.replaced,
-                "source_hash": src_hash, "toolchain": toolchain}
+                "source_hash": src_hash, "toolchain": toolchain, "entry_names": entry_names}
         compiler._atomic_write(meta_path, json.dumps(meta, indent=1).encode())
-    return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key, toolchain, warnings)
+    return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key, toolchain, warnings,
+                       entry_names)

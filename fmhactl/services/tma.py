@@ -175,3 +175,61 @@ def driver_verdict(p: tm.TensorMapParams) -> BuildReport:
         return build(p, session)
     finally:
         session.close()
+
+
+MAP_LAYOUTS = ("bshd", "bhsd")  # the memory layouts verify draws (docs/kernel-abi.md)
+
+
+@dataclass(frozen=True)
+class ProjectMapCheck:
+    """One tensor-map field of a project variant's params, as fmhactl would encode it for a config."""
+
+    field: str
+    kind: str  # tmap (by value) or tmap_ptr (a pointer to a device copy)
+    tensor: str  # q, k, v or o
+    check: TensorMapCheck
+
+    def as_dict(self) -> dict[str, object]:
+        return {"field": self.field, "type": self.kind, "tensor": self.tensor, **self.check.as_dict()}
+
+
+def project_maps(variant_name: str, shape: str, layout: str = "bshd") -> list[ProjectMapCheck]:
+    """The maps a project variant declares (params fields of type tmap / tmap_ptr), built for `shape`
+    in `layout` with the strides verify would give and nominal aligned addresses, each checked rule
+    by rule: what a launch of that config would encode, without a GPU."""
+    from fmhactl.config import parse_shape
+    from fmhactl.errors import BadInput
+    from fmhactl.project.tensor_maps import map_fields, map_params
+    from fmhactl.registry import get_variant
+
+    if layout not in MAP_LAYOUTS:
+        raise BadInput(f"--layout must be one of {', '.join(MAP_LAYOUTS)}, got {layout!r}")
+    cfg = parse_shape(shape)
+    variant = get_variant(variant_name)
+    fields = map_fields(variant.params)
+    if not fields:
+        raise BadInput(f"variant {variant_name} declares no tensor-map fields (params fields of type tmap or "
+                       "tmap_ptr: docs/kernel-abi.md, \"Tensor maps\")")
+    reason = variant.unsupported_reason(cfg)
+    if reason:
+        raise BadInput(f"variant {variant_name} does not take {cfg.key}: {reason}")
+    base = nominal_params(cfg, layout)
+    return [ProjectMapCheck(f["name"], f["type"], f["value"],
+                            check_tensor_map(map_params(f, base, cfg.dtype, variant.switches))) for f in fields]
+
+
+def nominal_params(cfg, layout: str):
+    """fmhactl's FmhaParams for cfg with q/k/v/o in `layout` (bshd or bhsd) at aligned nominal
+    addresses: the numbers a launch of cfg would pass, without tensors."""
+    from fmhactl.runtime.params import FmhaParams
+
+    p = FmhaParams(batch=cfg.batch, heads=cfg.heads, heads_kv=cfg.heads_kv, seq_q=cfg.seq_q, seq_k=cfg.seq_k,
+                   head_dim=cfg.head_dim, causal=int(cfg.causal))
+    d = cfg.head_dim
+    for index, (name, seq, heads) in enumerate((("q", cfg.seq_q, cfg.heads), ("k", cfg.seq_k, cfg.heads_kv),
+                                                ("v", cfg.seq_k, cfg.heads_kv), ("o", cfg.seq_q, cfg.heads))):
+        setattr(p, name, DEFAULT_ADDRESS + (index << 36))
+        strides = (seq * heads * d, heads * d, d) if layout == "bshd" else (heads * seq * d, d, seq * d)
+        for axis, stride in zip(("batch", "seq", "head"), strides):
+            setattr(p, f"{name}_{axis}_stride", stride)
+    return p

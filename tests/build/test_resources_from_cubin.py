@@ -47,3 +47,22 @@ def test_a_log_without_ptxas_report_falls_back_to_the_cubin(monkeypatch):
     assert {k.kernel for k in result.kernels} == {f"fmha_sm90_{t}_d{d}" for t in ("bf16", "f16") for d in (64, 128, 256)}
     assert all(k.registers > 0 and k.spill_stores == 0 for k in result.kernels)
     assert any("no ptxas report" in w for w in result.warnings)
+
+
+def test_a_template_entry_is_read_back_by_its_lowered_name():
+    """A project's C++ entry (`kernel = "k<{head_dim}>"`) lowers to a mangled `_Z...` symbol: the
+    cubin read-back lists it (it once dropped every name starting with `_`, so the PTX path's
+    builds of such a kernel were refused as lacking their entry)."""
+    from pathlib import Path
+
+    from fmhactl.registry import project_registry
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "tma_project" / "fmhactl.toml"
+    variant = project_registry(fixture)["tma_sm90"]
+    try:
+        result = build(variant, BuildTarget("sm_90a"))
+        names = {k.kernel for k in resources_from_cubin(result.cubin_path)}
+    except MissingEnvironment as exc:
+        pytest.skip(str(exc))
+    assert set(result.entry_names.values()) <= names
+    assert all(symbol.startswith("_Z") for symbol in result.entry_names.values())

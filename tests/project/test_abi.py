@@ -6,7 +6,6 @@ from __future__ import annotations
 import ctypes
 import re
 import shutil
-import subprocess
 
 import pytest
 
@@ -16,6 +15,7 @@ from fmhactl.project import formula
 from fmhactl.project.abi import adapt_params, params_struct, project_launch_shape
 from fmhactl.runtime.params import FmhaParams
 
+from tests.project.c_layout import compiler_layout
 from tests.project.conftest import FIXTURE
 
 CFG = AttnConfig(batch=3, heads=8, heads_kv=2, seq_q=300, seq_k=77, head_dim=96, causal=True)
@@ -66,17 +66,11 @@ def test_params_layout_matches_the_c_struct(tmp_path):
     header = (FIXTURE / "attention" / "fmha_heads.cuh").read_text()
     struct = re.search(r"struct FmhaParams \{.*?\n\};", header, re.S).group(0)
     fields = _fixture_fields()
-    prints = "".join(f'printf("{f["name"]} %zu\\n", offsetof(struct FmhaParams, {f["name"]}));' for f in fields)
-    source = tmp_path / "layout.c"
-    source.write_text("#include <stdio.h>\n#include <stddef.h>\ntypedef unsigned short bf16_t;\n"
-                      f"{struct}\nint main(void) {{ {prints} printf(\"size %zu\\n\", sizeof(struct FmhaParams)); }}\n")
-    subprocess.run(["cc", "-o", str(tmp_path / "layout"), str(source)], check=True)
-    c_offsets = dict(line.split() for line in subprocess.run([str(tmp_path / "layout")], capture_output=True,
-                                                                text=True, check=True).stdout.splitlines())
+    c_layout = compiler_layout(tmp_path, "cc", ".c", struct, "struct FmhaParams", [f["name"] for f in fields])
     block = params_struct(fields)
     for f in fields:
-        assert int(c_offsets[f["name"]]) == getattr(block, f["name"]).offset, f["name"]
-    assert int(c_offsets["size"]) == ctypes.sizeof(block)
+        assert c_layout[f["name"]] == getattr(block, f["name"]).offset, f["name"]
+    assert c_layout["size"] == ctypes.sizeof(block)
 
 
 def test_params_are_filled_from_fmhactl_params():
