@@ -104,18 +104,20 @@ def check(
 @tma_app.command("maps")
 @common.guarded
 def maps(
-    variant: str = typer.Argument(..., help="A project variant whose params declare tensor maps (tmap, tmap_ptr)."),
+    variant: str = typer.Argument(..., help="A variant whose launch passes tensor maps: a project kernel's tmap / "
+                                            "tmap_ptr params fields, or the sm90 / sm100 (TMA) launchers' maps."),
     shape: str = typer.Option(..., "--shape", help="The config, e.g. b=1,h=8,t=300,s=77,d=64 (as verify takes it)."),
     layout: str = typer.Option("bshd", "--layout", help="The memory layout of q/k/v/o: bshd or bhsd (verify "
                                                         "draws both)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON on stdout."),
 ) -> None:
-    """The tensor maps a project variant declares, as fmhactl would encode them for one config,
-    checked rule by rule (no GPU). Exit 1 if any map breaks a rule."""
+    """The tensor maps a variant's launch passes (a project kernel's declared fields, or a built-in
+    launcher's maps), as fmhactl would encode them for one config, checked rule by rule (no GPU).
+    Exit 1 if any map breaks a rule."""
     from fmhactl.present import report_tma
     from fmhactl.services import tma as svc
 
-    checks = svc.project_maps(variant, shape, layout)
+    checks = svc.variant_maps(variant, shape, layout)
     if as_json:
         common.print_json({"variant": variant, "shape": shape, "layout": layout,
                            "maps": [c.as_dict() for c in checks]})

@@ -26,16 +26,33 @@ class FmhaTmaMaps(ctypes.Structure):
 
 def map_params(tensor, box_rows: int):
     """The cuTensorMapEncodeTiled parameters for one operand, as the layout model states them."""
+    dtype = {"torch.bfloat16": "bf16", "torch.float16": "f16"}[str(tensor.dtype)]
+    return family_params(dtype, tensor.data_ptr(), tuple(tensor.shape), (tensor.stride(0), tensor.stride(1),
+                                                                          tensor.stride(2)), box_rows)
+
+
+def family_params(dtype: str, address: int, shape: tuple, strides: tuple, box_rows: int):
+    """map_params of a 16-bit (batch, seq, heads, dim) tensor given by its address, shape and its
+    (batch, seq, head) strides in elements (the dim is contiguous): `fmhactl tma maps` builds the
+    launchers' maps from a config's numbers this way, without tensors."""
     from fmhactl.layout.tensormap import make_params
 
-    batch, seq, heads, dim = tensor.shape
-    elem = tensor.element_size()
-    dtype = {"torch.bfloat16": "bf16", "torch.float16": "f16"}[str(tensor.dtype)]
+    batch, seq, heads, dim = shape
+    elem = 2
     return make_params(
-        dtype, [dim, seq, heads, batch],
-        [tensor.stride(1) * elem, tensor.stride(2) * elem, tensor.stride(0) * elem],
+        dtype, [dim, seq, heads, batch], [strides[1] * elem, strides[2] * elem, strides[0] * elem],
         [SWIZZLE_ATOM_ELEMENTS, box_rows, 1, 1], [1, 1, 1, 1],
-        global_address=tensor.data_ptr(), swizzle="128B", l2_promotion="128B")
+        global_address=address, swizzle="128B", l2_promotion="128B")
+
+
+def launcher_map_rows(launcher: str, block_m: int, block_n: int) -> tuple[tuple[str, int], ...]:
+    """(tensor, box rows) of each map a built-in launcher passes, in its maps struct's order: the
+    SM100 kernel's Q/K/V loads (FmhaTmaMaps), the SM90 kernels' Q/K/V loads and O store (Sm90TmaMaps)."""
+    if launcher == "sm90":
+        return ("q", block_m), ("k", block_n), ("v", block_n), ("o", SM90_STORE_ROWS)
+    if launcher == "sm100":
+        return ("q", block_m), ("k", block_n), ("v", block_n)
+    return ()
 
 
 def encode(tensor, box_rows: int) -> TmaMap:
@@ -69,7 +86,8 @@ def encode_params(params) -> TmaMap:
 
 
 def fmha_maps(q, k, v, block_m: int, block_n: int) -> FmhaTmaMaps:
-    return FmhaTmaMaps(encode(q, block_m), encode(k, block_n), encode(v, block_n))
+    rows = launcher_map_rows("sm100", block_m, block_n)
+    return FmhaTmaMaps(*(encode(t, r) for t, (_, r) in zip((q, k, v), rows)))
 
 
 class Sm90TmaMaps(ctypes.Structure):
@@ -83,4 +101,5 @@ SM90_STORE_ROWS = 64
 
 
 def sm90_maps(q, k, v, o, block_m: int, block_n: int) -> Sm90TmaMaps:
-    return Sm90TmaMaps(encode(q, block_m), encode(k, block_n), encode(v, block_n), encode(o, SM90_STORE_ROWS))
+    rows = launcher_map_rows("sm90", block_m, block_n)
+    return Sm90TmaMaps(*(encode(t, r) for t, (_, r) in zip((q, k, v, o), rows)))

@@ -181,10 +181,10 @@ MAP_LAYOUTS = ("bshd", "bhsd")  # the memory layouts verify draws (docs/kernel-a
 
 
 @dataclass(frozen=True)
-class ProjectMapCheck:
-    """One tensor-map field of a project variant's params, as fmhactl would encode it for a config."""
+class VariantMapCheck:
+    """One tensor map a variant's launch passes, as fmhactl would encode it for a config."""
 
-    field: str
+    field: str  # the params field (a project kernel's), or maps.<tensor> (a built-in launcher's maps struct)
     kind: str  # tmap (by value) or tmap_ptr (a pointer to a device copy)
     tensor: str  # q, k, v or o
     check: TensorMapCheck
@@ -193,10 +193,11 @@ class ProjectMapCheck:
         return {"field": self.field, "type": self.kind, "tensor": self.tensor, **self.check.as_dict()}
 
 
-def project_maps(variant_name: str, shape: str, layout: str = "bshd") -> list[ProjectMapCheck]:
-    """The maps a project variant declares (params fields of type tmap / tmap_ptr), built for `shape`
-    in `layout` with the strides verify would give and nominal aligned addresses, each checked rule
-    by rule: what a launch of that config would encode, without a GPU."""
+def variant_maps(variant_name: str, shape: str, layout: str = "bshd") -> list[VariantMapCheck]:
+    """The tensor maps a variant's launch of `shape` passes, built with the strides verify would
+    give in `layout` and nominal aligned addresses, each checked rule by rule, without a GPU: a
+    project kernel's tmap / tmap_ptr params fields, or the maps struct of the built-in sm90 launcher
+    (Q/K/V loads, O store) and of the sm100 launcher's TMA variants (Q/K/V loads)."""
     from fmhactl.config import parse_shape
     from fmhactl.errors import BadInput
     from fmhactl.project.tensor_maps import map_fields, map_params
@@ -207,15 +208,41 @@ def project_maps(variant_name: str, shape: str, layout: str = "bshd") -> list[Pr
     cfg = parse_shape(shape)
     variant = get_variant(variant_name)
     fields = map_fields(variant.params)
-    if not fields:
-        raise BadInput(f"variant {variant_name} declares no tensor-map fields (params fields of type tmap or "
-                       "tmap_ptr: docs/kernel-abi.md, \"Tensor maps\")")
+    rows = () if fields else _launcher_rows(variant, cfg)
+    if not fields and not rows:
+        raise BadInput(f"variant {variant_name} passes no tensor maps (a project kernel declares them as params "
+                       "fields of type tmap or tmap_ptr: docs/kernel-abi.md, \"Tensor maps\")")
     reason = variant.unsupported_reason(cfg)
     if reason:
         raise BadInput(f"variant {variant_name} does not take {cfg.key}: {reason}")
     base = nominal_params(cfg, layout)
-    return [ProjectMapCheck(f["name"], f["type"], f["value"],
-                            check_tensor_map(map_params(f, base, cfg.dtype, variant.switches))) for f in fields]
+    if fields:
+        return [VariantMapCheck(f["name"], f["type"], f["value"],
+                                check_tensor_map(map_params(f, base, cfg.dtype, variant.switches))) for f in fields]
+    from fmhactl.runtime.tma_maps import family_params
+
+    out = []
+    for tensor, box_rows in rows:
+        seq, heads = (cfg.seq_q, cfg.heads) if tensor in ("q", "o") else (cfg.seq_k, cfg.heads_kv)
+        strides = tuple(getattr(base, f"{tensor}_{axis}_stride") for axis in ("batch", "seq", "head"))
+        params = family_params(cfg.dtype, getattr(base, tensor), (cfg.batch, seq, heads, cfg.head_dim), strides,
+                               box_rows)
+        out.append(VariantMapCheck(f"maps.{tensor}", "tmap", tensor, check_tensor_map(params)))
+    return out
+
+
+def _launcher_rows(variant, cfg) -> tuple[tuple[str, int], ...]:
+    """(tensor, box rows) of the built-in launcher's maps for cfg; () when it passes none."""
+    from fmhactl.plans.launch import sm90_plan, sm100_plan
+    from fmhactl.runtime.tma_maps import launcher_map_rows
+
+    if variant.launcher == "sm90":
+        plan = sm90_plan(cfg, variant.switches)
+    elif variant.launcher == "sm100" and int(variant.switches.get("FMHA_LOAD_TMA", 0)):
+        plan = sm100_plan(cfg, variant.switches)
+    else:
+        return ()
+    return launcher_map_rows(variant.launcher, plan.block_m, plan.block_n)
 
 
 def nominal_params(cfg, layout: str):

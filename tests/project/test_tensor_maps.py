@@ -221,4 +221,41 @@ def test_tma_maps_bad_input_is_one_line_exit_2(args, rule):
 def test_tma_maps_of_a_variant_without_maps_is_bad_input():
     seeds = TMA_FIXTURE.parent / "seeds_project"
     done = _tma_maps("heads_bf16", "--shape", "b=1,h=2,t=40,s=128,d=64", project=seeds)
-    assert done.returncode == 2 and "declares no tensor-map fields" in done.stderr, done.stderr
+    assert done.returncode == 2 and "passes no tensor maps" in done.stderr, done.stderr
+
+
+REPO = TMA_FIXTURE.parents[2]
+
+
+@pytest.mark.parametrize("variant, tensors", [("sm90_persistent", ["q", "k", "v", "o"]),
+                                              ("sm100_tma_s2_tmem", ["q", "k", "v"])])
+def test_tma_maps_of_a_builtin_launcher_are_the_maps_its_launch_encodes(variant, tensors):
+    """The built-in launchers' maps: the same parameters the launch encodes (tma_maps.map_params of
+    tensors of that shape and layout), boxes from the variant's tile plan."""
+    import json
+
+    import torch
+
+    from fmhactl.config import parse_shape
+    from fmhactl.runtime.kernel_job import KernelJob
+    from fmhactl.runtime.tma_maps import launcher_map_rows
+    from fmhactl.runtime.tma_maps import map_params as launch_map_params
+
+    shape = "b=2,h=8,hkv=2,t=300,s=77,d=128"
+    done = _tma_maps(variant, "--shape", shape, "--layout", "bhsd", "--json", project=REPO)
+    assert done.returncode == 0, done.stderr
+    maps = json.loads(done.stdout)["maps"]
+    assert [m["tensor"] for m in maps] == tensors and all(m["valid"] for m in maps)
+    cfg = parse_shape(shape)
+    from fmhactl.registry import load_registry
+
+    v = load_registry(REPO / "kernels" / "family.toml")[variant]
+    plan = KernelJob("run", variant, "k", "c", v.launcher, dict(v.switches), cfg, 0, "native").tile_plan
+    rows = dict(launcher_map_rows(v.launcher, plan.block_m, plan.block_n))
+    for m in maps:
+        seq, heads = (cfg.seq_q, cfg.heads) if m["tensor"] in ("q", "o") else (cfg.seq_k, cfg.heads_kv)
+        tensor = torch.empty(cfg.batch, heads, seq, cfg.head_dim, dtype=torch.bfloat16).transpose(1, 2)  # bhsd
+        want = launch_map_params(tensor, rows[m["tensor"]]).as_dict()
+        got = m["params"]
+        assert {k: v for k, v in got.items() if k != "globalAddress"} == \
+            {k: v for k, v in want.items() if k != "globalAddress"}, m["field"]
