@@ -98,7 +98,7 @@ def project_limit_reason(launch: dict, cfg: AttnConfig, switches: dict) -> str |
 
 
 # A CUtensorMap (cuda.h: alignas(64) cuuint64_t opaque[16]) by value: 128 bytes on a 64-byte boundary.
-TMAP_BYTES, TMAP_ALIGN = 128, 64
+TMAP_ALIGN = 64
 
 
 def _c_type(type_name: str):

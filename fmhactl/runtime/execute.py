@@ -163,8 +163,8 @@ class Executor:
             # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
             session = self._emulation.prepare(self._modules[job.cubin], shape.grid, stream, job.seed,
                                               shape.ctas_per_sm, trace_capacity(job))
-            if session is not None:  # a project kernel's own tensor maps: a TMA store is watched on its whole box
-                session.declare_tensor_maps(declared_boxes(args))
+            # a project kernel's own tensor maps ([] for others): a TMA store is watched on its whole box
+            session.declare_tensor_maps(declared_boxes(args))
         with launch_range(job.variant, cfg.key):
             driver.launch(fn, shape.grid, shape.block, shape.dynamic_smem, stream, *args)
 
