@@ -117,16 +117,15 @@ def maps(
     from fmhactl.present import report_tma
     from fmhactl.services import tma as svc
 
-    checks = svc.variant_maps(variant, shape, layout)
+    result = svc.variant_maps(variant, shape, layout)
     if as_json:
-        common.print_json({"variant": variant, "shape": shape, "layout": layout,
-                           "maps": [c.as_dict() for c in checks]})
+        common.print_json(result.as_dict())
     else:
-        for c in checks:
+        for c in result.maps:
             common.say(f"{c.field}: {c.kind} of {c.tensor}", "bold")
             common.say(c.check.c_call)
             common.text_table(report_tma.rules_table(c.check))
             for line in report_tma.verdict_lines(c.check, None):
                 common.say(line)
-    if not all(c.check.valid for c in checks):
+    if not result.valid:
         raise typer.Exit(1)

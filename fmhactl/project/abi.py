@@ -16,6 +16,7 @@ from fmhactl.config import AttnConfig, head_dim_pow2
 from fmhactl.errors import BadInput
 from fmhactl.plans.launch import MAX_DYNAMIC_SMEM, LaunchShape
 from fmhactl.project import formula
+from fmhactl.plans.tcgen05_abi import TMA_MAP_WORDS
 from fmhactl.project.files import NUMBER_VALUES
 
 DEFAULT_SM_COUNT = 132  # for formulas that use sm_count where no GPU was asked (limit checks)
@@ -101,11 +102,13 @@ def project_limit_reason(launch: dict, cfg: AttnConfig, switches: dict) -> str |
 TMAP_ALIGN = 64
 
 
+# The map's 128 opaque bytes (tcgen05_abi.TMA_MAP_WORDS words): what the driver encoded, copied as is.
+MapBytes = ctypes.c_uint64 * TMA_MAP_WORDS
+
+
 def _c_type(type_name: str):
     if type_name == "tmap":
-        from fmhactl.runtime.tma_maps import TmaMap
-
-        return TmaMap
+        return MapBytes
     if type_name == "tmap_ptr":
         return ctypes.c_void_p
     return _CTYPES[type_name]
@@ -135,7 +138,8 @@ def params_struct(fields: tuple[dict, ...] | list[dict]) -> type[ctypes.Structur
 
 def adapt_params(fields: tuple[dict, ...] | list[dict], base, maps=None) -> ctypes.Structure:
     """The kernel's own params block filled from fmhactl's FmhaParams `base` field by field; the
-    tensor-map fields from `maps` (tensor_maps.FieldMaps of the same launch)."""
+    tensor-map fields from `maps` (fmhactl.runtime.project_maps.FieldMaps of the same launch: each
+    map's bytes by field name, and the device address of each tmap_ptr's copy)."""
     out = params_struct(fields)()
     values = {name: getattr(base, name) for name in NUMBER_VALUES}
     names = frozenset(values)
@@ -145,7 +149,7 @@ def adapt_params(fields: tuple[dict, ...] | list[dict], base, maps=None) -> ctyp
             if maps is None:
                 raise BadInput(f"params field {f['name']}: a {f['type']} needs the launch's tensor maps")
             if f["type"] == "tmap":
-                setattr(out, f["name"], maps.maps[f["name"]])
+                setattr(out, f["name"], MapBytes.from_buffer_copy(maps.maps[f["name"]]))
             else:
                 setattr(out, f["name"], maps.address(f["name"]))
             continue
@@ -168,7 +172,7 @@ def adapt_arguments(fields: tuple[dict, ...] | list[dict], block: ctypes.Structu
     for f in fields:
         value = getattr(block, f["name"])
         if f["type"] == "tmap":
-            args.append(_c_type("tmap").from_buffer_copy(value))
+            args.append(MapBytes.from_buffer_copy(value))
         else:
             args.append(_c_type(f["type"])(value))
         if f["type"] in ("tmap", "tmap_ptr"):

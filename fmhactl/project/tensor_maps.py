@@ -10,18 +10,15 @@ project declares them as params fields (docs/kernel-abi.md, "Tensor maps"):
 device memory (the seeds' `CUtensorMap* tma_q`). Each map describes one of q, k, v, o as the 4-D
 view {head_dim, seq, heads, batch} (innermost first) with the strides FmhaParams carries, which is
 the one view valid for every memory layout verify draws (bshd and bhsd); box formulas are
-evaluated per config, and the parameters go through the layout model's rules before the driver
-encodes them (fmhactl.runtime.tma_maps.encode_params): a map the rules refuse is bad input naming
-the field and the rule. Under strict emulation the maps are declared to the emulator with their
-box size (EmulationSession.declare_tensor_maps), so a TMA store through one of them is watched on
-its whole box.
+evaluated per config. This module states the parameters (pure); fmhactl.runtime.project_maps
+encodes them for a launch after the layout model's rules (a map the rules refuse is bad input
+naming the field and the rule) and, under strict emulation, declares them to the emulator with
+their box size, so a TMA store through one of them is watched on its whole box.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from fmhactl.errors import BadInput
 from fmhactl.project import formula
@@ -63,50 +60,3 @@ def map_params(f: dict, base, dtype: str, switches: dict):
     address, dims, strides = _tensor_view(f["value"], base)
     return make_params(dtype, dims, strides, box, [1, 1, 1, 1], global_address=address,
                        swizzle=f.get("swizzle") or "none", l2_promotion=L2_PROMOTION)
-
-
-@dataclass
-class FieldMaps:
-    """The encoded maps of one launch by field name, the device copies the tmap_ptr fields point
-    at (kept alive as long as this object), and what the emulator is told about them."""
-
-    maps: dict[str, Any] = field(default_factory=dict)  # name -> tma_maps.TmaMap
-    params: dict[str, Any] = field(default_factory=dict)  # name -> TensorMapParams
-    device_copies: dict[str, Any] = field(default_factory=dict)  # name -> torch uint8 tensor (tmap_ptr)
-
-    def address(self, name: str) -> int:
-        return self.device_copies[name].data_ptr()
-
-    def declared_boxes(self) -> list:
-        """emulation.TensorMapBox of every map whose box size can be stated (see TensorMapBox.of:
-        a swizzle wider than the inner box row leaves the pitch undocumented; such a map stays
-        undeclared and a store through it is watched on its first 16 bytes)."""
-        from fmhactl.runtime.emulation import TensorMapBox
-
-        boxes = []
-        for name, tmap in self.maps.items():
-            try:
-                boxes.append(TensorMapBox.of(tmap, self.params[name]))
-            except BadInput:
-                continue
-        return boxes
-
-
-def encode_fields(fields: Sequence[dict], base, dtype: str, switches: dict) -> FieldMaps:
-    """Every tensor-map field of a params layout encoded for the launch `base`; a tmap_ptr's map
-    is copied to device memory. BadInput names the field and the rule a map breaks."""
-    from fmhactl.runtime.tma_maps import encode_params
-
-    out = FieldMaps()
-    for f in map_fields(fields):
-        params = map_params(f, base, dtype, switches)
-        try:
-            tmap = encode_params(params)
-        except BadInput as exc:
-            raise BadInput(f"params field {f['name']} ({f['type']} of {f['value']}): {exc}") from None
-        out.maps[f["name"]], out.params[f["name"]] = tmap, params
-        if f["type"] == "tmap_ptr":
-            import torch
-
-            out.device_copies[f["name"]] = torch.frombuffer(bytearray(bytes(tmap)), dtype=torch.uint8).to("cuda")
-    return out

@@ -41,16 +41,6 @@ def gpu_info() -> dict:
 TRACE_CAPACITY_ENV = "FMHACTL_TRACE_CAPACITY"  # events; > 0 turns emulator tracing on for every launch
 
 
-def declared_boxes(args) -> list:
-    """The tensor maps of a project kernel's own params (fmhactl.project.tensor_maps.FieldMaps,
-    carried by the argument that holds them) as the emulator takes them; [] for other kernels."""
-    for arg in args:
-        maps = getattr(arg, "field_maps", None)
-        if maps is not None:
-            return maps.declared_boxes()
-    return []
-
-
 def trace_capacity(job: KernelJob) -> int:
     """Trace buffer size for an emulated launch: the job's (fmhactl trace) or the environment's
     (tracing on under verify, to show it changes no result); 0 (the default) keeps tracing off."""
@@ -140,7 +130,8 @@ class Executor:
                             topk_idx=features.topk_idx, key_ranges=features.key_ranges)]
         if job.params:  # a kernel with its own params struct: the declared field mapping
             from fmhactl.project.abi import adapt_arguments, adapt_params
-            from fmhactl.project.tensor_maps import encode_fields, map_fields
+            from fmhactl.project.tensor_maps import map_fields
+            from fmhactl.runtime.project_maps import encode_fields
 
             maps = encode_fields(job.params, args[0], cfg.dtype, job.switches) if map_fields(job.params) else None
             block = adapt_params(job.params, args[0], maps)
@@ -163,6 +154,8 @@ class Executor:
             # ctas_per_sm: the co-residency the launcher's plan decided (SM100: fmhactl/plans/sm100.py).
             session = self._emulation.prepare(self._modules[job.cubin], shape.grid, stream, job.seed,
                                               shape.ctas_per_sm, trace_capacity(job))
+            from fmhactl.runtime.project_maps import declared_boxes
+
             # a project kernel's own tensor maps ([] for others): a TMA store is watched on its whole box
             session.declare_tensor_maps(declared_boxes(args))
         with launch_range(job.variant, cfg.key):

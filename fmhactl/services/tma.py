@@ -193,7 +193,25 @@ class VariantMapCheck:
         return {"field": self.field, "type": self.kind, "tensor": self.tensor, **self.check.as_dict()}
 
 
-def variant_maps(variant_name: str, shape: str, layout: str = "bshd") -> list[VariantMapCheck]:
+@dataclass(frozen=True)
+class VariantMaps:
+    """Every map one launch of a variant passes, for one config and memory layout."""
+
+    variant: str
+    config: str
+    layout: str
+    maps: tuple[VariantMapCheck, ...]
+
+    @property
+    def valid(self) -> bool:
+        return all(m.check.valid for m in self.maps)
+
+    def as_dict(self) -> dict[str, object]:
+        return {**envelope("fmhactl.tma.maps", 1), "variant": self.variant, "config": self.config,
+                "layout": self.layout, "valid": self.valid, "maps": [m.as_dict() for m in self.maps]}
+
+
+def variant_maps(variant_name: str, shape: str, layout: str = "bshd") -> VariantMaps:
     """The tensor maps a variant's launch of `shape` passes, built with the strides verify would
     give in `layout` and nominal aligned addresses, each checked rule by rule, without a GPU: a
     project kernel's tmap / tmap_ptr params fields, or the maps struct of the built-in sm90 launcher
@@ -217,8 +235,9 @@ def variant_maps(variant_name: str, shape: str, layout: str = "bshd") -> list[Va
         raise BadInput(f"variant {variant_name} does not take {cfg.key}: {reason}")
     base = nominal_params(cfg, layout)
     if fields:
-        return [VariantMapCheck(f["name"], f["type"], f["value"],
-                                check_tensor_map(map_params(f, base, cfg.dtype, variant.switches))) for f in fields]
+        checks = [VariantMapCheck(f["name"], f["type"], f["value"],
+                                  check_tensor_map(map_params(f, base, cfg.dtype, variant.switches))) for f in fields]
+        return VariantMaps(variant_name, cfg.key, layout, tuple(checks))
     from fmhactl.runtime.tma_maps import family_params
 
     out = []
@@ -228,7 +247,7 @@ def variant_maps(variant_name: str, shape: str, layout: str = "bshd") -> list[Va
         params = family_params(cfg.dtype, getattr(base, tensor), (cfg.batch, seq, heads, cfg.head_dim), strides,
                                box_rows)
         out.append(VariantMapCheck(f"maps.{tensor}", "tmap", tensor, check_tensor_map(params)))
-    return out
+    return VariantMaps(variant_name, cfg.key, layout, tuple(out))
 
 
 def _launcher_rows(variant, cfg) -> tuple[tuple[str, int], ...]:

@@ -42,6 +42,7 @@ PRINTS = {
     "layout idesc decode": ["0x08200490"],
     "layout idesc encode": [],
     "tma check": ["--preset", "seed002"],
+    "tma maps": ["sm90_persistent", "--shape", "b=1,h=2,t=40,s=128,d=64"],
     "scenario list": [],
     "ptx scan": ["sm100_tma_s2_tmem"],
     "ptx rewrite": ["sm100_tma_s2_tmem", "-o", OUT_FILE, "--json"],  # without --json: one stderr line

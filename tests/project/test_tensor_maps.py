@@ -19,7 +19,8 @@ from fmhactl.errors import BadInput
 from fmhactl.layout.tensormap import DataType, Swizzle
 from fmhactl.project.abi import adapt_arguments, adapt_params, params_struct
 from fmhactl.project.files import load_project_file
-from fmhactl.project.tensor_maps import FieldMaps, map_params
+from fmhactl.project.tensor_maps import map_params
+from fmhactl.runtime.project_maps import FieldMaps
 from fmhactl.runtime.params import FmhaParams
 from fmhactl.runtime.tma_maps import TmaMap
 from tests.project.c_layout import compiler_layout
