@@ -32,7 +32,7 @@ def map_fields(fields: Sequence[dict]) -> list[dict]:
     return [f for f in fields if f["type"] in MAP_TYPES]
 
 
-def _tensor_view(name: str, base) -> tuple[int, list[int], list[int]]:
+def tensor_view(name: str, base) -> tuple[int, list[int], list[int]]:
     """(address, dims {head_dim, seq, heads, batch}, byte strides {seq, heads, batch}) of q/k/v/o."""
     seq, heads = (base.seq_q, base.heads) if name in ("q", "o") else (base.seq_k, base.heads_kv)
     strides = [getattr(base, f"{name}_{axis}_stride") * ELEMENT_BYTES for axis in ("seq", "head", "batch")]
@@ -57,6 +57,6 @@ def map_params(f: dict, base, dtype: str, switches: dict):
         except formula.FormulaError as exc:
             raise BadInput(f"{where}: {exc}") from None
         box.append(int(number))
-    address, dims, strides = _tensor_view(f["value"], base)
+    address, dims, strides = tensor_view(f["value"], base)
     return make_params(dtype, dims, strides, box, [1, 1, 1, 1], global_address=address,
                        swizzle=f.get("swizzle") or "none", l2_promotion=L2_PROMOTION)

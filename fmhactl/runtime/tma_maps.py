@@ -26,23 +26,21 @@ class FmhaTmaMaps(ctypes.Structure):
 
 def map_params(tensor, box_rows: int):
     """The cuTensorMapEncodeTiled parameters for one operand, as the layout model states them."""
+    batch, seq, heads, dim = tensor.shape
+    elem = tensor.element_size()
     dtype = {"torch.bfloat16": "bf16", "torch.float16": "f16"}[str(tensor.dtype)]
-    return family_params(dtype, tensor.data_ptr(), tuple(tensor.shape), (tensor.stride(0), tensor.stride(1),
-                                                                          tensor.stride(2)), box_rows)
+    return family_params(dtype, tensor.data_ptr(), [dim, seq, heads, batch],
+                         [tensor.stride(1) * elem, tensor.stride(2) * elem, tensor.stride(0) * elem], box_rows)
 
 
-def family_params(dtype: str, address: int, shape: tuple, strides: tuple, box_rows: int):
-    """map_params of a 16-bit (batch, seq, heads, dim) tensor given by its address, shape and its
-    (batch, seq, head) strides in elements (the dim is contiguous): `fmhactl tma maps` builds the
-    launchers' maps from a config's numbers this way, without tensors."""
+def family_params(dtype: str, address: int, dims: list[int], byte_strides: list[int], box_rows: int):
+    """The launchers' map of a 16-bit tensor given as the driver takes it: dims {dim, seq, heads,
+    batch} and byte strides {seq, heads, batch}; box {64, box_rows, 1, 1}, 128B swizzle. `fmhactl
+    tma maps` builds the launchers' maps from a config's numbers this way, without tensors."""
     from fmhactl.layout.tensormap import make_params
 
-    batch, seq, heads, dim = shape
-    elem = 2
-    return make_params(
-        dtype, [dim, seq, heads, batch], [strides[1] * elem, strides[2] * elem, strides[0] * elem],
-        [SWIZZLE_ATOM_ELEMENTS, box_rows, 1, 1], [1, 1, 1, 1],
-        global_address=address, swizzle="128B", l2_promotion="128B")
+    return make_params(dtype, list(dims), list(byte_strides), [SWIZZLE_ATOM_ELEMENTS, box_rows, 1, 1], [1, 1, 1, 1],
+                       global_address=address, swizzle="128B", l2_promotion="128B")
 
 
 def launcher_map_rows(launcher: str, block_m: int, block_n: int) -> tuple[tuple[str, int], ...]:

@@ -238,14 +238,12 @@ def variant_maps(variant_name: str, shape: str, layout: str = "bshd") -> Variant
         checks = [VariantMapCheck(f["name"], f["type"], f["value"],
                                   check_tensor_map(map_params(f, base, cfg.dtype, variant.switches))) for f in fields]
         return VariantMaps(variant_name, cfg.key, layout, tuple(checks))
+    from fmhactl.project.tensor_maps import tensor_view
     from fmhactl.runtime.tma_maps import family_params
 
     out = []
     for tensor, box_rows in rows:
-        seq, heads = (cfg.seq_q, cfg.heads) if tensor in ("q", "o") else (cfg.seq_k, cfg.heads_kv)
-        strides = tuple(getattr(base, f"{tensor}_{axis}_stride") for axis in ("batch", "seq", "head"))
-        params = family_params(cfg.dtype, getattr(base, tensor), (cfg.batch, seq, heads, cfg.head_dim), strides,
-                               box_rows)
+        params = family_params(cfg.dtype, *tensor_view(tensor, base), box_rows)
         out.append(VariantMapCheck(f"maps.{tensor}", "tmap", tensor, check_tensor_map(params)))
     return VariantMaps(variant_name, cfg.key, layout, tuple(out))
 

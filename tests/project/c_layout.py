@@ -17,3 +17,12 @@ def compiler_layout(tmp_path: Path, compiler: str, suffix: str, declarations: st
     subprocess.run([compiler, "-o", str(tmp_path / "layout"), str(source)], check=True)
     run = subprocess.run([str(tmp_path / "layout")], capture_output=True, text=True, check=True)
     return {name: int(value) for name, value in (line.split() for line in run.stdout.splitlines())}
+
+
+def assert_block_matches(c_layout: dict[str, int], block, fields: list[dict]) -> None:
+    """Every declared field of the ctypes `block` at the compiler's offset, and the same size."""
+    import ctypes
+
+    for f in fields:
+        assert c_layout[f["name"]] == getattr(block, f["name"]).offset, f["name"]
+    assert c_layout["size"] == ctypes.sizeof(block)

@@ -15,7 +15,7 @@ from fmhactl.project import formula
 from fmhactl.project.abi import adapt_params, params_struct, project_launch_shape
 from fmhactl.runtime.params import FmhaParams
 
-from tests.project.c_layout import compiler_layout
+from tests.project.c_layout import assert_block_matches, compiler_layout
 from tests.project.conftest import FIXTURE
 
 CFG = AttnConfig(batch=3, heads=8, heads_kv=2, seq_q=300, seq_k=77, head_dim=96, causal=True)
@@ -68,9 +68,7 @@ def test_params_layout_matches_the_c_struct(tmp_path):
     fields = _fixture_fields()
     c_layout = compiler_layout(tmp_path, "cc", ".c", struct, "struct FmhaParams", [f["name"] for f in fields])
     block = params_struct(fields)
-    for f in fields:
-        assert c_layout[f["name"]] == getattr(block, f["name"]).offset, f["name"]
-    assert c_layout["size"] == ctypes.sizeof(block)
+    assert_block_matches(c_layout, block, fields)
 
 
 def test_params_are_filled_from_fmhactl_params():

@@ -23,7 +23,7 @@ from fmhactl.project.tensor_maps import map_params
 from fmhactl.runtime.project_maps import FieldMaps
 from fmhactl.runtime.params import FmhaParams
 from fmhactl.runtime.tma_maps import TmaMap
-from tests.project.c_layout import compiler_layout
+from tests.project.c_layout import assert_block_matches, compiler_layout
 
 TMA_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "tma_project"
 
@@ -44,9 +44,7 @@ def test_params_layout_with_maps_matches_the_cpp_struct(tmp_path):
     fields = _fields()
     c_layout = compiler_layout(tmp_path, "c++", ".cpp", structs, "FmhaTmaParams", [f["name"] for f in fields])
     block = params_struct(fields)
-    for f in fields:
-        assert c_layout[f["name"]] == getattr(block, f["name"]).offset, f["name"]
-    assert c_layout["size"] == ctypes.sizeof(block)
+    assert_block_matches(c_layout, block, fields)
     assert block.tma_o.offset % 64 == 0 and ctypes.sizeof(block) % 64 == 0
 
 
