@@ -102,6 +102,7 @@ def verify_command(
     variants: list[str] = typer.Argument(..., help="One or more variants; they share one isolated worker."),
     grid: Optional[str] = typer.Option(None, "--grid", help="A grid in scenarios/grids (e.g. seeds72, awkward, smoke)."),
     shape: Optional[list[str]] = typer.Option(None, "--shape", help="b=1,h=8,hkv=2,t=128,s=512,d=128,dtype=bf16,causal (repeatable)."),
+    random_count: Optional[int] = typer.Option(None, "--random", metavar="N", help="N random configs drawn from what the variants declare (dtypes, head dims, features, limits), each one a named variant runs; the seed replays them."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Base seed; config i uses seed+i. Default: random, recorded."),
     timeout: float = typer.Option(30.0, "--timeout", help="Watchdog per config, seconds; past it the config is a HANG."),
     as_json: bool = typer.Option(False, "--json", help="Print one record per config as JSON on stdout."),
@@ -143,7 +144,7 @@ def verify_command(
     runs = []
     with progress:
         outcome = services.verify(variants, grid=grid, shapes=shape, seed=seed, timeout_s=timeout, progress=show,
-                                  placement=placement, on_run=runs.append)
+                                  placement=placement, on_run=runs.append, random_count=random_count)
     if placement:
         from fmhactl.cli import sweep_render as render
 
@@ -153,6 +154,9 @@ def verify_command(
     elif as_json:
         print_json([r.to_dict() for r in outcome.rows])
     note(f"session {outcome.session}: results stored in {outcome.store_path}")
+    if outcome.random_seed is not None:
+        note(f"random configs drawn from seed {outcome.random_seed}: --random {random_count} "
+             f"--seed {outcome.random_seed} replays them")
     print(outcome.closing_line(), file=sys.stderr if as_json else sys.stdout)
     if not outcome.ok:
         raise typer.Exit(int(ExitCode.CHECK_FAILED))

@@ -59,12 +59,18 @@ def shapes(texts: Sequence[str], option: str = "--shape") -> list[AttnConfig]:
     return configs
 
 
-def configs(grid: str | None, shape_texts: Sequence[str] | None) -> list[AttnConfig]:
-    """Exactly one of a grid name/path or shapes."""
+def configs(grid: str | None, shape_texts: Sequence[str] | None, random_count: int | None = None,
+            chosen: Sequence[Variant] = (), random_seed: int = 0) -> list[AttnConfig]:
+    """Exactly one of a grid name/path, shapes, or a count of random configs the chosen variants
+    run (fmhactl.verify.random_grid, drawn from random_seed)."""
     from fmhactl.verify.grids import load_grid
 
-    if bool(grid) == bool(shape_texts):
-        raise BadInput("give exactly one of --grid NAME or --shape ... (repeatable)")
+    if sum((bool(grid), bool(shape_texts), random_count is not None)) != 1:
+        raise BadInput("give exactly one of --grid NAME, --shape ... (repeatable) or --random N")
+    if random_count is not None:
+        from fmhactl.verify.random_grid import random_configs
+
+        return random_configs(chosen, random_count, random_seed)
     if grid:
         return list(load_grid(grid).configs)
     return shapes(list(shape_texts or []))

@@ -63,6 +63,7 @@ class VerifyOutcome:
     session: str
     rows: list[ResultRow]
     store_path: Path
+    random_seed: int | None = None  # --random: the seed its configs were drawn from
 
     def metrics(self, row: ResultRow) -> VerifyMetrics:
         return VerifyMetrics.from_dict(row.metrics)
@@ -87,20 +88,25 @@ class VerifyOutcome:
 def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence[str] | None = None,
            seed: int | None = None, timeout_s: float = 30.0, store: ResultStore | None = None,
            progress: ProgressCallback | None = None, cancel: CancelToken | None = None,
-           placement=None, on_run=None) -> VerifyOutcome:
-    """Check variants on a grid or shapes against the independent reference; one event per config.
+           placement=None, on_run=None, random_count: int | None = None) -> VerifyOutcome:
+    """Check variants on a grid, shapes or random_count random configs (each one a named variant
+    runs, drawn from the seed: VerifyOutcome.seed replays them) against the independent
+    reference; one event per config.
 
     placement (fmhactl.sweep.service.Placement, from --gpus/--ray): one worker per GPU or Ray
     actors instead of the one local worker; on_run(run) then receives the sweep's throughput."""
+    from fmhactl.runtime.jobs import fresh_seed
     from fmhactl.verify.sweep import run_verify
 
     if not variants:
         raise BadInput("name at least one variant")
     chosen = common.variants(variants)
-    configs = common.configs(grid, shapes)
-    if not grid:
-        _require_someone_runs_each(chosen, configs)
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
+    if random_count is not None:
+        seed = fresh_seed(seed)  # the draw and the inputs share it, so the one recorded seed replays both
+    configs = common.configs(grid, shapes, random_count, chosen, seed or 0)
+    if shapes:
+        _require_someone_runs_each(chosen, configs)
     if placement is None:  # a placement finds its own devices (and says when there are none)
         require_gpu()
     with _store(store) as s:
@@ -121,7 +127,7 @@ def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence
         else:
             summary = run_verify(chosen, configs, store=s, timeout_s=timeout_s, seed=seed, progress=progress,
                                  cancel=cancel)
-        return VerifyOutcome(summary.session, summary.rows, s.path)
+        return VerifyOutcome(summary.session, summary.rows, s.path, seed if random_count is not None else None)
 
 
 def _require_someone_runs_each(chosen: Sequence[Variant], configs: Sequence[AttnConfig]) -> None:

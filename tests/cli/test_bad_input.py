@@ -267,6 +267,13 @@ def test_status_check_fails_on_an_empty_milestone_page(tmp_path):
     (["dump", "sm100_direct_tmem", "--shape", "d=64", "--at", "X"], ("--at", "unknown checkpoint")),
     (["dump", "ref", "--shape", "d=64", "--at", "P"], ("no checkpoints",)),
     (["verify", "ref", "--timeout", "abc", "--shape", "d=64"], ("--timeout",)),
+    (["verify", "ref", "--random", "0"], ("--random", "from 1 to")),
+    (["verify", "ref", "--random", "-3"], ("--random",)),
+    (["verify", "ref", "--random", "99999999"], ("--random", "from 1 to")),
+    (["verify", "ref", "--random", "many"], ("--random",)),
+    (["verify", "ref", "--random", "4", "--grid", "smoke"], ("exactly one of", "--random")),
+    (["verify", "ref", "--random", "4", "--shape", "d=64"], ("exactly one of",)),
+    (["verify", "ref", "--random", "4", "--seed", "-2"], ("--seed",)),
 ])
 def test_numeric_options_and_caps_are_exit_2(fmhactl_home, args, fragments):
     before = rows_in(fmhactl_home)
