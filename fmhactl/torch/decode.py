@@ -450,10 +450,12 @@ MAX_PLANS = 1024
 
 def plan_key(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: float | None, return_lse: bool,
              layout: str, max_seq_q: int = MAX_SEQ_Q) -> tuple:
-    """Everything a decode plan depends on: not k's sequence length nor the K/V strides."""
+    """Everything a decode plan depends on: not k's sequence length nor the K/V strides. K's head
+    dim is in it: the inputs are checked only when a plan is built, so a K of another head dim than
+    Q's must miss the plan (and be refused by the build's check), not be read as Q's."""
     kshape = k.shape
-    return (q.shape, q.stride(), kshape[0], kshape[1] if layout == "bhsd" else kshape[2], q.dtype, k.dtype,
-            q.get_device(), k.get_device(), causal, scale, return_lse, layout, max_seq_q)
+    return (q.shape, q.stride(), kshape[0], kshape[1] if layout == "bhsd" else kshape[2], kshape[-1], q.dtype,
+            k.dtype, q.get_device(), k.get_device(), causal, scale, return_lse, layout, max_seq_q)
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, scale: float | None,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from fmhactl.config import MAX_TOPK, UNBOUNDED
+from fmhactl.config import INT32_MAX, MAX_TOPK, UNBOUNDED
 from fmhactl.torch.inputs import Problem, fail, to_bshd
 
 
@@ -68,8 +68,8 @@ def check_features(f: Features, p: Problem, q: torch.Tensor, k: torch.Tensor, v:
                    layout: str) -> None:
     """O(1) rules of docs/features.md on shapes, dtypes and devices (one AttentionInputError line)."""
     for name, value in (("window_left", f.window_left), ("window_right", f.window_right)):
-        if value < UNBOUNDED:
-            fail(f"{name} must be >= -1 (-1 unbounded), got {value}")
+        if not UNBOUNDED <= value <= INT32_MAX:  # the kernels' window fields are int32
+            fail(f"{name} must be -1 (unbounded) or from 0 to {INT32_MAX}, got {value}")
     if causal and f.window_right > 0:
         fail(f"window_right {f.window_right} contradicts causal (causal is window_right=0)")
     if f.sinks is not None:

@@ -101,3 +101,16 @@ def needs_copy(launcher: str, tensor) -> bool:
     if tensor.data_ptr() % 16:
         return True
     return any(s == 0 or (s * elem) % 16 for s in tensor.stride()[:-1])
+
+
+def readable(launcher: str, tensor):
+    """The view itself, or a fresh contiguous copy where the kernel cannot read it (needs_copy).
+
+    A copy, not .contiguous(): torch calls a view contiguous whatever its base address and the
+    strides of its size-1 dims, so .contiguous() hands a single-token view 2 bytes off a 16-byte
+    boundary back unchanged, and its TMA map is then refused (found by tests/torch/test_op_random_gpu.py)."""
+    if not needs_copy(launcher, tensor):
+        return tensor
+    import torch
+
+    return tensor.clone(memory_format=torch.contiguous_format)

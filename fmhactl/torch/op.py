@@ -104,7 +104,7 @@ def _general(q, k, v, causal: bool, scale: float | None, return_lse: bool, layou
     views = []
     for t in (q, k, v):
         view = to_bshd(t, layout)
-        views.append(view.contiguous() if _launch.needs_copy(launcher, view) else view)
+        views.append(_launch.readable(launcher, view))
     if f.kv_shared:
         views[2] = views[1]  # one buffer, read once (a copy made for k serves v)
     extra = None
@@ -299,8 +299,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool
     made its lists itself passes check_values=False."""
     # A call with every feature argument at its default builds no Features (about 0.9 µs of host
     # time a call on a CPU) nor asks Features.any. Any other call resolves them as before: one that
-    # still means "no feature" (window=(-1, -1), kv_shared without another feature) ends on the
-    # plain branch below.
+    # still means "no feature" (window=(-1, -1) and nothing else) ends on the plain branch below;
+    # kv_shared=True alone is a feature (the feature kernels read V from K's stage).
     if not (window is None and sinks is None and topk_idx is None and key_ranges is None and window_left == -1
             and window_right == -1 and not kv_shared):
         left, right = _features.resolve_window(window, window_left, window_right)

@@ -842,3 +842,20 @@ def test_ring_schedule_reads_each_block_after_its_group_landed(stages, blocks):
         block, group = slots[slot]
         assert block == n and group < landed
         slot = slot + 1 if slot < stages - 1 else 0
+
+
+def test_a_kv_cache_of_another_head_dim_misses_the_plan_and_is_refused(cpu_decode_chain):
+    """The decode plan is looked up before any input check: a K/V of another head dim than the
+    query's (here 32 against the plan's 64) must not be launched through the plan made for 64
+    (the kernel would read 64 d's a key from rows of 32), but reach the build's checks and be refused."""
+    from fmhactl.torch import fastpath
+    from fmhactl.torch.inputs import AttentionInputError
+
+    driver, plan_for = cpu_decode_chain
+    q, k = torch.zeros(1, 16, 1, 64, dtype=torch.bfloat16), _kv_cache(1, 4, 100, 128, head_dim=64)
+    plan_for(q, k)
+    assert fastpath.attention(q, k, k, True, None, False, "bhsd") is not None and len(driver.launches) == 1
+    narrow = _kv_cache(1, 4, 100, 128, head_dim=32)
+    with pytest.raises(AttentionInputError):  # on CPU tensors the build's first check answers
+        fastpath.attention(q, narrow, narrow, True, None, False, "bhsd")
+    assert len(driver.launches) == 1

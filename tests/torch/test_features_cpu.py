@@ -35,7 +35,10 @@ def test_fake_with_every_feature():
     (dict(sinks=meta(8, dtype=torch.bfloat16)), "sinks must be float32"),
     (dict(topk_idx=meta(1, 5, 2, 16, dtype=torch.int64)), "topk_idx must be int32"),
     (dict(topk_idx=meta(1, 4, 2, 16, dtype=torch.int32)), "topk_idx must be int32 \\(batch, seq_q, heads_kv, topk\\)"),
-    (dict(window=(-2, 0)), "window_left must be >= -1"),
+    (dict(window=(-2, 0)), "window_left must be -1 \\(unbounded\\) or from 0 to 2147483647"),
+    # past int32 the kernels' window fields would wrap: one line, not the CLI's BadInput from deeper down
+    (dict(window=(2**40, 0)), "window_left must be -1 \\(unbounded\\) or from 0 to 2147483647, got 1099511627776"),
+    (dict(window_right=2**31), "window_right must be"),
     (dict(window=(3, 2), causal=True), "contradicts causal"),
     (dict(window=(3,)), "window must be a pair"),
     (dict(window=(3, 0), window_left=2), "not both"),

@@ -335,3 +335,21 @@ def test_model_bench_builds_models_that_run_their_own_attention():
     assert count_op_calls(models["sdpa"], torch.zeros(1, 5, dtype=torch.long)) == 0
     meta_model = models["fmhactl"].to("meta")
     assert count_op_calls(meta_model, torch.zeros(1, 5, dtype=torch.long, device="meta"), use_cache=True) == 2
+
+
+def test_a_view_the_kernels_cannot_read_is_copied_even_where_torch_calls_it_contiguous():
+    """A single-token view 2 bytes off a 16-byte boundary: torch calls it contiguous (size-1 dims'
+    strides do not count), so .contiguous() returned it unchanged and its TMA map was refused at
+    launch (the op fuzz, session 25). launch.readable copies it to an aligned buffer; a view the
+    kernels read stays as it is, and `ref` reads any strides."""
+    from fmhactl.torch import launch
+
+    buffer = torch.arange(2 * 136, dtype=torch.bfloat16).reshape(1, 1, 2, 136)
+    view = buffer[:, :, :1, 1:129]  # (1, 1, 1, 128), base 2 bytes past the buffer's
+    assert view.is_contiguous() and view.data_ptr() % 16 == 2
+    assert view.contiguous().data_ptr() == view.data_ptr()  # why .contiguous() was not enough
+    copied = launch.readable("sm90", view)
+    assert copied.data_ptr() % 16 == 0 and torch.equal(copied, view)
+    aligned = buffer[:, :, :1, 8:136]
+    assert launch.readable("sm90", aligned) is aligned
+    assert launch.readable("ref", view) is view
