@@ -25,7 +25,13 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def _session_home(tmp_path_factory):
-    return tmp_path_factory.mktemp("fmhactl-home")
+    """A fresh folder, or FMHACTL_TEST_HOME when set: a device run points it at the FMHACTL_HOME
+    its `fmhactl build` steps filled, so GPU tests reuse those builds instead of compiling again."""
+    import os
+    from pathlib import Path
+
+    given = os.environ.get("FMHACTL_TEST_HOME")
+    return Path(given) if given else tmp_path_factory.mktemp("fmhactl-home")
 
 
 @pytest.fixture(autouse=True)
