@@ -7,7 +7,9 @@ GQA) and expects out as (batch, seq_q, heads, dim). It first asks the registered
 (once per forward, not per layer) what to hand every layer as `attention_mask`:
 
 * None: no padding, a plain causal (or bidirectional) mask: the op's bottom-right causal flag does
-  the masking (prefill and decoding with a cache), with no host read;
+  the masking (prefill and decoding with a cache), with no host read. Where the last query is not
+  at the last key (a static cache with no attention_mask: its keys run to the cache's end) the
+  causal mask is a PaddedBatch of full rows with the queries' real shift instead;
 * PaddedBatch: a 2-D padding mask whose every row is one interval of valid keys (left padding,
   right padding, a static cache's unfilled tail): up to 64 query tokens (decode steps, short
   prompts) run as one launch of the split-KV decode kernels with each row's interval
@@ -571,7 +573,10 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
 
     causal = _mask_kind(mask_function)  # also fills _HF
     kwargs.pop("allow_is_causal_skip", None)
-    if torch.compiler.is_compiling() and (causal is None or attention_mask is not None):
+    # Traced: the host cannot look at a mask or at a static cache's tensor offsets (the alignment
+    # check below reads them).
+    if torch.compiler.is_compiling() and (causal is None or attention_mask is not None
+                                          or not (isinstance(q_offset, int) and isinstance(kv_offset, int))):
         return _traced_mask(batch_size, q_length, kv_length, q_offset, kv_offset, mask_function, attention_mask,
                             kwargs)
     reason = None
@@ -584,6 +589,12 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
         else:
             causal, window_left = True, window
     plain = None if window_left < 0 else SlidingWindow(window_left, q_length, kv_length)
+    if causal and window_left < 0 and not _queries_end_at_last_key(q_length, kv_length, q_offset, kv_offset):
+        # A static cache without a mask: the keys run to the cache's end, past the last query, so
+        # the op's bottom-right diagonal would show each query the keys after it (and the unfilled
+        # tail). Said as a padded batch with the real shift, every key valid (found by
+        # tests/torch/test_integrations_random_gpu.py).
+        plain = PaddedBatch(((0, kv_length),) * batch_size, int(q_offset) - int(kv_offset), True)
     if causal is None:
         reason = reason or f"mask function {getattr(mask_function, '__qualname__', mask_function)!r} (not plain causal)"
     elif attention_mask is None:
@@ -616,6 +627,12 @@ def fmhactl_attention_mask(batch_size: int, q_length: int, kv_length: int, q_off
         if packed is not None:
             return packed
     return SdpaFallback(mask, reason)
+
+
+def _queries_end_at_last_key(q_length: int, kv_length: int, q_offset, kv_offset) -> bool:
+    """Whether the last query sits at the last key (the op's causal alignment). Ints: no cost; a
+    static cache's tensor offset: one host read."""
+    return int(q_offset) + q_length == int(kv_offset) + kv_length
 
 
 def _is_zero(offset) -> bool:

@@ -189,6 +189,50 @@ def test_left_padded_decode_step_matches_sdpa(monkeypatch):
     torch.testing.assert_close(logits["fmhactl"], logits["sdpa"], atol=2e-4, rtol=2e-4)
 
 
+def test_a_static_cache_without_a_mask_is_a_padded_batch_with_its_shift():
+    """No attention_mask, keys to the static cache's end: the last query is not at the last key, so
+    the op's bottom-right causal diagonal would be wrong; the queries' real position is the shift."""
+    from transformers.masking_utils import causal_mask_function
+
+    got = hf.fmhactl_attention_mask(2, 6, 10, mask_function=causal_mask_function)
+    assert got == hf.PaddedBatch(((0, 10), (0, 10)), 0, True)
+    got = hf.fmhactl_attention_mask(1, 1, 10, q_offset=torch.tensor(6), mask_function=causal_mask_function)
+    assert got == hf.PaddedBatch(((0, 10),), 6, True)
+    ones = torch.ones(1, 10, dtype=torch.bool)
+    got = hf.fmhactl_attention_mask(1, 3, 10, q_offset=2, mask_function=causal_mask_function, attention_mask=ones)
+    assert got == hf.PaddedBatch(((0, 10),), 2, True)
+    assert hf.fmhactl_attention_mask(1, 4, 10, q_offset=6, mask_function=causal_mask_function) is None  # aligned
+
+
+def _static_cache(model, batch: int, length: int):
+    from transformers import StaticCache
+
+    try:
+        return StaticCache(config=model.config, max_cache_len=length)
+    except TypeError:  # transformers < 4.56 sizes it up front
+        return StaticCache(config=model.config, max_batch_size=batch, max_cache_len=length, device="cpu",
+                           dtype=torch.float32)
+
+
+def test_static_cache_without_a_mask_matches_sdpa(monkeypatch):
+    """A prompt then one step into a StaticCache of 32 slots, no attention_mask (a direct forward):
+    before the fix every query also saw the keys after it and the unfilled tail (the integrations
+    fuzz, session 25)."""
+    monkeypatch.setattr(hf, "_piece_attention", reference_piece)
+    models = _models()
+    gen = torch.Generator().manual_seed(4)
+    ids, step = torch.randint(0, 1000, (2, 9), generator=gen), torch.randint(0, 1000, (2, 1), generator=gen)
+    logits = {}
+    with torch.no_grad():
+        for name, model in models.items():
+            cache = _static_cache(model, 2, 32)
+            prompt = model(ids, past_key_values=cache, use_cache=True, cache_position=torch.arange(9)).logits
+            nxt = model(step, past_key_values=cache, use_cache=True, cache_position=torch.tensor([9])).logits
+            logits[name] = (prompt, nxt)
+    for got, want in zip(logits["fmhactl"], logits["sdpa"]):
+        torch.testing.assert_close(got, want, atol=2e-4, rtol=2e-4)
+
+
 def test_mask_function_traces_under_compile_fullgraph():
     """transformers calls the mask function inside a compiled forward, so it must trace. (On the
     H100's torch 2.11 + transformers 5.17, an import of transformers inside it broke fullgraph
