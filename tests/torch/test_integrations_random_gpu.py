@@ -37,7 +37,7 @@ random family: Llama, Qwen2 (q/k/v biases), Mistral (sliding_window W on every l
 router has no discontinuity; its baseline is eager, as transformers' SDPA would drop the sinks),
 heads_kv {1,2,4} x group {1,2,4}, head dim 64/128, bf16/f16, the q/k projections scaled by a
 random gain (peaky or flat softmax). Three models share the same dtype-rounded
-weights, as tests/torch/checks.py builds them: the baseline and "fmhactl" in the low dtype, and the
+weights, as fmhactl/torch/checks.py builds them: the baseline and "fmhactl" in the low dtype, and the
 baseline in fp32. They get the same input_ids, 2-D attention_mask and position_ids (as generate
 makes them) in one of three scenarios: a prefill (batch 1..4, 1..700 tokens, per row left,
 right, both-sided or no padding, sometimes an all-padding row or a hole, which is an
@@ -825,7 +825,7 @@ def _hf_config(case: HfCase):
 
 def build_hf_models(case: HfCase, device: str) -> dict[str, torch.nn.Module]:
     """{"base": the baseline in the low dtype, "ours": fmhactl in the low dtype, "ref32": the baseline
-    in fp32}, all with the same weights rounded to the low dtype (tests/torch/checks.py's models);
+    in fp32}, all with the same weights rounded to the low dtype (fmhactl/torch/checks.py's models);
     the q/k projections scaled by the case's gain; gpt-oss's sinks random (transformers starts them
     at zero, which would hide a dropped sink)."""
     from transformers import AutoModelForCausalLM
