@@ -200,6 +200,19 @@ def test_empty_query_returns_empty_outputs(monkeypatch):
     assert out.shape == (0, 4, 16) and lse.shape == (4, 0)
 
 
+def test_empty_query_still_follows_the_op_rules(monkeypatch):
+    """No query means no op call, but a call the op would refuse is refused all the same (the
+    integrations fuzz, session 25: it was accepted)."""
+    monkeypatch.setattr(varlen, "_padded_attention", lambda *a, **k: pytest.fail("no call for no query"))
+    q, k, v, cu_q, cu_k = packed((0, 0), (3, 2))
+    with pytest.raises(ft.AttentionInputError, match="contradicts causal"):
+        ft.attention_varlen(q, k, v, cu_q, cu_k, 0, 3, causal=True, window=(2, 1))
+    with pytest.raises(ft.AttentionInputError, match="sinks must be float32"):
+        ft.attention_varlen(q, k, v, cu_q, cu_k, 0, 3, sinks=torch.zeros(3))
+    assert ft.attention_varlen(q, k, v, cu_q, cu_k, 0, 3, causal=True, window=(2, 0),
+                               sinks=torch.zeros(4)).shape == (0, 4, 16)
+
+
 def test_meta_tensors_give_the_shapes_without_a_host_read():
     """The fake path: meta tensors (no values) through the op's fake implementation."""
     meta = dict(device="meta")
