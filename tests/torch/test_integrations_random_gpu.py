@@ -70,7 +70,7 @@ of either test draws its configuration from `random.Random(base_seed + i)` (the 
 
 FMHACTL_FUZZ_CASES sets the number of varlen cases (default 40) and FMHACTL_FUZZ_HF_CASES the hf
 cases (default 20, or half of FMHACTL_FUZZ_CASES when only that is set). The drawing checks on a
-CPU: `python tests/torch/test_integrations_random_gpu.py [draws] [seed]` (invariants, coverage,
+CPU: `python -m tests.torch.test_integrations_random_gpu [draws] [seed]` (from the checkout) (invariants, coverage,
 the O(1) and host checks on meta/CPU tensors, and small cases end to end with the op's calls
 replaced by the fp32 reference, the comparison rules passing there and failing on a planted
 error). transformers' masking and fmhactl.torch.hf's own decisions run for real there, so an hf
@@ -105,11 +105,11 @@ from fmhactl.torch import hf as _hf  # noqa: E402
 from fmhactl.torch import varlen as _varlen  # noqa: E402
 from fmhactl.torch.op import AttentionInputError  # noqa: E402
 from fmhactl.verify.reference import attention as reference  # noqa: E402
+from tests.torch.fuzz_support import (CASES_ENV, SEED_ENV, base_seed, draw_sinks, log_uniform, poison, say,  # noqa: E402
+                                      summary, where, window_kwargs)
 
-SEED_ENV = "FMHACTL_FUZZ_SEED"
-CASES_ENV = "FMHACTL_FUZZ_CASES"
 HF_CASES_ENV = "FMHACTL_FUZZ_HF_CASES"
-BASE_SEED: int = int(os.environ[SEED_ENV]) if os.environ.get(SEED_ENV, "").strip() else secrets.randbits(31)
+BASE_SEED: int = base_seed()
 VARLEN_CASES: int = int(os.environ.get(CASES_ENV, "").strip() or 40)
 HF_CASES: int = int(os.environ.get(HF_CASES_ENV, "").strip()
                     or (max(1, VARLEN_CASES // 2) if os.environ.get(CASES_ENV, "").strip() else 20))
@@ -135,16 +135,11 @@ HF_VOCAB = 512
 
 # ---- shared drawing helpers (pure Python: random.Random only) ------------------------------------
 
-def _log_uniform(r: random.Random, lo: int, hi: int) -> int:
-    """An integer in [lo, hi], log-uniformly (lo >= 1)."""
-    return min(hi, max(lo, int(math.exp(r.uniform(math.log(lo), math.log(hi + 1))))))
-
-
 def _window(r: random.Random, causal: bool, span: int) -> tuple[tuple[int, int], str]:
     """(left, right) with -1 unbounded, and its kind; never causal with right > 0 (that is drawn
     on purpose, as an expected refusal, by the caller)."""
     def width() -> int:  # 0 .. 2 * span + 1, log-uniform
-        return _log_uniform(r, 1, 2 * span + 2) - 1
+        return log_uniform(r, 1, 2 * span + 2) - 1
 
     kind = r.choice(("left", "left", "both", "zero", "wide", "right", "explicit-none"))
     if kind == "left":  # causal + window_left: the sliding windows of Mistral / gpt-oss / DeepSeek-V4
@@ -160,20 +155,6 @@ def _window(r: random.Random, causal: bool, span: int) -> tuple[tuple[int, int],
     if kind == "right":
         return (-1, 0 if causal else width()), kind
     return (-1, -1), kind
-
-
-def _sinks(r: random.Random, heads: int, span: int) -> tuple[tuple[float, ...], str]:
-    hi = math.log(max(span, 1)) + 2.0
-    values = [r.uniform(-2.0, hi) for _ in range(heads)]
-    kind = r.choice(("finite", "finite", "some-neg-inf", "all-neg-inf", "dominant"))
-    if kind == "some-neg-inf":
-        values = [float("-inf") if r.random() < 0.3 else v for v in values]
-        values[r.randrange(heads)] = float("-inf")
-    elif kind == "all-neg-inf":
-        values = [float("-inf")] * heads
-    elif kind == "dominant":
-        values[r.randrange(heads)] = 20.0
-    return tuple(values), kind
 
 
 def _cumulative(lengths: tuple[int, ...]) -> list[int]:
@@ -283,7 +264,7 @@ def _varlen_length(r: random.Random) -> int:
         return 0
     if u < 0.18:
         return 1
-    n = _log_uniform(r, 1, VARLEN_MAX_LEN)
+    n = log_uniform(r, 1, VARLEN_MAX_LEN)
     if r.random() < 0.25:
         m = r.choice((64, 128, 192))
         n = max(m, round(n / m) * m) + r.choice((-1, 0, 1))
@@ -361,7 +342,7 @@ def draw_varlen_case(index: int, base_seed: int | None = None) -> VarlenCase:
     window_style = r.choice(("tuple", "keywords"))
     sinks, sinks_kind = (None, "")
     if r.random() < 0.25:
-        sinks, sinks_kind = _sinks(r, heads, span)
+        sinks, sinks_kind = draw_sinks(r, heads, span)
     scale = None
     if r.random() < 0.15:
         scale = r.choice((1.0, 0.5 / math.sqrt(head_dim), round(r.uniform(0.01, 0.3), 4)))
@@ -441,18 +422,10 @@ def build_varlen_inputs(case: VarlenCase, device: str = "cuda") -> VarlenInputs:
     return VarlenInputs(q, k, v, cu_q, cu_k, sinks)
 
 
-def _varlen_window_kwargs(case: VarlenCase) -> dict:
-    if case.window is None:
-        return {}
-    if case.window_style == "tuple":
-        return {"window": case.window}
-    return {"window_left": case.window_left, "window_right": case.window_right}
-
-
 def call_varlen(case: VarlenCase, t: VarlenInputs) -> tuple[torch.Tensor, torch.Tensor | None]:
     served = ft.attention_varlen(t.q, t.k, t.v, t.cu_q, t.cu_k, case.max_seqlen_q, case.max_seqlen_k,
                                  causal=case.causal, scale=case.scale, return_lse=case.return_lse, sinks=t.sinks,
-                                 check_values=case.check_values, **_varlen_window_kwargs(case))
+                                 check_values=case.check_values, **window_kwargs(case))
     if case.return_lse:
         out, lse = served
         return out, lse
@@ -481,11 +454,6 @@ def varlen_references(case: VarlenCase, t: VarlenInputs,
     return torch.cat(outs), torch.cat(lses, dim=1)
 
 
-def _where(mask: torch.Tensor) -> str:
-    bad = mask.nonzero()
-    return f"{int(mask.sum())} at e.g. {tuple(int(i) for i in bad[0])}" if len(bad) else "none"
-
-
 def _token_of(case: VarlenCase, row: int) -> str:
     """'sequence s token j' of a packed query row, for messages."""
     cu = _cumulative(case.lengths_q)
@@ -510,7 +478,7 @@ def check_varlen_result(case: VarlenCase, t: VarlenInputs, out: torch.Tensor, ls
     low, _ = varlen_references(case, t, DTYPES[case.dtype])
     got = out.float()
     nan = torch.isnan(got)
-    assert not bool(nan.any()), f"{note}: NaN in O (token, head, dim): {_where(nan)}"
+    assert not bool(nan.any()), f"{note}: NaN in O (token, head, dim): {where(nan)}"
     diff = (got - want).abs()
     err, low_err = float(diff.max()), float((low.float() - want).abs().max())
     tol = 2 * low_err + ATOL
@@ -528,10 +496,10 @@ def check_varlen_result(case: VarlenCase, t: VarlenInputs, out: torch.Tensor, ls
         worst_lse = float((lse - want_lse).abs()[finite].max()) if bool(finite.any()) else float("nan")
         first = (~ok).nonzero()[0]
         raise AssertionError(
-            f"{note}: LSE differs at (head, token) {_where(~ok)} (e.g. {_token_of(case, int(first[1]))}: got "
+            f"{note}: LSE differs at (head, token) {where(~ok)} (e.g. {_token_of(case, int(first[1]))}: got "
             f"{float(lse[first[0], first[1]]):.5g}, want {float(want_lse[first[0], first[1]]):.5g}); max finite "
-            f"|err| {worst_lse:.4g}; -inf/inf mismatches {_where(torch.isinf(lse) != torch.isinf(want_lse))}; "
-            f"NaN {_where(torch.isnan(lse))}")
+            f"|err| {worst_lse:.4g}; -inf/inf mismatches {where(torch.isinf(lse) != torch.isinf(want_lse))}; "
+            f"NaN {where(torch.isnan(lse))}")
     return summary
 
 
@@ -547,7 +515,7 @@ def varlen_backend(case: VarlenCase, t: VarlenInputs) -> str:
     ranges = torch.zeros((n, 2), dtype=torch.int32, device=device)
     try:
         backend = ft.backend_for(q, k, v, causal=case.causal, layout="bshd", sinks=t.sinks, key_ranges=ranges,
-                                 **_varlen_window_kwargs(case))
+                                 **window_kwargs(case))
     except AttentionInputError as exc:
         return f"backend_for refuses ({exc})"
     name = f"{backend.variant} ({backend.mode})"
@@ -556,38 +524,20 @@ def varlen_backend(case: VarlenCase, t: VarlenInputs) -> str:
     return name
 
 
-def _poison(device: str = "cuda") -> None:
-    """Fill freed allocator blocks with NaN so that an output element nobody writes shows up."""
-    for numel in (1 << 12, 1 << 16, 1 << 20, 1 << 23):
-        torch.full((numel,), float("nan"), device=device)
-
-
 # ---- the summary -------------------------------------------------------------------------------------
 
 _OUTCOMES: dict[str, dict[int, str]] = {"varlen": {}, "hf": {}}
 
 
-def _say(request: pytest.FixtureRequest, line: str) -> None:
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line(line)
-    else:
-        print(line)
-
-
 @pytest.fixture(scope="module", autouse=True)
 def _seed_and_summary(request: pytest.FixtureRequest) -> Iterator[None]:
     """The base seed first (to replay: set FMHACTL_FUZZ_SEED to it), each case's outcome last."""
-    _say(request, f"\n{__name__}: {SEED_ENV}={BASE_SEED} {CASES_ENV}={VARLEN_CASES} {HF_CASES_ENV}={HF_CASES}")
+    say(request, f"\n{__name__}: {SEED_ENV}={BASE_SEED} {CASES_ENV}={VARLEN_CASES} {HF_CASES_ENV}={HF_CASES}")
     yield
     for test, outcomes in _OUTCOMES.items():
         if not outcomes:
             continue
-        counts = Counter(outcome.split(":")[0] for outcome in outcomes.values())
-        lines = [f"{__name__} {test}: {SEED_ENV}={BASE_SEED}, {len(outcomes)} cases: "
-                 + ", ".join(f"{n} {name}" for name, n in counts.most_common())]
-        lines += [f"  case{index:03d} {outcome}" for index, outcome in sorted(outcomes.items())]
-        _say(request, "\n".join(lines))
+        say(request, summary(f"{__name__} {test}", BASE_SEED, outcomes))
 
 
 @pytest.mark.parametrize("index", range(VARLEN_CASES), ids=lambda i: f"case{i:03d}")
@@ -597,7 +547,7 @@ def test_varlen_random(index: int) -> None:
     print(note)
     inputs = build_varlen_inputs(case, "cuda")
     backend = varlen_backend(case, inputs)
-    _poison()
+    poison()
     decodes = _decode.launches()
     try:
         out, lse = call_varlen(case, inputs)
@@ -754,7 +704,7 @@ def _hf_window(r: random.Random, seq: int, scenario: str) -> int:
         return max(2, seq + r.choice((-1, 0, 1)))
     if u < 0.4:
         return seq + r.randint(2, 500)
-    return _log_uniform(r, 3, max(3, seq))
+    return log_uniform(r, 3, max(3, seq))
 
 
 def _hf_step(r: random.Random) -> int:
@@ -779,7 +729,7 @@ def draw_hf_case(index: int, base_seed: int | None = None) -> HfCase:
     qk_gain = r.choices((1.0, 10.0, 30.0), weights=(2, 2, 1))[0]
     scenario = r.choices(("prefill", "decode", "packed"), weights=(4, 3, 2))[0]
     batch = r.choices((1, 2, 3, 4), weights=(2, 3, 2, 3))[0]
-    seq = _log_uniform(r, 1, HF_MAX_SEQ)
+    seq = log_uniform(r, 1, HF_MAX_SEQ)
     if scenario == "packed":
         seq = max(seq, 2)
     pad_style, rows = "none", tuple((0, 0, 0, 0) for _ in range(batch))
@@ -1045,9 +995,9 @@ def check_forward(case: HfCase, fwd: Forward, note: str) -> str:
             nonzero = no_key & (fwd.layer0["ours"] != 0).any(dim=-1)
             assert not bool(nonzero.any()), (
                 f"{note}: layer 0's queries that see no key are not zeros (hf.py: 'queries that see no key get "
-                f"zeros'): max |value| {float(rows.abs().max()):.4g}, (row, token) {_where(nonzero)}")
+                f"zeros'): max |value| {float(rows.abs().max()):.4g}, (row, token) {where(nonzero)}")
         bad = ~torch.isfinite(fwd.logits["ours"])
-        assert not bool(bad.any()), f"{note}: non-finite fmhactl logits (padding positions included): {_where(bad)}"
+        assert not bool(bad.any()), f"{note}: non-finite fmhactl logits (padding positions included): {where(bad)}"
     return ", ".join(numbers)
 
 
@@ -1069,7 +1019,7 @@ def test_hf_random(index: int) -> None:
     _OUTCOMES["hf"][index] = f"{kind}: {case.describe()}\n      " + "\n      ".join(lines)
 
 
-# ---- CPU self-check: python tests/torch/test_integrations_random_gpu.py [draws] --------------------------
+# ---- CPU self-check: python -m tests.torch.test_integrations_random_gpu [draws] --------------------------
 
 @contextlib.contextmanager
 def _cpu_stand_ins(wrong: bool = False) -> Iterator[None]:
@@ -1323,7 +1273,7 @@ def _self_check(draws: int, base: int | None = None) -> None:
     the fp32 reference: the rules pass there and catch planted errors. A fresh base seed unless
     given (the second argument replays one)."""
     base = secrets.randbits(31) if base is None else base
-    print(f"self-check base seed {base} (replay: python {sys.argv[0]} {draws} {base})")
+    print(f"self-check base seed {base} (replay: python -m tests.torch.test_integrations_random_gpu {draws} {base})")
     _self_check_varlen(draws, base)
     _self_check_hf(draws, base, runs=6)
 

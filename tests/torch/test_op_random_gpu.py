@@ -27,7 +27,7 @@ seeded the same way. Run it again with the seed fixed:
 
 FMHACTL_FUZZ_CASES sets the number of cases (default 60: about 2-3 minutes on an H100/H200 once
 the kernels are built; a fresh build cache adds each kernel's first compile). The drawing itself
-checks on a CPU: `python tests/torch/test_op_random_gpu.py [draws]` (invariants, coverage, the
+checks on a CPU: `python -m tests.torch.test_op_random_gpu [draws]` (from the checkout) (invariants, coverage, the
 op's fake implementation on meta tensors, and the comparison rule on small cases).
 """
 
@@ -57,10 +57,10 @@ from fmhactl.torch.backends import Backend  # noqa: E402
 from fmhactl.torch import fastpath as _fastpath  # noqa: E402
 from fmhactl.torch.op import AttentionInputError, to_bshd  # noqa: E402
 from fmhactl.verify.reference import attention as reference  # noqa: E402
+from tests.torch.fuzz_support import (CASES_ENV, SEED_ENV, base_seed, draw_sinks, log_uniform, poison, say,  # noqa: E402
+                                      summary, where, window_kwargs)
 
-SEED_ENV = "FMHACTL_FUZZ_SEED"
-CASES_ENV = "FMHACTL_FUZZ_CASES"
-BASE_SEED: int = int(os.environ[SEED_ENV]) if os.environ.get(SEED_ENV, "").strip() else secrets.randbits(31)
+BASE_SEED: int = base_seed()
 CASES: int = int(os.environ.get(CASES_ENV, "").strip() or 60)
 
 # Size caps per case: every operand (q, k, v, out) at most MAX_ELEMENTS elements; the reference's
@@ -171,11 +171,6 @@ class Case:
 
 # ---- drawing (pure Python: random.Random only) ---------------------------------------------------
 
-def _log_uniform(r: random.Random, lo: int, hi: int) -> int:
-    """An integer in [lo, hi], log-uniformly (lo >= 1)."""
-    return min(hi, max(lo, int(math.exp(r.uniform(math.log(lo), math.log(hi + 1))))))
-
-
 def _snap(r: random.Random, n: int) -> int:
     """n, or (30%) n moved to a tile boundary +-1: 16..192-row tiles, 32..128-key blocks."""
     if r.random() < 0.3:
@@ -230,7 +225,7 @@ def _window(r: random.Random, causal: bool, seq_q: int, seq_k: int) -> tuple[tup
     span = max(seq_q, seq_k)
 
     def width() -> int:  # 0 .. 2 * span + 1, log-uniform
-        return _log_uniform(r, 1, 2 * span + 2) - 1
+        return log_uniform(r, 1, 2 * span + 2) - 1
 
     kind = r.choice(("left", "left", "both", "zero", "wide", "right", "explicit-none"))
     if kind == "left":  # causal + window_left is DeepSeek-V4's (127, 0)
@@ -246,20 +241,6 @@ def _window(r: random.Random, causal: bool, seq_q: int, seq_k: int) -> tuple[tup
     if kind == "right":  # non-causal: right side only; causal: (-1, 0) is causal spelled as a window
         return (-1, 0 if causal else width()), kind
     return (-1, -1), kind  # explicitly unbounded: must behave as no window
-
-
-def _sinks(r: random.Random, heads: int, seq_k: int) -> tuple[tuple[float, ...], str]:
-    hi = math.log(seq_k) + 2.0
-    values = [r.uniform(-2.0, hi) for _ in range(heads)]
-    kind = r.choice(("finite", "finite", "some-neg-inf", "all-neg-inf", "dominant"))
-    if kind == "some-neg-inf":
-        values = [float("-inf") if r.random() < 0.3 else v for v in values]
-        values[r.randrange(heads)] = float("-inf")
-    elif kind == "all-neg-inf":
-        values = [float("-inf")] * heads
-    elif kind == "dominant":
-        values[r.randrange(heads)] = 20.0
-    return tuple(values), kind
 
 
 def _key_ranges(r: random.Random, batch: int, seq_k: int) -> tuple[tuple[int, int], ...]:
@@ -291,11 +272,11 @@ def draw_case(index: int, base_seed: int | None = None) -> Case:
         group = r.choices((1, 2, 4, 8, 16, 64), weights=(1, 1, 1, 2, 2, 2))[0]
     mode = r.random()
     if mode < 0.25:  # a decode step
-        seq_q, seq_k = r.choice(DECODE_SEQ_Q), _snap(r, _log_uniform(r, 1, MAX_SEQ))
+        seq_q, seq_k = r.choice(DECODE_SEQ_Q), _snap(r, log_uniform(r, 1, MAX_SEQ))
     elif mode < 0.5:
-        seq_q = seq_k = _snap(r, _log_uniform(r, 1, MAX_SEQ))
+        seq_q = seq_k = _snap(r, log_uniform(r, 1, MAX_SEQ))
     else:
-        seq_q, seq_k = _snap(r, _log_uniform(r, 1, MAX_SEQ)), _snap(r, _log_uniform(r, 1, MAX_SEQ))
+        seq_q, seq_k = _snap(r, log_uniform(r, 1, MAX_SEQ)), _snap(r, log_uniform(r, 1, MAX_SEQ))
     batch, group, seq_q, seq_k = _fit(batch, heads_kv, group, head_dim, seq_q, seq_k, equal=seq_q == seq_k)
     heads = heads_kv * group
 
@@ -315,14 +296,14 @@ def draw_case(index: int, base_seed: int | None = None) -> Case:
     window_style = r.choice(("tuple", "keywords"))
     sinks, sinks_kind, sinks_strided = None, "", False
     if r.random() < 0.3:
-        sinks, sinks_kind = _sinks(r, heads, seq_k)
+        sinks, sinks_kind = draw_sinks(r, heads, seq_k)
         sinks_strided = r.random() < 0.2
     kv_shared = r.random() < 0.2
     kv_shared_flag = kv_shared and r.random() < 0.7
 
     topk, topk_pad, topk_dup, topk_near, topk_empty, topk_strided = 0, 0.0, False, False, False, False
     if r.random() < 0.2:
-        topk = _log_uniform(r, 1, 2 * seq_k + 16)
+        topk = log_uniform(r, 1, 2 * seq_k + 16)
         topk = max(1, min(topk, MAX_TOPK, MAX_TOPK_ENTRIES // (batch * seq_q * heads_kv)))
         topk_pad = r.choice((0.0, 0.125, 0.5, 0.9))
         topk_dup = r.random() < 0.4
@@ -461,18 +442,10 @@ def build_inputs(case: Case, device: str = "cuda") -> Inputs:
 
 # ---- the call, the reference, the comparison -------------------------------------------------------
 
-def _window_kwargs(case: Case) -> dict:
-    if case.window is None:
-        return {}
-    if case.window_style == "tuple":
-        return {"window": case.window}
-    return {"window_left": case.window_left, "window_right": case.window_right}
-
-
 def backend_of(case: Case, t: Inputs) -> Backend:
     return ft.backend_for(t.q, t.k, t.v, causal=case.causal, layout=case.layout, sinks=t.sinks,
                           topk_idx=t.topk_idx, kv_shared=case.kv_shared_flag, key_ranges=t.key_ranges,
-                          **_window_kwargs(case))
+                          **window_kwargs(case))
 
 
 def call_op(case: Case, t: Inputs) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -488,7 +461,7 @@ def call_op(case: Case, t: Inputs) -> tuple[torch.Tensor, torch.Tensor | None]:
         return out, lse
     kwargs = dict(causal=case.causal, scale=case.scale, return_lse=case.return_lse, layout=case.layout,
                   sinks=t.sinks, topk_idx=t.topk_idx, kv_shared=case.kv_shared_flag, key_ranges=t.key_ranges,
-                  check_values=case.check_values, **_window_kwargs(case))
+                  check_values=case.check_values, **window_kwargs(case))
     if case.entry == "general":
         _fastpath.set_enabled(False)
         try:
@@ -514,11 +487,6 @@ def references(case: Case, t: Inputs) -> tuple[torch.Tensor, torch.Tensor, torch
     return want, want_lse, low
 
 
-def _where(mask: torch.Tensor) -> str:
-    bad = mask.nonzero()
-    return f"{int(mask.sum())} at e.g. {tuple(int(i) for i in bad[0])}" if len(bad) else "none"
-
-
 def check_result(case: Case, t: Inputs, out: torch.Tensor, lse: torch.Tensor | None, note: str) -> str:
     """Assert O (and the LSE when returned) against the reference; returns the numbers."""
     assert tuple(out.shape) == tuple(t.q.shape) and out.dtype == t.q.dtype, (
@@ -526,7 +494,7 @@ def check_result(case: Case, t: Inputs, out: torch.Tensor, lse: torch.Tensor | N
     want, want_lse, low = references(case, t)
     got = to_bshd(out, case.layout).float()
     nan = torch.isnan(got)
-    assert not bool(nan.any()), f"{note}: NaN in O (batch, token, head, dim): {_where(nan)}"
+    assert not bool(nan.any()), f"{note}: NaN in O (batch, token, head, dim): {where(nan)}"
     diff = (got - want).abs()
     err, low_err = float(diff.max()), float((low.float() - want).abs().max())
     tol = 2 * low_err + ATOL
@@ -545,16 +513,10 @@ def check_result(case: Case, t: Inputs, out: torch.Tensor, lse: torch.Tensor | N
         finite = torch.isfinite(want_lse) & torch.isfinite(lse)
         worst_lse = float((lse - want_lse).abs()[finite].max()) if bool(finite.any()) else float("nan")
         inf_mismatch = torch.isinf(lse) != torch.isinf(want_lse)
-        raise AssertionError(f"{note}: LSE differs at (batch, head, token) {_where(~ok)}; max finite |err| "
-                             f"{worst_lse:.4g}; -inf/inf mismatches {_where(inf_mismatch)}; NaN "
-                             f"{_where(torch.isnan(lse))}")
+        raise AssertionError(f"{note}: LSE differs at (batch, head, token) {where(~ok)}; max finite |err| "
+                             f"{worst_lse:.4g}; -inf/inf mismatches {where(inf_mismatch)}; NaN "
+                             f"{where(torch.isnan(lse))}")
     return summary
-
-
-def _poison(device: str = "cuda") -> None:
-    """Fill freed allocator blocks with NaN so that an output element the kernels skip shows up."""
-    for numel in (1 << 12, 1 << 16, 1 << 20, 1 << 23):
-        torch.full((numel,), float("nan"), device=device)
 
 
 # ---- the test ------------------------------------------------------------------------------------
@@ -562,26 +524,14 @@ def _poison(device: str = "cuda") -> None:
 _OUTCOMES: dict[int, str] = {}
 
 
-def _say(request: pytest.FixtureRequest, line: str) -> None:
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line(line)
-    else:
-        print(line)
-
-
 @pytest.fixture(scope="module", autouse=True)
 def _seed_and_summary(request: pytest.FixtureRequest) -> Iterator[None]:
     """The base seed first (to replay: set FMHACTL_FUZZ_SEED to it), what served each case last."""
-    _say(request, f"\n{__name__}: {SEED_ENV}={BASE_SEED} {CASES_ENV}={CASES}")
+    say(request, f"\n{__name__}: {SEED_ENV}={BASE_SEED} {CASES_ENV}={CASES}")
     yield
     if not _OUTCOMES:
         return
-    counts = Counter(outcome.split(":")[0] for outcome in _OUTCOMES.values())
-    lines = [f"{__name__}: {SEED_ENV}={BASE_SEED}, {len(_OUTCOMES)} cases: "
-             + ", ".join(f"{n} {name}" for name, n in counts.most_common())]
-    lines += [f"  case{index:03d} {outcome}" for index, outcome in sorted(_OUTCOMES.items())]
-    _say(request, "\n".join(lines))
+    say(request, summary(__name__, BASE_SEED, _OUTCOMES))
 
 
 def _served_by(backend: Backend | None, decode_launched: bool) -> str:
@@ -607,7 +557,7 @@ def test_random_config(index: int) -> None:
         backend, backend_refusal = None, exc
     except Exception as exc:
         raise AssertionError(f"{note}: backend_for raised {type(exc).__name__}: {exc}") from exc
-    _poison()
+    poison()
     decodes = _decode.launches()
     try:
         out, lse = call_op(case, inputs)
@@ -627,7 +577,7 @@ def test_random_config(index: int) -> None:
     _OUTCOMES[index] = f"served: {served_by}: {numbers}: {case.describe()}"
 
 
-# ---- CPU self-check of the drawing: python tests/torch/test_op_random_gpu.py [draws] ------------------
+# ---- CPU self-check of the drawing: python -m tests.torch.test_op_random_gpu [draws] ------------------
 
 def _self_check(draws: int) -> None:
     """Invariants and coverage of draw_case, the op's O(1) checks on meta tensors (every case

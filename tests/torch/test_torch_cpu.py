@@ -313,12 +313,15 @@ def test_all_ones_mask_skips_the_interval_scan(monkeypatch):
     real_scan = hf._row_intervals
     monkeypatch.setattr(hf, "_row_intervals", lambda valid: scans.append(valid.shape) or real_scan(valid))
     ones = torch.ones(2, 9, dtype=torch.int64)
-    assert hf.fmhactl_attention_mask(2, 1, 9, attention_mask=ones) is None
-    assert hf.fmhactl_attention_mask(2, 1, 5, kv_offset=4, attention_mask=ones) is None
+    # a step after 8 cached tokens: the query sits at position 8 (transformers' q_offset), the last key
+    assert hf.fmhactl_attention_mask(2, 1, 9, q_offset=8, attention_mask=ones) is None
+    assert hf.fmhactl_attention_mask(2, 1, 5, q_offset=8, kv_offset=4, attention_mask=ones) is None
     assert scans == []
-    assert hf.fmhactl_attention_mask(2, 1, 12, attention_mask=ones) == hf.PaddedBatch(((0, 9), (0, 9)), 0, True)
+    assert hf.fmhactl_attention_mask(2, 1, 12, q_offset=8, attention_mask=ones) == hf.PaddedBatch(
+        ((0, 9), (0, 9)), 8, True)
     ones[1, :3] = 0
-    assert hf.fmhactl_attention_mask(2, 1, 9, attention_mask=ones) == hf.PaddedBatch(((0, 9), (3, 9)), 0, True)
+    assert hf.fmhactl_attention_mask(2, 1, 9, q_offset=8, attention_mask=ones) == hf.PaddedBatch(
+        ((0, 9), (3, 9)), 8, True)
     assert scans == [(2, 12), (2, 9)]
 
 
