@@ -90,7 +90,7 @@ def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence
            progress: ProgressCallback | None = None, cancel: CancelToken | None = None,
            placement=None, on_run=None, random_count: int | None = None) -> VerifyOutcome:
     """Check variants on a grid, shapes or random_count random configs (each one a named variant
-    runs, drawn from the seed: VerifyOutcome.seed replays them) against the independent
+    runs, drawn from the seed: VerifyOutcome.random_seed replays them) against the independent
     reference; one event per config.
 
     placement (fmhactl.sweep.service.Placement, from --gpus/--ray): one worker per GPU or Ray

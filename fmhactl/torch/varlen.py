@@ -188,8 +188,9 @@ def attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqle
     the padded batch: no host read of cu_seqlens is needed). Causal and the window
     (window=(left, right) or window_left/window_right) are bottom-right aligned per sequence;
     sinks fp32 (heads,) as the op's. A sequence with queries but no key gives O = 0 and
-    LSE = -inf (with sinks: the head's sink, the op's rule); one with no query contributes nothing. Autograd: the op's fp32 recompute backward
-    (causal and key ranges; the window and sinks are forward-only there).
+    LSE = -inf (with sinks: the head's sink, the op's rule); one with no query contributes
+    nothing. Autograd: the op's fp32 recompute backward (causal and key ranges; the window and
+    sinks are forward-only there).
 
     With check_values (eager calls only, outside compile and CUDA-graph capture) the host reads
     cu_seqlens once (a device sync) and checks the boundaries (start at 0, non-decreasing, end at
