@@ -60,7 +60,7 @@ def shapes(texts: Sequence[str], option: str = "--shape") -> list[AttnConfig]:
 
 
 def configs(grid: str | None, shape_texts: Sequence[str] | None, random_count: int | None = None,
-            chosen: Sequence[Variant] = (), random_seed: int = 0) -> list[AttnConfig]:
+            chosen: Sequence[Variant] = (), random_seed: int | None = None) -> list[AttnConfig]:
     """Exactly one of a grid name/path, shapes, or a count of random configs the chosen variants
     run (fmhactl.verify.random_grid, drawn from random_seed)."""
     from fmhactl.verify.grids import load_grid
@@ -70,7 +70,7 @@ def configs(grid: str | None, shape_texts: Sequence[str] | None, random_count: i
     if random_count is not None:
         from fmhactl.verify.random_grid import random_configs
 
-        return random_configs(chosen, random_count, random_seed)
+        return random_configs(chosen, random_count, 0 if random_seed is None else random_seed)
     if grid:
         return list(load_grid(grid).configs)
     return shapes(list(shape_texts or []))

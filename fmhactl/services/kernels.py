@@ -104,7 +104,7 @@ def verify(variants: Sequence[str], *, grid: str | None = None, shapes: Sequence
     timeout_s, seed = common.timeout(timeout_s), common.seed(seed)
     if random_count is not None:
         seed = fresh_seed(seed)  # the draw and the inputs share it, so the one recorded seed replays both
-    configs = common.configs(grid, shapes, random_count, chosen, seed or 0)
+    configs = common.configs(grid, shapes, random_count, chosen, seed)
     if shapes:
         _require_someone_runs_each(chosen, configs)
     if placement is None:  # a placement finds its own devices (and says when there are none)

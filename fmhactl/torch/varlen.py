@@ -162,19 +162,6 @@ def _padded_attention(q, k, v, key_ranges, *, causal, scale, return_lse, window,
     return served if return_lse else (served, None)
 
 
-def _check_features_alone(q, k, v, causal: bool, window, window_left: int, window_right: int, sinks) -> None:
-    """The op's O(1) feature rules (window, sinks) for a call with no query, which never reaches the
-    op: a call the op would refuse is refused whatever the lengths."""
-    from fmhactl.torch import features
-    from fmhactl.torch.inputs import Problem
-
-    left, right = features.resolve_window(window, window_left, window_right)
-    f = features.make(k, v, left, right, sinks, None, False)
-    if f.any:
-        p = Problem(1, q.shape[1], k.shape[1], 0, k.shape[0], q.shape[2])
-        features.check_features(f, p, q[None], k[None], v[None], causal, "bshd")
-
-
 def attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: torch.Tensor,
                      cu_seqlens_k: torch.Tensor, max_seqlen_q: int, max_seqlen_k: int, *, causal: bool = False,
                      scale: float | None = None, return_lse: bool = False, window=None, window_left: int = -1,
@@ -203,7 +190,12 @@ def attention_varlen(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqle
     if check_values and host_reads_allowed(q):
         check_varlen_values(cu_seqlens_q, cu_seqlens_k, total_q, total_k, max_q, max_k)
     if total_q == 0:  # nothing to compute (the op would be handed an empty query); its rules still hold
-        _check_features_alone(q, k, v, causal, window, window_left, window_right, sinks)
+        # The op's O(1) feature rules (window, sinks), which a call with no query never reaches
+        from fmhactl.torch.inputs import Problem
+        from fmhactl.torch.op import _checked_features
+
+        _checked_features(q[None], k[None], v[None], Problem(1, q.shape[1], k.shape[1], 0, k.shape[0], q.shape[2]),
+                          causal, "bshd", window, window_left, window_right, sinks, None, False)
         out = q.new_empty((0, *q.shape[1:]))
         return (out, q.new_empty((q.shape[1], 0), dtype=torch.float32)) if return_lse else out
     layout = varlen_layout(cu_seqlens_q, cu_seqlens_k, max_q, max_k, total_q, total_k)

@@ -91,14 +91,14 @@ def draw_config(rng: random.Random, variant: Variant, limits: SizeLimits) -> Att
     heads = min(heads_kv * group, limits.max_heads)
     heads -= heads % heads_kv
     batch = rng.randint(1, limits.max_batch)
-    seq_k = _log_uniform(rng, 1, limits.max_seq)
+    seq_k = log_uniform(rng, 1, limits.max_seq)
     shape_of_q = rng.random()
     if shape_of_q < 0.25:
         seq_q = rng.randint(1, min(16, limits.max_seq))  # decode steps
     elif shape_of_q < 0.5:
         seq_q = seq_k  # prefill
     else:
-        seq_q = _log_uniform(rng, 1, limits.max_seq)
+        seq_q = log_uniform(rng, 1, limits.max_seq)
     batch, heads, heads_kv, seq_q, seq_k = _fit(limits, batch, heads, heads_kv, seq_q, seq_k, head_dim)
     causal = "causal" in features and rng.random() < 0.5
     fields = dict(batch=batch, heads=heads, heads_kv=heads_kv, seq_q=seq_q, seq_k=seq_k, head_dim=head_dim,
@@ -139,7 +139,8 @@ def _window(rng: random.Random, causal: bool, seq_k: int) -> dict[str, int]:
     return {"window_left": left, "window_right": right}
 
 
-def _log_uniform(rng: random.Random, low: int, high: int) -> int:
+def log_uniform(rng: random.Random, low: int, high: int) -> int:
+    """An integer in [low, high], log-uniformly (low >= 1)."""
     return min(high, max(low, int(math.exp(rng.uniform(math.log(low), math.log(high + 1))))))
 
 

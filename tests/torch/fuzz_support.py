@@ -13,6 +13,8 @@ from collections import Counter
 import pytest
 import torch
 
+from fmhactl.verify.random_grid import log_uniform  # noqa: F401 - the fuzz modules draw lengths with it
+
 SEED_ENV = "FMHACTL_FUZZ_SEED"  # set to a printed base seed to replay a run
 CASES_ENV = "FMHACTL_FUZZ_CASES"
 
@@ -21,11 +23,6 @@ def base_seed() -> int:
     """FMHACTL_FUZZ_SEED, else a fresh one (printed by the module's summary fixture)."""
     text = os.environ.get(SEED_ENV, "").strip()
     return int(text) if text else secrets.randbits(31)
-
-
-def log_uniform(r: random.Random, lo: int, hi: int) -> int:
-    """An integer in [lo, hi], log-uniformly (lo >= 1)."""
-    return min(hi, max(lo, int(math.exp(r.uniform(math.log(lo), math.log(hi + 1))))))
 
 
 def draw_sinks(r: random.Random, heads: int, span: int) -> tuple[tuple[float, ...], str]:
