@@ -127,7 +127,7 @@ def main() -> int:
         "torch.empty (out)": lambda: torch.empty_strided(plan.out_size, plan.out_stride, dtype=plan.dtype,
                                                          device=plan.device),
         "choose_splits": lambda: decode.choose_splits(plan.base_ctas[0], 1, plan.base_ctas[1], length,
-                                                      plan.sm_count, resident),
+                                                      plan.sm_count, resident, plan.group_rows),
         "plan_key": lambda: decode.plan_key(q, k, True, scale, False, "bhsd"),
     }
     from fmhactl.torch import op

@@ -30,6 +30,7 @@ d=96 decode step never reaches the head-dim padding (fmhactl.torch.padding) that
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import threading
 from dataclasses import dataclass, field
@@ -54,6 +55,10 @@ SPLIT_KEY_MULTIPLE = WARPS * KEYS_PER_WARP_STEP  # 64: every warp of a split get
 MIN_SPLIT_KEYS = 128  # below this a split's CTA is mostly launch and merge
 MAX_SPLITS = 256  # the merge's SMEM weight buffer (kMaxSplits)
 CTAS_PER_SM = 2  # split until about this many CTAs per SM
+# The split count that balances the merge against each CTA's stream of keys (balanced_splits):
+# splits of a row group stop at about sqrt(seq_k / (BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS))).
+BALANCE_KEYS_PER_ROW = 2
+BALANCE_MIN_ROWS = 8
 SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # "CTAS_PER_SM,MIN_SPLIT_KEYS": the split heuristic's two knobs (tuning runs)
 MAX_GRID_Z = 65535  # grid.z = batch * heads_kv
 # MHA decode (heads == KV heads) over a large cache with at least a wave of (batch, head) pairs
@@ -121,22 +126,46 @@ def family_from_keys(batch: int, heads: int, heads_kv: int, head_dim: int, elem_
     return -(-FAMILY_MIN_KV_BYTES // per_key)
 
 
+def group_rows(seq_q: int, heads: int, heads_kv: int) -> int:
+    """Valid packed rows of a row group: seq_q tokens x (heads / heads_kv) heads, at most a tile."""
+    return min(ROWS_PER_CTA, seq_q * (heads // heads_kv))
+
+
 def row_groups(seq_q: int, heads: int, heads_kv: int) -> int:
     """16-row tiles per (batch, KV head): the packed rows are seq_q tokens x (heads / heads_kv) heads."""
     return -(-seq_q * (heads // heads_kv) // ROWS_PER_CTA)
 
 
+def balanced_splits(seq_k: int, rows: int) -> int:
+    """The split count past which more splits cost more in the merge than they save in streaming:
+    the smallest m with m * m * q >= seq_k, q = BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS),
+    rows = the valid packed rows of a row group (1..16).
+
+    Each split adds partial rows that the last CTA of the row group reads back in the merge (H200,
+    session 26: about 0.15 us a split at 8 rows of hd128), and each CTA streams seq_k / n keys
+    (about 0.009 us a key at hd128); both scale with the head dim, so the time a * n * rows + b *
+    seq_k / n is least near n = sqrt(seq_k / (2 rows)). Below 8 rows the merge's fixed per-split
+    work dominates, so rows count as 8. Measured on small-batch GQA steps (b1 h16:2 S16k: 128
+    splits 38.2 us, 32 splits 23.1; b1 h8:1 S32k: 256 splits 54.8 us, 32 splits 26.9;
+    notes/op-session26); steps with many (batch, KV head) pairs are capped lower by _split_cap."""
+    quantum = BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS)
+    blocks = -(-max(1, seq_k) // quantum)
+    return math.isqrt(blocks - 1) + 1
+
+
 def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int,
-                  resident: int = 0) -> tuple[int, int]:
+                  resident: int = 0, rows: int = ROWS_PER_CTA) -> tuple[int, int]:
     """(n_splits, split_keys): enough splits for about CTAS_PER_SM CTAs per SM, none shorter than
-    MIN_SPLIT_KEYS keys (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS; every split non-empty.
+    MIN_SPLIT_KEYS keys (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS and at most
+    balanced_splits(seq_k, rows) (rows: the valid packed rows of a row group); every split non-empty.
 
     resident: the CTAs per SM the kernel can hold (0: unknown). Rounding the split count up can
     make a grid a little larger than one wave (b8 x 8 KV heads: 5 x 64 = 320 CTAs); where the
     kernel holds only CTAS_PER_SM a SM (the hd128 ring: 2), the few CTAs past the wave would run
     alone at a fraction of the bandwidth, so the count is rounded down to what fits in one wave
     (4 splits of twice the keys) unless no split at all fits."""
-    n = min(_split_cap(batch, heads_kv, groups, sm_count, resident), max(1, -(-seq_k // MIN_SPLIT_KEYS)))
+    n = min(_split_cap(batch, heads_kv, groups, sm_count, resident), max(1, -(-seq_k // MIN_SPLIT_KEYS)),
+            balanced_splits(seq_k, rows))
     split_keys = -(-seq_k // n)
     split_keys = -(-split_keys // SPLIT_KEY_MULTIPLE) * SPLIT_KEY_MULTIPLE
     return -(-seq_k // split_keys), split_keys
@@ -153,31 +182,38 @@ def _split_cap(batch: int, heads_kv: int, groups: int, sm_count: int, resident: 
 
 
 def split_range(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int,
-                resident: int = 0) -> tuple[int, int, int, int]:
+                resident: int = 0, rows: int = ROWS_PER_CTA) -> tuple[int, int, int, int]:
     """(n_splits, split_keys, first, last): choose_splits' answer for seq_k >= 1, and KV lengths
     first <= seq_k <= last that all get that same answer (the other arguments and the two knobs
     unchanged). A greedy step's cache grows by one key, so a plan keeps the answer and its launch
     until the length leaves the range (DecodePlan.run): about every split_keys steps.
 
-    With everything but seq_k fixed, choose_splits is three ceilings of seq_k in turn, each
-    constant on an interval of seq_k once the one before it is fixed (c = _split_cap, MIN =
-    MIN_SPLIT_KEYS, M = SPLIT_KEY_MULTIPLE; ceil(ceil(a / b) / c) = ceil(a / (b c)) for positive ints):
-      n = min(c, b), b = ceil(seq_k / MIN): n = b on ((b - 1) MIN, b MIN] while b < c, and n = c
-          on every seq_k > (c - 1) MIN;
+    With everything but seq_k fixed, choose_splits is ceilings of seq_k in turn, each constant on
+    an interval of seq_k once the one before it is fixed (c = _split_cap, MIN = MIN_SPLIT_KEYS,
+    M = SPLIT_KEY_MULTIPLE, q = balanced_splits' quantum; ceil(ceil(a / b) / c) = ceil(a / (b c))):
+      n = min(c, b, m), b = ceil(seq_k / MIN) = b on ((b - 1) MIN, b MIN], m = balanced_splits =
+          m on ((m - 1)^2 q, m^2 q]; b and m never fall as seq_k grows, so n keeps its value from
+          where both reach n (b from (n - 1) MIN + 1, m from (n - 1)^2 q + 1) up to where the last
+          term equal to n leaves it (b MIN or m^2 q; never, when the cap c is n);
       split_keys = M ceil(ceil(seq_k / n) / M) = M j, j = ceil(seq_k / (n M)): on ((j - 1) n M, j n M];
       n_splits = ceil(seq_k / split_keys) = t: on ((t - 1) split_keys, t split_keys].
-    The intersection of the three intervals around seq_k fixes n, then split_keys, then n_splits:
-    that is the range returned (tests/torch/test_decode_cpu.py holds it to choose_splits key by key)."""
-    n_splits, split_keys = choose_splits(batch, heads_kv, groups, seq_k, sm_count, resident)
+    The intersection of the intervals around seq_k fixes n, then split_keys, then n_splits: that
+    is the range returned (tests/torch/test_decode_cpu.py holds it to choose_splits key by key)."""
+    n_splits, split_keys = choose_splits(batch, heads_kv, groups, seq_k, sm_count, resident, rows)
     cap = _split_cap(batch, heads_kv, groups, sm_count, resident)
     by_length = -(-seq_k // MIN_SPLIT_KEYS)
-    n = min(cap, by_length)
+    balanced = balanced_splits(seq_k, rows)
+    quantum = BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS)
+    n = min(cap, by_length, balanced)
     span = n * SPLIT_KEY_MULTIPLE
     j = -(-seq_k // span)
-    first = max((n - 1) * MIN_SPLIT_KEYS + 1, (j - 1) * span + 1, (n_splits - 1) * split_keys + 1)
+    first = max((n - 1) * MIN_SPLIT_KEYS + 1, (n - 1) ** 2 * quantum + 1, (j - 1) * span + 1,
+                (n_splits - 1) * split_keys + 1)
     last = min(j * span, n_splits * split_keys)
-    if by_length < cap:  # else every longer cache takes the cap too
-        last = min(last, by_length * MIN_SPLIT_KEYS)
+    if cap > n:  # else every longer cache takes the cap too
+        ends = [by_length * MIN_SPLIT_KEYS] if by_length == n else []
+        ends += [balanced ** 2 * quantum] if balanced == n else []
+        last = min(last, max(ends))
     return n_splits, split_keys, first, last
 
 
@@ -322,6 +358,7 @@ class DecodePlan:
     lse_size: tuple[int, int, int] | None
     rows_total: int  # batch * heads * seq_q
     base_ctas: tuple[int, int]  # (batch * heads_kv, row groups): grid.z, grid.x (grid.y: the splits)
+    group_rows: int  # valid packed rows of a row group (group_rows): the split count's balance
     head_dim: int
     seq_q: int
     seq_dim: int  # k's sequence dimension in the caller's layout
@@ -358,7 +395,7 @@ class DecodePlan:
         ctas, min_keys = CTAS_PER_SM, MIN_SPLIT_KEYS  # read first: a change while this runs refills it
         batch_heads, groups = self.base_ctas
         n_splits, split_keys, first, last = split_range(batch_heads, 1, groups, seq_k, self.sm_count,
-                                                        RESIDENT_CTAS[self.head_dim])
+                                                        RESIDENT_CTAS[self.head_dim], self.group_rows)
         head = self.split_heads.get(n_splits)
         if head is None:  # at most MAX_SPLITS of them
             head = launch_head(self.split_fn, (groups, n_splits, batch_heads), (32 * WARPS, 1, 1),
@@ -527,7 +564,8 @@ def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: b
             device_index=q.get_device(), device=q.device, dtype=q.dtype, split_fn=split_fn, combine_fn=combine_fn,
             params=params, split=split, kernel_params=kernel_params, out_size=out_size, out_stride=out_stride,
             lse_size=(p.batch, p.heads, p.seq_q) if return_lse else None, rows_total=p.batch * p.heads * p.seq_q,
-            base_ctas=(p.batch * p.heads_kv, groups), head_dim=p.head_dim, seq_q=p.seq_q,
+            base_ctas=(p.batch * p.heads_kv, groups), group_rows=group_rows(p.seq_q, p.heads, p.heads_kv),
+            head_dim=p.head_dim, seq_q=p.seq_q,
             seq_dim=2 if layout == "bhsd" else 1,
             sm_count=sm_count(q.get_device()),
             family_from=family_from_keys(p.batch, p.heads, p.heads_kv, p.head_dim, q.element_size(),

@@ -54,7 +54,8 @@ def main(argv: list[str]) -> int:
         "torch.empty (out)": lambda: torch.empty_strided(plan.out_size, plan.out_stride, dtype=plan.dtype,
                                                          device=plan.device),
         "choose_splits": lambda: decode.choose_splits(plan.base_ctas[0], 1, plan.base_ctas[1], length,
-                                                      plan.sm_count, decode.RESIDENT_CTAS[plan.head_dim]),
+                                                      plan.sm_count, decode.RESIDENT_CTAS[plan.head_dim],
+                                                      plan.group_rows),
         "plan_key": lambda: decode.plan_key(q, k, True, scale, False, "bhsd"),
     }
     with torch.inference_mode():

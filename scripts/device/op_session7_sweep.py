@@ -56,7 +56,8 @@ def main(out_path: str, rounds: int = 15) -> int:
                 n = decode.choose_splits(cfg.batch * cfg.heads_kv, 1,
                                          decode.row_groups(cfg.seq_q, cfg.heads, cfg.heads_kv), cfg.seq_k,
                                          torch.cuda.get_device_properties(0).multi_processor_count,
-                                         decode.RESIDENT_CTAS.get(cfg.head_dim, 0))[0]
+                                         decode.RESIDENT_CTAS.get(cfg.head_dim, 0),
+                                         decode.group_rows(cfg.seq_q, cfg.heads, cfg.heads_kv))[0]
                 with torch.no_grad():
                     us = flushed_kernel_us(lambda: ft.attention(q, k, v), rounds, flush, warmup=3)
                 row["knobs"][f"{ctas},{keys}"] = {"us": us, "splits": n}
