@@ -84,18 +84,36 @@ def _fmhactl(*args, cwd=None):
                           timeout=120)
 
 
+def _rows_off(a, b, atol):
+    """(token, head) pairs where two (1, t, h, d) tensors differ by more than atol: a failure's message."""
+    bad = ((a.double() - b.double()).abs() > atol).any(dim=-1)[0]
+    return [tuple(int(x) for x in ix) for ix in bad.nonzero()]
+
+
 def test_cli_merges_segment_files(tmp_path):
+    """The merge CLI's file equals the in-process merge of the same segments, which equals attention
+    over all keys. Checked stage by stage (segment files read back, in-process merge, CLI file), so
+    that a failure names the stage: this test failed twice in full CI runs (sessions 24 and 25: the
+    CLI file's (token 7, head 1) held the right answer's (token 0, head 1)) and never alone."""
     cfg = parse_shape("b=1,h=2,hkv=1,t=8,s=40,d=16,causal,wl=9,sink")
     outs, lses, (whole, whole_lse) = _split(cfg, [20])
     paths = []
     for i, (o, l) in enumerate(zip(outs, lses)):
         paths.append(str(tmp_path / f"seg{i}.pt"))
         torch.save({"out": o, "lse": l}, paths[-1])
+        back = torch.load(paths[-1], weights_only=True)
+        assert torch.equal(back["out"], o) and torch.equal(back["lse"], l), (
+            f"segment {i} reads back differently: rows {_rows_off(back['out'], o, 0)}, strides {o.stride()}")
+    expected, expected_lse = merge_by_lse(outs, lses)
+    assert torch.allclose(expected.double(), whole, atol=2e-6), f"in-process merge: rows {_rows_off(expected, whole, 2e-6)}"
     merged_path = tmp_path / "merged.pt"
     done = _fmhactl("merge", *paths, "--out", str(merged_path), "--json")
     assert done.returncode == 0, done.stderr
     assert '"schema_version"' in done.stdout and '"segments": 2' in done.stdout
     merged = torch.load(merged_path, weights_only=True)
+    assert torch.allclose(merged["out"], expected, atol=1e-6) and torch.allclose(merged["lse"], expected_lse, atol=1e-6), (
+        f"CLI file vs in-process merge: out rows {_rows_off(merged['out'], expected, 1e-6)}, "
+        f"lse equal {torch.allclose(merged['lse'], expected_lse, atol=1e-6)}, out strides {merged['out'].stride()}")
     assert torch.allclose(merged["out"].double(), whole, atol=2e-6)
 
 
