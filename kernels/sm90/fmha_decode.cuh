@@ -154,6 +154,33 @@ struct MergeSmem {
     float o[FMHA_DECODE_WARPS][FMHA_DECODE_ROWS][D];
 };
 
+// sum_i weight[i] * part[i * split_stride + base] over the splits i = lane, lane + lanes, ... < n,
+// kUnroll 16-byte loads in flight at a time (the split loop is latency bound: L2 reads of partials
+// other CTAs wrote).
+template <int kUnroll>
+__device__ __forceinline__ float4 weighted_splits(const float4* part, fmha_i64 split_stride, fmha_i64 base,
+                                                  const float* weight, int n, int lane, int lanes) {
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int i0 = lane; i0 < n; i0 += kUnroll * lanes) {
+        float4 x[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const int i = i0 + u * lanes;
+            x[u] = i < n ? __ldcg(part + i * split_stride + base) : make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const int i = i0 + u * lanes;
+            const float w = i < n ? weight[i] : 0.f;
+            acc.x += w * x[u].x;
+            acc.y += w * x[u].y;
+            acc.z += w * x[u].z;
+            acc.w += w * x[u].w;
+        }
+    }
+    return acc;
+}
+
 // Merge the n_splits partials of the 16 packed rows row0.. of (batch b, KV head h_kv) into O and
 // the natural LSE: weights exp2(lse_s - max) over the splits (a split that saw no key: -inf,
 // weight 0), O = sum_s w_s O_s / sum_s w_s. All 128 threads take part; `weight` is SMEM of at
@@ -216,10 +243,15 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
 
     // O: item = (valid row, 4 consecutive d's). With fewer items than threads (T = 1: a few rows),
     // `lanes` threads share an item, each taking every lanes-th split, and add up through SMEM;
-    // each thread keeps kUnroll 16-byte loads in flight (the split loop is latency bound).
-    // 6 at hd128: 8 spilled the register version of the split kernel at its 168-register bound (3
-    // CTAs per SM); the ring version has 255 (2 CTAs per SM) but 8 there is not measured
+    // each thread keeps kUnroll 16-byte loads in flight (the split loop is latency bound), or
+    // kDeepUnroll where it has that many splits to read: one or two KV heads over a long cache
+    // merge 30-60 splits of 8 rows, and 32 loads in flight there took 5-12% off the step (H200,
+    // session 26 call 4: b1 h16:2 S16k 23.1 -> 20.4 us), while with few splits the deep loop's
+    // predicated-off loads cost (T = 16 at S2k, 9 splits: +6%). 6 at hd128: 8 spilled the register
+    // version of the split kernel at its 168-register bound; 32 (24 at hd64, under its 168) leaves
+    // every entry unspilled.
     constexpr int kUnroll = D == 64 ? 8 : 6;
+    constexpr int kDeepUnroll = D == 64 ? 24 : 32;
     __shared__ float4 lane_sums[FMHA_DECODE_THREADS];
     const float4* part = reinterpret_cast<const float4*>(s.o_partial);
     const fmha_i64 split_stride = rows_total * vec;
@@ -233,23 +265,9 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
         float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
         if (lane < lanes && item < n_items) {
             const fmha_i64 base = row_id_of(row0 + lr) * vec + item % vec;
-            for (int i0 = lane; i0 < n; i0 += kUnroll * lanes) {
-                float4 x[kUnroll];
-#pragma unroll
-                for (int u = 0; u < kUnroll; ++u) {
-                    const int i = i0 + u * lanes;
-                    x[u] = i < n ? __ldcg(part + i * split_stride + base) : make_float4(0.f, 0.f, 0.f, 0.f);
-                }
-#pragma unroll
-                for (int u = 0; u < kUnroll; ++u) {
-                    const int i = i0 + u * lanes;
-                    const float w = i < n ? weight[lr * kMaxSplits + i] : 0.f;
-                    acc.x += w * x[u].x;
-                    acc.y += w * x[u].y;
-                    acc.z += w * x[u].z;
-                    acc.w += w * x[u].w;
-                }
-            }
+            const float* w = weight + lr * kMaxSplits;
+            acc = n >= kDeepUnroll * lanes ? weighted_splits<kDeepUnroll>(part, split_stride, base, w, n, lane, lanes)
+                                           : weighted_splits<kUnroll>(part, split_stride, base, w, n, lane, lanes);
         }
         lane_sums[threadIdx.x] = acc;
         __syncthreads();

@@ -15,17 +15,34 @@ SETTINGS=(${SETTINGS:-default 2,256 4,64 2,64})
 UNBALANCED='import sys; import fmhactl.torch.decode as d; d.balanced_splits = lambda seq_k, rows: 1 << 30
 from fmhactl.cli.app import main; sys.argv = ["fmhactl", *sys.argv[1:]]; main()'
 
+# A setting may start with PATCH- (e.g. shallow-default): the sed expression PATCH_<PATCH> (env)
+# applied to this call's copy of kernels/sm90/fmha_decode.cuh before its run (the build cache keys
+# on the source, so each patch builds once); u<N>- sets combine_rows' kUnroll to N. Default:
+# PATCH_shallow makes the merge's deep loop the shallow one (the merge before session 26).
+MERGE_SRC=kernels/sm90/fmha_decode.cuh
+MERGE_KEEP=$(mktemp /tmp/decode26-src.XXXX); cp "$MERGE_SRC" "$MERGE_KEEP"
+PATCH_shallow=${PATCH_shallow:-"s/constexpr int kDeepUnroll = .*;/constexpr int kDeepUnroll = kUnroll;/"}
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for s in "${SETTINGS[@]}"; do
-    if [ "$s" = unbalanced ]; then  # the rule before balanced_splits (session 26), in the same run
+    s_rule=${s##*-}
+    [ -n "${DRY:-}" ] || cp "$MERGE_KEEP" "$MERGE_SRC"
+    if [[ $s == *-* ]]; then
+      patch=${s%-*}
+      if [[ $patch == u[0-9]* ]]; then expr="s/constexpr int kUnroll = .*;/constexpr int kUnroll = ${patch#u};/"
+      else expr_var=PATCH_$patch; expr=${!expr_var:-}; fi
+      [ -n "$expr" ] || { log "$s: no patch named $patch"; continue; }
+      [ -n "${DRY:-}" ] || sed -i "$expr" "$MERGE_SRC"
+    fi
+    if [ "$s_rule" = unbalanced ]; then  # the rule before balanced_splits (session 26), in the same run
       run "decode-$r-$s" 90 env -u FMHACTL_DECODE_SPLITS python3 -c "$UNBALANCED" bench --decode $ARGS --json
       continue
     fi
-    if [ "$s" = default ]; then env=(env -u FMHACTL_DECODE_SPLITS); else env=(env FMHACTL_DECODE_SPLITS=$s); fi
+    if [ "$s_rule" = default ]; then env=(env -u FMHACTL_DECODE_SPLITS); else env=(env FMHACTL_DECODE_SPLITS=$s_rule); fi
     run "decode-$r-${s/,/_}" 90 "${env[@]}" python3 -m fmhactl bench --decode $ARGS --json
   done
   SETTINGS=($(printf '%s\n' "${SETTINGS[@]}" | tac))
 done
+[ -n "${DRY:-}" ] || cp "$MERGE_KEEP" "$MERGE_SRC"
 [ -n "${DRY:-}" ] && exit 0
 python3 - "$RAW" > "$OUT/decode26.txt" <<'PY'
 import glob, json, os, statistics, sys
