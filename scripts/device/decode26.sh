@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Session 26: decode split rules side by side in one call, on small-batch GQA decode steps where
 # cuDNN's kernel is ahead (b1 h32:8 S2k: 13.5 against 16.2 us, session 24). A setting is
-# `default`, `unbalanced` (the rule without balanced_splits) or the split heuristic's two knobs
-# (FMHACTL_DECODE_SPLITS=CTAS_PER_SM,MIN_SPLIT_KEYS). Rounds alternate the settings' order.
+# `default`, `unbalanced` (the rule without balanced_splits), a name with RULE_<name> set (python
+# statements on `d`, fmhactl.torch.decode, e.g. RULE_k1="d.BALANCE_KEYS_PER_ROW = 1") or the split
+# heuristic's two knobs (FMHACTL_DECODE_SPLITS=CTAS_PER_SM,MIN_SPLIT_KEYS). Rounds alternate the settings' order.
 #     OUT=/dir [SETTINGS="default 2,256 4,64 2,64"] [ROUNDS=2] bash scripts/device/decode26.sh [BUDGET_S]   carry: .whl
 # $OUT/decode26.txt: per shape and setting, fmhactl and cuDNN kernel us (median of the rounds).
 set -u -o pipefail
@@ -35,6 +36,12 @@ for r in $(seq 1 "${ROUNDS:-2}"); do
     fi
     if [ "$s_rule" = unbalanced ]; then  # the rule before balanced_splits (session 26), in the same run
       run "decode-$r-$s" 90 env -u FMHACTL_DECODE_SPLITS python3 -c "$UNBALANCED" bench --decode $ARGS --json
+      continue
+    fi
+    rule_var=RULE_$s_rule
+    if [ -n "${!rule_var:-}" ]; then  # RULE_<name>="d.X = ...": statements on fmhactl.torch.decode as d
+      run "decode-$r-$s" 90 env -u FMHACTL_DECODE_SPLITS python3 -c "import sys; import fmhactl.torch.decode as d; ${!rule_var}
+from fmhactl.cli.app import main; sys.argv = ['fmhactl', *sys.argv[1:]]; main()" bench --decode $ARGS --json
       continue
     fi
     if [ "$s_rule" = default ]; then env=(env -u FMHACTL_DECODE_SPLITS); else env=(env FMHACTL_DECODE_SPLITS=$s_rule); fi
