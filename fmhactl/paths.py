@@ -78,6 +78,31 @@ def active_project_dir() -> Path:
     return found
 
 
+def is_file(path: Path, what: str) -> bool:
+    """path.is_file() for a path the user gave; where the question itself fails (a name too long
+    for the file system: pathlib raises rather than answering False) BadInput naming `what`."""
+    return _ask(path.is_file, path, what)
+
+
+def is_dir(path: Path, what: str) -> bool:
+    """path.is_dir() for a path the user gave, as is_file."""
+    return _ask(path.is_dir, path, what)
+
+
+def exists(path: Path, what: str) -> bool:
+    """path.exists() for a path the user gave, as is_file."""
+    return _ask(path.exists, path, what)
+
+
+def _ask(question, path: Path, what: str) -> bool:
+    try:
+        return bool(question())
+    except OSError as exc:
+        from fmhactl.schemas import shown
+
+        raise BadInput(f"{what} {shown(str(path))}: not a usable path ({exc.strerror or exc})") from None
+
+
 def is_builtin_project(root: Path) -> bool:
     try:
         return root.resolve() == builtin_project_dir().resolve() or _is_fmhactl_checkout(root)
@@ -166,11 +191,13 @@ def check_output_path(path: Path, option: str) -> Path:
     try:
         if path.exists() and path.is_dir():
             raise BadInput(f"{option} {path}: is a folder, a file path is needed")
+        if path.is_symlink() and not path.exists():
+            path.resolve()  # a symlink loop: exists() answers False, resolve raises, the writer's open would
         existing = parent
         while not existing.exists() and existing.parent != existing:
             existing = existing.parent
-    except OSError as exc:
-        raise BadInput(f"{option} {path}: not writable ({exc.strerror or exc})") from None
+    except (OSError, RuntimeError) as exc:  # RuntimeError: Path.resolve's "Symlink loop"
+        raise BadInput(f"{option} {path}: not writable ({getattr(exc, 'strerror', None) or exc})") from None
     if not existing.is_dir():
         raise BadInput(f"{option} {path}: folder {parent} cannot be created ({existing} is not a folder)")
     try:

@@ -27,7 +27,10 @@ T = TypeVar("T")
 def _num(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer beyond float range (JSON allows it)
+        return None
 
 
 def _int(value: Any, default: int = 0) -> int:
@@ -40,6 +43,16 @@ def _str(value: Any) -> str:
 
 def _strs(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, (list, tuple)) else ()
+
+
+def _ints(value: Any) -> tuple[int, ...]:
+    """The integers of a list (anything else in it, or a value that is not a list, left out): the
+    from_dict readers take any JSON a stored row or an evidence record may hold."""
+    return tuple(v for v in value if isinstance(v, int) and not isinstance(v, bool)) if isinstance(value, list) else ()
+
+
+def _dicts(value: Any) -> list[dict]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def to_dict(record: Any) -> dict:
@@ -139,10 +152,9 @@ class VerifyMetrics:
 
     @classmethod
     def from_dict(cls, m: dict) -> "VerifyMetrics":
-        at = m.get("max_err_at")
         return cls(max_abs_err=_num(m.get("max_abs_err")), tolerance=_num(m.get("tolerance")),
                    cosine=_num(m.get("cosine")),
-                   max_err_at_bhtd=tuple(int(x) for x in at) if isinstance(at, list) else (),
+                   max_err_at_bhtd=_ints(m.get("max_err_at")),
                    lse_max_err=_num(m.get("lse_max_err")), lse_tolerance=_num(m.get("lse_tolerance")),
                    unwritten=_int(m.get("unwritten")), failing_elements=_int(m.get("failing_elements")),
                    reasons=_strs(m.get("reasons")), error_map=_str(m.get("error_map")),
@@ -196,7 +208,7 @@ class DumpMetrics:
         return cls(elements=opt_int("elements"), mismatches=opt_int("mismatches"),
                    max_abs_err=_num(m.get("max_abs_err")), first_lane=opt_int("first_lane"),
                    first_column=opt_int("first_column"), got=_num(m.get("got")), want=_num(m.get("want")),
-                   rows_with_errors=tuple(int(x) for x in m.get("rows_with_errors") or [] if isinstance(x, int)),
+                   rows_with_errors=_ints(m.get("rows_with_errors")),
                    window=tuple(tuple(str(c) for c in line) for line in window if isinstance(line, list)),
                    first_byte=opt_int("first_byte"), first_element=_str(m.get("first_element")),
                    got_bits=opt_int("got_bits"), want_bits=opt_int("want_bits"),
@@ -227,8 +239,9 @@ class ProfileSummary:
     @classmethod
     def from_dict(cls, s: Any) -> "ProfileSummary":
         s = s if isinstance(s, dict) else {}
-        stalls = tuple((str(r), float(v)) for r, v in (s.get("top_stalls") or [])
-                       if isinstance(v, (int, float)))
+        pairs = s.get("top_stalls") if isinstance(s.get("top_stalls"), list) else []
+        stalls = tuple((str(p[0]), _num(p[1]) or 0.0) for p in pairs
+                       if isinstance(p, (list, tuple)) and len(p) == 2 and _num(p[1]) is not None)
         return cls(kernel=_str(s.get("kernel")), duration_us=_num(s.get("duration_us")), tflops=_num(s.get("tflops")),
                    tensor_peak_tflops=_num(s.get("tensor_peak_tflops")),
                    pct_of_tensor_peak=_num(s.get("pct_of_tensor_peak")), dram_pct=_num(s.get("dram_pct")),
@@ -285,7 +298,7 @@ class BuildMetrics:
                                          static_smem_bytes=_int(k.get("static_smem")),
                                          stack_bytes=_int(k.get("stack_bytes")),
                                          spill_bytes=_int(k.get("spill_stores")) + _int(k.get("spill_loads")))
-                        for k in m.get("kernels") or [] if isinstance(k, dict))
+                        for k in _dicts(m.get("kernels")))
         return cls(kernels=kernels, compile_seconds=_num(m.get("compile_seconds")),
                    cache_hit=bool(m.get("cache_hit")), emulated=bool(m.get("emulated")), error=_str(m.get("error")))
 

@@ -150,12 +150,18 @@ def load_registry(path: Path | None = None) -> dict[str, Variant]:
     except OSError as exc:
         raise BadInput(f"kernel registry {path} cannot be read ({exc.strerror or exc})") from None
     family = validate(FamilyFile, read_toml(path, "kernel registry"), path)
+    from fmhactl.plans.launch import LAUNCHERS
+
+    for index, entry in enumerate(family.variant):
+        if entry.launcher not in LAUNCHERS:  # as a project file's variants are checked (project/files.py)
+            raise BadInput(f"{path}: variant[{index}].launcher: unknown launcher {entry.launcher!r} "
+                           f"(known: {', '.join(LAUNCHERS)})")
     return {entry.name: _variant_from_entry(entry) for entry in family.variant}
 
 
 def project_registry(project_file: Path) -> dict[str, Variant]:
     """The variants of one project file and its includes (fmhactl/project/files.py checks them)."""
-    from fmhactl.project.files import BUILTIN_PARAMS, load_project_file
+    from fmhactl.project.files import BUILTIN_PARAMS, load_project_file, resolved
 
     project = load_project_file(project_file)
     out: dict[str, Variant] = {}
@@ -165,7 +171,8 @@ def project_registry(project_file: Path) -> dict[str, Variant]:
         if entry.launch is not None:
             launch = entry.launch.model_dump()
             if entry.launch.hook:
-                launch["hook"] = str((declared.base_dir / entry.launch.hook).resolve())
+                launch["hook"] = str(resolved(declared.base_dir / entry.launch.hook, declared.origin,
+                                              f"variant {entry.name!r}: launch.hook"))
         layout = None if entry.params == BUILTIN_PARAMS else project.params[entry.params]
         params = () if layout is None else tuple(f.model_dump(exclude_none=True) for f in layout.fields)
         base = replace(_variant_from_entry(entry), launcher=entry.launcher or "formula",

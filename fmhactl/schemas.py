@@ -41,6 +41,15 @@ def check_name(value: str, what: str) -> str:
     return value
 
 
+def read_capped(path: Path, limit: int) -> bytes | None:
+    """The bytes of path, or None when it holds more than limit. The limit is applied to what is
+    read, not to what stat says: a device (/dev/zero, /dev/urandom) reports size 0 and never ends,
+    so reading it whole would take every byte of memory."""
+    with path.open("rb") as f:
+        data = f.read(limit + 1)
+    return None if len(data) > limit else data
+
+
 def _read_text(path: Path, what: str) -> str:
     try:
         if path.is_dir():
@@ -404,6 +413,11 @@ def int_in_range(value: int, option: str, lo: int, hi: int) -> int:
 
 # Switches that size a tile or a ring: a launcher divides by them, so 0 is refused here, at load.
 SIZE_SWITCHES = frozenset({"FMHA_BLOCK_M", "FMHA_BLOCK_N", "FMHA_STAGES", "FMHA_STAGES_D64"})
+# Switches the tile plans read as numbers (fmhactl/plans: int(switches[...])), sizes among them:
+# a string there is refused at load, not met as a ValueError when a plan is made.
+NUMERIC_SWITCH = re.compile(r"^FMHA_(BLOCK_M|BLOCK_N|STAGES|STAGES_D\d+|BN_D\d+|CONSUMERS|P_SMEM|TOPK|PERSISTENT|"
+                            r"EXP2_POLY|LOAD_TMA)$")
+SIZE_SWITCH = re.compile(r"^FMHA_(BLOCK_M|BLOCK_N|STAGES|STAGES_D\d+|BN_D\d+|CONSUMERS)$")
 Switch = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]{0,63}$")]
 PositiveInt = Annotated[int, Field(ge=1, le=1 << 20)]
 
@@ -433,11 +447,13 @@ class VariantEntry(_Strict):
 
     @model_validator(mode="after")
     def _sizes_positive(self) -> "VariantEntry":
-        for key in sorted(SIZE_SWITCHES & set(self.switches)):
+        for key in sorted(self.switches):
             value = self.switches[key]
-            if not isinstance(value, int) or value < 1:
+            if (key in SIZE_SWITCHES or SIZE_SWITCH.match(key)) and (not isinstance(value, int) or value < 1):
                 raise ValueError(f"switches.{key} sizes a tile or a ring: it must be an integer >= 1, "
                                  f"got {shown(value)}")
+            if NUMERIC_SWITCH.match(key) and not isinstance(value, int):
+                raise ValueError(f"switches.{key} is read as a number: it must be an integer, got {shown(value)}")
         for label, items in (("head_dims", self.head_dims), ("features", self.features), ("archs", self.archs)):
             if len(set(items)) != len(items):
                 raise ValueError(f"{label} names an item twice")

@@ -10,7 +10,6 @@ device's stored rows, unchanged.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -22,25 +21,23 @@ def main() -> int:
     parser.add_argument("--title", default="")
     parser.add_argument("--only", nargs="*", default=None, help="config keys to keep, in this order")
     opts = parser.parse_args()
-    from fmhactl.bench.plot import draw_bench
-    from fmhactl.results.store import ResultRow
+    from fmhactl.bench.plot import draw_bench, read_bench_json
+    from fmhactl.errors import ExitCode, FmhactlError
     from fmhactl.services.kernels import BenchOutcome
 
-    import dataclasses
-
-    names = {f.name for f in dataclasses.fields(ResultRow)}
-    docs = json.loads(opts.bench_json.read_text())
-    rows = [ResultRow(**{k: v for k, v in d.items() if k in names}) for d in docs]
-    if opts.only:
-        keep = {key: i for i, key in enumerate(opts.only)}
-        rows = sorted((r for r in rows if r.config_key in keep), key=lambda r: keep[r.config_key])
-    if not rows:
-        print(f"{opts.bench_json}: no rows to draw", file=sys.stderr)
-        return 2
-    variant = rows[0].variant
-    outcome = BenchOutcome(variant, rows)
-    draw_bench(outcome.points(), opts.png, title=opts.title or f"fmhactl bench {variant}",
-               subtitle=f"{rows[0].gpu} ({rows[0].mode})")
+    try:
+        rows = read_bench_json(opts.bench_json)  # every row checked before anything is drawn
+        if opts.only:
+            keep = {key: i for i, key in enumerate(opts.only)}
+            rows = sorted((r for r in rows if r.config_key in keep), key=lambda r: keep[r.config_key])
+        points = BenchOutcome(rows[0].variant, rows).points() if rows else []
+        if not points:
+            raise FmhactlError(f"{opts.bench_json}: no bench row with a timing to draw", ExitCode.BAD_INPUT)
+        draw_bench(points, opts.png, title=opts.title or f"fmhactl bench {rows[0].variant}",
+                   subtitle=f"{rows[0].gpu} ({rows[0].mode})")
+    except FmhactlError as exc:
+        print(f"fmhactl: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return int(exc.code)
     print(f"wrote {opts.png}")
     return 0
 

@@ -33,4 +33,10 @@ def load_suite(name: str) -> Suite:
     if not path.is_file():
         raise BadInput(f"unknown bench suite {name!r} (known: {', '.join(available()) or 'none'})")
     model = validate(SuiteFile, read_toml(path, "bench suite"), path)
-    return Suite(model.name or name, model.description, tuple(parse_shape(s) for s in model.shapes))
+    configs = []
+    for index, text in enumerate(model.shapes):
+        try:
+            configs.append(parse_shape(text))
+        except BadInput as exc:  # the shape's own message, with the file and entry that gave it
+            raise BadInput(f"{path}: shapes[{index}]: {exc}") from None
+    return Suite(model.name or name, model.description, tuple(configs))

@@ -17,7 +17,7 @@ from fmhactl.build.resources import KernelResources, parse_ptxas_log, resources_
 from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment, warn
 from fmhactl.registry import Variant
 
-CACHE_SCHEMA = 2  # 2: meta carries the cubin's sha256, checked on every hit
+CACHE_SCHEMA = 3  # 2: meta carries the cubin's sha256, checked on every hit; 3: and its own (meta_sha256)
 EMULATE_DEFINE = "FMHACTL_TCGEN05_EMULATE"
 STRICT_DEFINE = "FMHACTL_TC5_STRICT"
 _ARCH_NUMBER = {"sm_80": 80, "sm_90a": 90, "sm_100a": 100}
@@ -166,6 +166,18 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def _meta_digest(meta: dict) -> str:
+    """sha256 of a meta file's content but its own meta_sha256 (canonical JSON)."""
+    body = {k: v for k, v in meta.items() if k != "meta_sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def write_meta(meta_path: Path, meta: dict) -> None:
+    """A cache entry's meta file, sealed with meta_sha256 (the hash of the rest of it): the cubin's
+    sha256 proves the cubin, this proves the facts served beside it (resources, entry names, log)."""
+    _atomic_write(meta_path, json.dumps({**meta, "meta_sha256": _meta_digest(meta)}, indent=1).encode())
+
+
 def _key_lock(cubin_path: Path):
     """An exclusive advisory lock on one cache key, across processes."""
     return locks.exclusive(cubin_path.with_suffix(".lock"), f"build cache {cubin_path.parent}")
@@ -223,7 +235,7 @@ def build_nvrtc(variant: Variant, target: BuildTarget, *, force: bool = False) -
                 "warnings": warnings, "log": log, "variant": variant.name, "arch": target.arch,
                 "emulated": target.emulated, "source_hash": src_hash, "toolchain": toolchain,
                 "entry_names": entry_names}
-        _atomic_write(meta_path, json.dumps(meta, indent=1).encode())
+        write_meta(meta_path, meta)
     return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key,
                        toolchain, warnings, entry_names)
 
@@ -252,6 +264,8 @@ def _cached_result(variant: Variant, target: BuildTarget, cubin_path: Path, meta
         cubin = cubin_path.read_bytes()
         if not isinstance(meta, dict) or meta.get("cache_schema") != CACHE_SCHEMA:
             problem = "meta file is not a cache record of this fmhactl"
+        elif meta.get("meta_sha256") != _meta_digest(meta):
+            problem = "meta file does not match its own sha256"
         elif hashlib.sha256(cubin).hexdigest() != meta.get("cubin_sha256"):
             problem = "cubin does not match the sha256 in its meta file"
         else:

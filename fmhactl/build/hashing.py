@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
 from fmhactl import paths
+from fmhactl.errors import BadInput
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
 
@@ -25,6 +27,15 @@ def _resolve(name: str, including: Path, search: list[Path]) -> Path | None:
     return None
 
 
+def _source_text(path: Path) -> str:
+    """A source's text for finding its includes: bytes that are not UTF-8 (a Latin-1 comment,
+    which NVRTC compiles) kept as surrogates; BadInput when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise BadInput(f"kernel source {path} cannot be read ({exc.strerror or exc})") from None
+
+
 def transitive_sources(source: Path, extra: tuple[Path, ...] | list[Path] = ()) -> list[Path]:
     """The source and all quoted includes reachable from it, in a stable order."""
     search = include_dirs(source, extra)
@@ -35,7 +46,7 @@ def transitive_sources(source: Path, extra: tuple[Path, ...] | list[Path] = ()) 
         if current in seen:
             continue
         seen[current] = None
-        for name in _INCLUDE.findall(current.read_text()):
+        for name in _INCLUDE.findall(_source_text(current)):
             found = _resolve(name, current, search)
             if found is not None:
                 stack.append(found)
@@ -56,5 +67,9 @@ def source_hash(source: Path, extra: tuple[Path, ...] | list[Path] = ()) -> str:
                 break
             except ValueError:
                 continue
-        digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            raise BadInput(f"kernel source {file} cannot be read ({exc.strerror or exc})") from None
+        digest.update(os.fsencode(name) + b"\0" + data + b"\0")  # fsencode: a name NVRTC found may not be UTF-8
     return digest.hexdigest()

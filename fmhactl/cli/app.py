@@ -18,6 +18,7 @@ from fmhactl.cli import ptx as ptx_cli
 from fmhactl.cli import project as project_cli
 from fmhactl.cli import trace as trace_cli
 from fmhactl.cli import tui as tui_cli
+from fmhactl.cli.common import path_arg
 from fmhactl.cli.errors_group import OneLineErrorGroup
 from fmhactl.errors import EXIT_CODE_HELP
 
@@ -43,7 +44,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                         help="Print the version and exit."),
-          project: Optional[Path] = typer.Option(None, "--project", envvar="FMHACTL_PROJECT",
+          project: Optional[Path] = typer.Option(None, "--project", parser=path_arg, envvar="FMHACTL_PROJECT",
                                                  help="Kernel project folder (holding fmhactl.toml); default: found "
                                                       "from the working directory upward, else the built-in family.")) -> None:
     project_cli.use(project)

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from fmhactl.cli.ptx import EMULATE_HELP, use_emulate
-from fmhactl.cli.common import (EMULATION_HELP, err_console, guarded, note, out_console, print_json, table,
+from fmhactl.cli.common import (EMULATION_HELP, err_console, guarded, note, out_console, path_arg, print_json, table,
                                 use_emulation)
 from fmhactl.errors import ExitCode
 
@@ -172,7 +172,7 @@ def bench_command(
     baseline: Optional[list[str]] = typer.Option(None, "--baseline", help="torch SDPA backends: cudnn, flash, efficient, math (default cudnn + flash); for window/sink/top-k shapes: sdpa-mask, flex (docs/features.md); peer libraries where installed: fa4 (flash-attn-4), flashinfer."),
     timeout: float = typer.Option(300.0, "--timeout", help="Watchdog per config, seconds."),
     seed: Optional[int] = typer.Option(None, "--seed"),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Also draw TFLOP/s of the kernel and each baseline across the shapes into this PNG."),
+    plot: Optional[Path] = typer.Option(None, "--plot", parser=path_arg, help="Also draw TFLOP/s of the kernel and each baseline across the shapes into this PNG."),
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
     gpus: Optional[str] = typer.Option(None, "--gpus", help=_GPUS_HELP + " Never two timed kernels on one GPU."),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help=_RAY_HELP),

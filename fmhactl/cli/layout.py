@@ -59,14 +59,14 @@ def _choice(value: str, what: str, allowed: tuple[str, ...]) -> str:
 
 
 def _check_svg(svg: str | None) -> None:
-    if svg:
+    if svg is not None:  # "" (an unset variable) is refused by the check, not ignored
         from fmhactl.present.report import check_writable
 
         check_writable(svg)
 
 
 def _write_svg(svg: str | None, text_fn: object) -> None:
-    if svg:
+    if svg is not None:
         from fmhactl.present.render import write_svg
 
         write_svg(svg, text_fn())  # type: ignore[operator]

@@ -34,7 +34,7 @@ def merge_command(
     from fmhactl import services
 
     if demo:
-        if segments or out:
+        if segments or out is not None:
             raise BadInput("merge --demo takes no segment files and no --out")
         outcome = services.merge_demo(shape, parts, seed)
     else:

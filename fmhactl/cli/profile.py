@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import guarded, note, out_console, print_json
+from fmhactl.cli.common import guarded, note, out_console, path_arg, print_json
 
 
 def register(app: typer.Typer) -> None:
@@ -23,7 +23,7 @@ def profile_command(
                                       help="ncu --clock-control: none (production clocks) or base (locked)."),
     warmup: int = typer.Option(2, "--warmup", help="Launches in the range before the profiled one."),
     seed: int = typer.Option(0, "--seed", help="Input seed."),
-    png: Optional[Path] = typer.Option(None, "--png", help="Also draw a roofline (with cuDNN/flash SDPA timed in the same run) into this PNG."),
+    png: Optional[Path] = typer.Option(None, "--png", parser=path_arg, help="Also draw a roofline (with cuDNN/flash SDPA timed in the same run) into this PNG."),
     timeout: float = typer.Option(600.0, "--timeout", help="Seconds before ncu is given up on."),
     as_json: bool = typer.Option(False, "--json", help="Print the stored row as JSON on stdout."),
 ) -> None:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import guarded, note, print_json
+from fmhactl.cli.common import guarded, note, path_arg, print_json
 
 
 def register(app: typer.Typer) -> None:
@@ -18,7 +18,7 @@ def register(app: typer.Typer) -> None:
 
 @guarded
 def init_command(
-    folder: Path = typer.Argument(..., help="Folder for the new project (created if missing)."),
+    folder: Path = typer.Argument(..., parser=path_arg, help="Folder for the new project (created if missing)."),
     name: Optional[str] = typer.Option(None, "--name", help="Project name (default: the folder's name)."),
     force: bool = typer.Option(False, "--force", help="Overwrite files the scaffold writes that already exist."),
     as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON on stdout."),

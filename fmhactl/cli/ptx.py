@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from fmhactl.cli.common import guarded, note, print_json, table
+from fmhactl.cli.common import guarded, note, path_arg, print_json, table
 
 EMULATE_HELP = ("What an SM100 variant runs as on Hopper: tc5 (default) builds the tc5:: emulated backend; "
                 "native rewrites the native backend's sm_100a PTX (the code a B200 would run) into emulator "
@@ -88,7 +88,7 @@ def _link_like(kind: str, source: str, out: Path, as_json: bool, emulation: str)
 @guarded
 def rewrite_command(
     source: str = typer.Argument(..., help=_SOURCE_HELP),
-    out: Path = typer.Option(..., "-o", "--out", help="Write the rewritten sm_90a PTX here."),
+    out: Path = typer.Option(..., "-o", "--out", parser=path_arg, help="Write the rewritten sm_90a PTX here."),
     as_json: bool = typer.Option(False, "--json"),
     emulation: str = typer.Option("fast", "--emulation", help=_EMULATION_HELP),
 ) -> None:
@@ -100,7 +100,7 @@ def rewrite_command(
 @guarded
 def link_command(
     source: str = typer.Argument(..., help=_SOURCE_HELP),
-    out: Path = typer.Option(..., "-o", "--out", help="Write the linked sm_90a cubin here."),
+    out: Path = typer.Option(..., "-o", "--out", parser=path_arg, help="Write the linked sm_90a cubin here."),
     as_json: bool = typer.Option(False, "--json"),
     emulation: str = typer.Option("fast", "--emulation", help=_EMULATION_HELP),
 ) -> None:

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import guarded, note, print_json, table
+from fmhactl.cli.common import guarded, note, path_arg, print_json, table
 
 
 def register(app: typer.Typer) -> None:
@@ -57,10 +57,10 @@ def results_command(
 
 @guarded
 def export_command(
-    out: Optional[Path] = typer.Option(None, "--out", help="Folder for records.jsonl (default: the checkout's evidence/)."),
-    evidence: Optional[Path] = typer.Option(None, "--evidence", help="Evidence already committed, merged in "
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_arg, help="Folder for records.jsonl (default: the checkout's evidence/)."),
+    evidence: Optional[Path] = typer.Option(None, "--evidence", parser=path_arg, help="Evidence already committed, merged in "
                                                                       "(default: the checkout's evidence/)."),
-    milestones: Optional[Path] = typer.Option(None, "--milestones", help="Milestones file (default scenarios/milestones.toml)."),
+    milestones: Optional[Path] = typer.Option(None, "--milestones", parser=path_arg, help="Milestones file (default scenarios/milestones.toml)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Write the rows that prove the milestones (local store + committed evidence) as JSON lines."""
@@ -74,7 +74,7 @@ def export_command(
 
 @guarded
 def import_command(
-    sources: Optional[list[Path]] = typer.Argument(None, help="Evidence files or folders (default: the checkout's evidence/)."),
+    sources: Optional[list[Path]] = typer.Argument(None, parser=path_arg, help="Evidence files or folders (default: the checkout's evidence/)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Add evidence records to the local results store (each once; a bad line is refused, naming file:line)."""

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import err_console, guarded, note, print_json, table
+from fmhactl.cli.common import err_console, guarded, note, path_arg, print_json, table
 
 scenario_app = typer.Typer(help="Run named scenarios (scenarios/*.toml): build, verify, bench, profile, checks.",
                            no_args_is_help=True)
@@ -41,8 +41,8 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="Print as JS
 def run_command(
     name: str = typer.Argument(..., help="Scenario name (see `fmhactl scenario list`) or path to a .toml."),
     as_json: bool = typer.Option(False, "--json", help="Print the run as JSON on stdout."),
-    junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML here."),
-    json_out: Optional[Path] = typer.Option(None, "--json-out", help="Also write the JSON report here."),
+    junit: Optional[Path] = typer.Option(None, "--junit", parser=path_arg, help="Write JUnit XML here."),
+    json_out: Optional[Path] = typer.Option(None, "--json-out", parser=path_arg, help="Also write the JSON report here."),
     gpus: Optional[str] = typer.Option(None, "--gpus", help="verify/bench steps: all, N or 0,2,5 (one worker per GPU)."),
     ray: Optional[str] = typer.Option(None, "--ray", metavar="[ADDRESS]", help="verify/bench steps as Ray actors."),
 ) -> None:

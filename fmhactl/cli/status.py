@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import guarded, note, print_json, table
+from fmhactl.cli.common import guarded, note, path_arg, print_json, table
 
 
 def register(app: typer.Typer) -> None:
@@ -19,13 +19,13 @@ _STYLE = {"DONE": "green", "STALE": "yellow", "IN PROGRESS": "cyan", "BLOCKED": 
 
 @guarded
 def status_command(
-    out: Optional[Path] = typer.Option(None, "--out", help="Folder for STATUS.md and milestones/ (default: the checkout)."),
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_arg, help="Folder for STATUS.md and milestones/ (default: the checkout)."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 when STATUS.md, milestones/*.md or "
                                                       "milestones/status.json differ from what the committed evidence "
                                                       "computes (a hand edit, a changed kernel source: STALE, new evidence "
                                                       "not regenerated), or on a regression."),
-    milestones: Optional[Path] = typer.Option(None, "--milestones", help="Milestones file (default scenarios/milestones.toml)."),
-    evidence: Optional[Path] = typer.Option(None, "--evidence", help="Evidence file or folder (default: the checkout's evidence/)."),
+    milestones: Optional[Path] = typer.Option(None, "--milestones", parser=path_arg, help="Milestones file (default scenarios/milestones.toml)."),
+    evidence: Optional[Path] = typer.Option(None, "--evidence", parser=path_arg, help="Evidence file or folder (default: the checkout's evidence/)."),
     evidence_only: Optional[bool] = typer.Option(None, "--evidence-only/--with-local",
                                                  help="Leave the local results store out (default: out for --check, "
                                                       "in otherwise)."),

@@ -60,7 +60,7 @@ def check(
     from fmhactl.services.layout_views import LayoutError, parse_int
     from fmhactl.services import tma as svc
 
-    if svg:
+    if svg is not None:  # "" (an unset variable) is refused by the check, not ignored
         from fmhactl.present.report import check_writable
 
         check_writable(svg)
@@ -81,7 +81,7 @@ def check(
                                   interleave, swizzle, l2, oob, maddr)
     result = svc.check_tensor_map(p)
     report = svc.driver_verdict(p) if driver else None  # MissingEnvironment -> exit 3
-    if svg:
+    if svg is not None:
         grid, why = report_tma.box_grid(p)
         if grid is None:
             common.note(why)

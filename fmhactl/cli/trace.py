@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from fmhactl.cli.common import err_console, guarded, print_json, use_emulation
+from fmhactl.cli.common import err_console, guarded, path_arg, print_json, use_emulation
 from fmhactl.cli.ptx import EMULATE_HELP, use_emulate
 
 
@@ -35,12 +35,12 @@ def _suffixed(path: Path, variant: str) -> Path:
 def trace_command(
     variant: Optional[str] = typer.Argument(None, help="An SM100 variant (omit with --compare)."),
     shape: str = typer.Option(..., "--shape", help="b=1,h=1,t=128,s=4096,d=128 (small b/h/t: every CTA is modeled)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Chrome trace-event JSON (opens in ui.perfetto.dev); "
+    out: Optional[Path] = typer.Option(None, "--out", parser=path_arg, help="Chrome trace-event JSON (opens in ui.perfetto.dev); "
                                                            "with --compare one file per variant, suffixed."),
     compare: Optional[tuple[str, str]] = typer.Option(None, "--compare", help="Two variants side by side."),
-    raw: Optional[Path] = typer.Option(None, "--raw", help="Model this raw event file (from --save-raw) "
+    raw: Optional[Path] = typer.Option(None, "--raw", parser=path_arg, help="Model this raw event file (from --save-raw) "
                                                            "instead of running: no GPU needed."),
-    save_raw: Optional[Path] = typer.Option(None, "--save-raw", help="Also keep the raw emulator events."),
+    save_raw: Optional[Path] = typer.Option(None, "--save-raw", parser=path_arg, help="Also keep the raw emulator events."),
     seed: Optional[int] = typer.Option(None, "--seed"),
     timeout: float = typer.Option(120.0, "--timeout"),
     as_json: bool = typer.Option(False, "--json", help="Also the summary as JSON on stdout (the text stays on stderr)."),

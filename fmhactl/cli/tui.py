@@ -94,11 +94,11 @@ def tui_command(
              "status": status, "mode": mode, "grid": grid}
     link = build(screen, given)
     width_height = parse_size(size)
-    if press and not screenshot:
+    if press and screenshot is None:
         from fmhactl.errors import BadInput
 
         raise BadInput("--press only applies with --screenshot")
-    if screenshot:
+    if screenshot is not None:  # "" (an unset variable) is refused as a path, never the interactive app
         from fmhactl.tui.headless import check_svg_path, parse_keys, screenshot_app
 
         from fmhactl.services.common import output

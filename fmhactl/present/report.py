@@ -19,6 +19,10 @@ def check_writable(path: str) -> None:
     (fmhactl.paths.check_output_path: proved by writing, so it holds for root too)."""
     from fmhactl.paths import check_output_path
 
+    if not path:  # Path("") would be ".", the working directory
+        from fmhactl.errors import BadInput
+
+        raise BadInput("--svg: an empty string is not a file path")
     check_output_path(Path(path), "--svg")
 
 

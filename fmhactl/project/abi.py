@@ -82,6 +82,8 @@ def project_launch_shape(launch: dict, cfg: AttnConfig, switches: dict, sm_count
             smem = int(formula.evaluate(formula.parse(launch.get("smem", 0), names), values))
         except ZeroDivisionError:
             raise BadInput(f"{where}: division by zero for {cfg.key}") from None
+        except formula.FormulaError as exc:
+            raise BadInput(f"{where}: {exc} ({cfg.key})") from None
     if isinstance(smem, bool) or not isinstance(smem, int) or smem < 0:
         raise BadInput(f"{where}: smem must be a byte count >= 0, got {smem!r}"[:200])
     return LaunchShape(_dims(grid, "grid", where), _dims(block, "block", where), smem,
@@ -160,6 +162,8 @@ def adapt_params(fields: tuple[dict, ...] | list[dict], base, maps=None) -> ctyp
             number = formula.evaluate(formula.parse(value, names), values)
         except ZeroDivisionError:
             raise BadInput(f"params field {f['name']}: division by zero") from None
+        except formula.FormulaError as exc:
+            raise BadInput(f"params field {f['name']}: {exc}") from None
         setattr(out, f["name"], float(number) if f["type"] == "f32" else int(number))
     out.field_maps = maps  # the tmap_ptr fields' device copies live as long as the block
     return out

@@ -187,9 +187,27 @@ class LoadedProject:
     evidence: Path | None = None
 
 
+def resolved(path: Path, origin: Path, label: str) -> Path:
+    """path.resolve(), or BadInput naming the file and the field that gave it (a symlink loop
+    makes resolve raise RuntimeError, not OSError)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise BadInput(f"{origin}: {label}: {path} cannot be resolved ({why})") from None
+
+
+def _is(path: Path, origin: Path, label: str, *, folder: bool = False) -> bool:
+    """path.is_dir() / is_file(), or BadInput where the question itself fails (a name too long)."""
+    try:
+        return path.is_dir() if folder else path.is_file()
+    except OSError as exc:
+        raise BadInput(f"{origin}: {label}: {shown(str(path))} cannot be read ({exc.strerror or exc})") from None
+
+
 def _existing(base: Path, rel: str, origin: Path, label: str, *, folder: bool = False) -> Path:
-    path = (base / rel).resolve()
-    ok = path.is_dir() if folder else path.is_file()
+    path = resolved(base / rel, origin, label)
+    ok = _is(path, origin, label, folder=folder)
     if not ok:
         kind = "folder" if folder else "file"
         raise BadInput(f"{origin}: {label}: {kind} {rel!r} not found (paths are relative to {base})")
@@ -198,7 +216,7 @@ def _existing(base: Path, rel: str, origin: Path, label: str, *, folder: bool = 
 
 def load_project_file(file: Path) -> LoadedProject:
     """The project file and everything it includes, validated; BadInput (exit 2) at the first problem."""
-    file = file.resolve()
+    file = resolved(file, file, "project file")
     model = validate(ProjectFile, read_toml(file, "project file"), file)
     root = file.parent
     project = LoadedProject(root=root, file=file, name=model.project.name)
@@ -206,7 +224,7 @@ def load_project_file(file: Path) -> LoadedProject:
                             for i, d in enumerate(model.project.include_dirs)]
     if model.project.milestones:
         project.milestones = _existing(root, model.project.milestones, file, "project.milestones")
-    project.evidence = (root / model.project.evidence).resolve()
+    project.evidence = resolved(root / model.project.evidence, file, "project.evidence")
     _collect(model, model.project.include, file, project, chain=(file,), label="project.include")
     if model.include:
         raise BadInput(f"{file}: include: a project file lists its includes under [project] (project.include)")
@@ -240,7 +258,8 @@ def _collect(model: IncludedFile, includes: list[str], file: Path, project: Load
 def _check_variant(declared: DeclaredVariant, project: LoadedProject) -> None:
     entry, origin = declared.entry, declared.origin
     where = f"{origin}: variant {entry.name!r}"
-    if not (declared.base_dir / entry.source).resolve().is_file():
+    label = f"variant {entry.name!r}: source"
+    if not _is(resolved(declared.base_dir / entry.source, origin, label), origin, label):
         raise BadInput(f"{where}: source: file {entry.source!r} not found (relative to {declared.base_dir})")
     if entry.params != BUILTIN_PARAMS and entry.params not in project.params:
         known = ", ".join([BUILTIN_PARAMS, *sorted(project.params)])

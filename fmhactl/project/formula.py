@@ -9,10 +9,13 @@ with no access to anything else (no attributes, no calls but the three functions
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from collections.abc import Mapping
 
 FUNCTIONS = {"ceil_div": lambda a, b: -(-a // b), "min": min, "max": max}
+# How many arguments each function takes (min, max: two or more; one would be iterated).
+ARITY = {"ceil_div": (2, 2), "min": (2, 64), "max": (2, 64)}
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.FloorDiv: operator.floordiv, ast.Div: operator.floordiv, ast.Mod: operator.mod}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
@@ -44,9 +47,15 @@ def parse(text: str | int | float, names: frozenset[str] | set[str]) -> ast.Expr
         elif isinstance(node, ast.Call):
             if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
                 raise FormulaError(f"{text!r}: only {', '.join(FUNCTIONS)} may be called")
+            low, high = ARITY[node.func.id]
+            if not low <= len(node.args) <= high:
+                count = f"{low}" if low == high else f"{low} to {high}"
+                raise FormulaError(f"{text!r}: {node.func.id} takes {count} arguments, got {len(node.args)}")
         elif isinstance(node, ast.Constant):
             if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
                 raise FormulaError(f"{text!r}: only numbers are allowed as constants")
+            if not math.isfinite(node.value):
+                raise FormulaError(f"{text!r}: {node.value!r} is not a finite number")
         elif not isinstance(node, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.USub, ast.UAdd, ast.Compare,
                                    ast.IfExp, ast.BoolOp, ast.Load, *_BINARY, *_COMPARE, *_BOOL)):
             raise FormulaError(f"{text!r}: {type(node).__name__} is not allowed in a formula")
@@ -54,8 +63,15 @@ def parse(text: str | int | float, names: frozenset[str] | set[str]) -> ast.Expr
 
 
 def evaluate(tree: ast.Expression, values: Mapping[str, int | float]) -> int | float:
-    """The value of a parsed formula; ZeroDivisionError propagates (the caller names the field)."""
-    return _eval(tree.body, values)
+    """The value of a parsed formula; ZeroDivisionError propagates (the caller names the field), a
+    result out of float range (1e308 * 10) is FormulaError: no caller can turn it into an integer."""
+    try:
+        value = _eval(tree.body, values)
+    except OverflowError:
+        raise FormulaError(f"{ast.unparse(tree)[:80]!r} overflows") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise FormulaError(f"{ast.unparse(tree)[:80]!r} is {value} for these values, not a finite number")
+    return value
 
 
 def _eval(node: ast.AST, values: Mapping[str, int | float]):

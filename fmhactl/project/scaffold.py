@@ -17,6 +17,7 @@ from pathlib import Path
 
 from fmhactl import paths
 from fmhactl.errors import BadInput, MissingEnvironment
+from fmhactl.schemas import shown
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _NAME = re.compile(r"[^A-Za-z0-9_.+-]+")
@@ -55,9 +56,15 @@ def project_name(root: Path, name: str | None) -> str:
 def plan_scaffold(root: Path, name: str | None = None, *, force: bool = False) -> dict[Path, str]:
     """Every file init would write, checked first: BadInput if DIR is a file, or holds a project
     (or any of these files) and force is not given."""
-    if root.exists() and not root.is_dir():
-        raise BadInput(f"init {root}: exists and is not a folder")
-    chosen = project_name(root.resolve(), name)
+    try:  # a name too long for the file system (OSError) or a symlink loop (RuntimeError from resolve)
+        if root.exists() and not root.is_dir():
+            raise BadInput(f"init {root}: exists and is not a folder")
+        resolved = root.resolve()
+    except (OSError, RuntimeError) as exc:
+        raise BadInput(f"init {shown(str(root))}: not a usable folder path "
+                       f"({getattr(exc, 'strerror', None) or exc})") from None
+    paths.check_output_path(root / "fmhactl.toml", "init")  # under a file, in /proc: bad input, before writing
+    chosen = project_name(resolved, name)
     files = {"fmhactl.toml": (TEMPLATES / "fmhactl.toml").read_text().format(name=chosen),
              "milestones.toml": (TEMPLATES / "milestones.toml").read_text(),
              "kernels/sm100_raw_ptx.cu": (TEMPLATES / "sm100_raw_ptx.cu").read_text(),

@@ -117,6 +117,6 @@ def build_via_ptx(variant: Variant, target: BuildTarget, *, force: bool = False)
                 "warnings": warnings, "log": built.log, "variant": variant.name, "arch": target.arch,
                 "emulated": True, "ptx_path": True, "tcgen05_instructions": built.rewritten.replaced,
                 "source_hash": src_hash, "toolchain": toolchain, "entry_names": entry_names}
-        compiler._atomic_write(meta_path, json.dumps(meta, indent=1).encode())
+        compiler.write_meta(meta_path, meta)
     return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key, toolchain, warnings,
                        entry_names)

@@ -14,6 +14,9 @@ from pathlib import Path
 
 from fmhactl.errors import BadInput
 from fmhactl.ptx.forms import FORMS, RULE_OPERANDS, RULE_UNKNOWN, Form, ld_regs
+from fmhactl.schemas import read_capped
+
+MAX_PTX_BYTES = 64 << 20  # a native FMHA build's PTX is a few MiB: more is not a PTX module
 
 _FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*?inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
@@ -118,13 +121,15 @@ _PATTERNED = [f for f in FORMS if f.pattern]
 def read_text(path: Path) -> str:
     """The PTX text of a file; BadInput for a missing, unreadable, binary or non-PTX file."""
     try:
-        data = path.read_bytes()
+        data = read_capped(path, MAX_PTX_BYTES)
     except FileNotFoundError:
         raise BadInput(f"{path}: no such file (give a .ptx file or an sm100 variant name)") from None
     except IsADirectoryError:
         raise BadInput(f"{path}: is a directory, not a PTX file") from None
     except OSError as exc:
         raise BadInput(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if data is None:
+        raise BadInput(f"{path}: more than {MAX_PTX_BYTES >> 20} MiB, not a PTX module")
     if b"\0" in data:
         raise BadInput(f"{path}: binary file, not PTX text (a cubin? give the .ptx)")
     try:

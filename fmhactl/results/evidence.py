@@ -25,7 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fmhactl import paths
 from fmhactl.errors import BadInput, MissingEnvironment
-from fmhactl.results.store import ResultRow, ResultStore, record_id, row_content
+from fmhactl.results.store import MAX_TIME, ResultRow, ResultStore, record_id, row_content
+from fmhactl.schemas import shown
 
 EVIDENCE_SCHEMA = 1
 RECORD_TYPE = "fmhactl-evidence"
@@ -60,7 +61,7 @@ class EvidenceRecord(BaseModel):
     seed: int | None
     session: Annotated[str, Field(max_length=200)]
     command: Text
-    created_at: Annotated[float, Field(ge=0)]
+    created_at: Annotated[float, Field(ge=0, le=MAX_TIME)]  # a date utc_date can write
     row_schema_version: Annotated[int, Field(ge=1, le=1000)]
 
 
@@ -145,12 +146,15 @@ def read_file(path: Path) -> list[ResultRow]:
 
 def evidence_files(source: Path) -> list[Path]:
     """A file, or every *.jsonl of a folder (sorted); a missing folder has none."""
-    if source.is_dir():
-        return sorted(p for p in source.glob("*.jsonl") if p.is_file())
-    if source.is_file():
-        return [source]
-    if source == evidence_dir() and not source.exists():
-        return []  # a checkout without evidence yet
+    try:  # is_dir/is_file raise, not answer False, on a name too long for the file system
+        if source.is_dir():
+            return sorted(p for p in source.glob("*.jsonl") if p.is_file())
+        if source.is_file():
+            return [source]
+        if source == evidence_dir() and not source.exists():
+            return []  # a checkout without evidence yet
+    except OSError as exc:
+        raise BadInput(f"evidence {shown(str(source))}: cannot be read ({exc.strerror or exc})") from None
     raise BadInput(f"evidence {source}: no such file or folder")
 
 

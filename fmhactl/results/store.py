@@ -2,11 +2,18 @@
 
 Rows are written by the parent process only (never by a kernel worker), each in its own
 transaction, so a crash mid-sweep loses nothing already stored.
+
+Every row carries the checksum of its content (its evidence record id, `record_id`), checked
+whenever it is read: SQLite checks its pages (PRAGMA quick_check at open) but not the values in
+them, so a flipped byte inside a row would otherwise be served as a result. A row that does not
+match its checksum, or whose columns do not have the types the schema declares, makes the store
+corrupt (MissingEnvironment, exit 3), like a damaged page.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import sqlite3
@@ -18,7 +25,8 @@ from fmhactl import locks, paths
 from fmhactl.errors import MissingEnvironment
 from fmhactl.records import RECORD_SCHEMA
 
-SCHEMA_VERSION = 3  # 2: every row carries the record schema_version it was written with; 3: and the command
+SCHEMA_VERSION = 4  # 2: every row carries the record schema_version it was written with; 3: and the command;
+#                    4: and the checksum of its content, checked on every read
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -39,7 +47,8 @@ CREATE TABLE IF NOT EXISTS results (
     session      TEXT NOT NULL,      -- groups the rows of one command invocation
     created_at   REAL NOT NULL,
     schema_version INTEGER NOT NULL DEFAULT 1,
-    command      TEXT NOT NULL DEFAULT ''  -- the command line that made the row (evidence for milestones)
+    command      TEXT NOT NULL DEFAULT '',  -- the command line that made the row (evidence for milestones)
+    checksum     TEXT NOT NULL DEFAULT ''   -- record_id of the row's content, checked on every read
 );
 CREATE INDEX IF NOT EXISTS results_by_variant ON results(variant, kind, mode);
 CREATE INDEX IF NOT EXISTS results_by_session ON results(session);
@@ -122,6 +131,12 @@ def new_session_id() -> str:
 
 _COLUMNS = {"id", "kind", "variant", "arch", "mode", "config_key", "config", "status", "metrics",
             "source_hash", "gpu", "driver", "toolchain", "seed", "session", "created_at"}
+# Columns later schemas added (_migrate), and their declarations.
+_ADDED_COLUMNS = {"schema_version": "INTEGER NOT NULL DEFAULT 1", "command": "TEXT NOT NULL DEFAULT ''",
+                  "checksum": "TEXT NOT NULL DEFAULT ''"}
+MAX_TIME = 253402300799.0  # created_at: 9999-12-31T23:59:59Z, the last second a date can be written for
+_TEXT = {"kind", "variant", "arch", "mode", "config_key", "config", "status", "metrics", "source_hash", "gpu",
+         "driver", "toolchain", "session", "command", "checksum"}
 
 
 class ResultStore:
@@ -152,63 +167,93 @@ class ResultStore:
                 self._conn.executescript(_SCHEMA)
                 self._conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
                                    (str(SCHEMA_VERSION),))
+                self._conn.commit()
                 self._migrate()
                 self._conn.commit()
-            except sqlite3.DatabaseError as exc:
+            except CorruptRow as exc:
                 self._conn.close()
-                raise MissingEnvironment(f"results store {self.path} is unusable ({exc}); move it aside or set "
-                                         "FMHACTL_HOME to another folder") from None
+                raise MissingEnvironment(f"results store {self.path}: {exc}; move it aside or set FMHACTL_HOME "
+                                         "to another folder") from None
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # text that is not UTF-8: a damaged page
+                self._conn.close()
+                raise MissingEnvironment(f"results store {self.path} is unusable ({_short(exc)}); move it aside or "
+                                         "set FMHACTL_HOME to another folder") from None
             except MissingEnvironment:
                 self._conn.close()
                 raise
 
     def _check_existing(self) -> None:
-        """Refuse, without writing, a file that is not an fmhactl results store of a known schema."""
+        """Refuse, without writing, a file that is not an intact fmhactl results store of a known
+        schema: not SQLite, foreign tables, a results table of other columns or constraints, a
+        newer schema version, or pages that fail PRAGMA quick_check."""
         try:
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            (check,) = self._conn.execute("PRAGMA quick_check").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise MissingEnvironment(f"results store {self.path} is not an SQLite database ({exc}); "
+            raise MissingEnvironment(f"results store {self.path} is not an SQLite database or is corrupt ({exc}); "
                                      "move it aside or set FMHACTL_HOME to another folder") from None
+        if check != "ok":
+            raise MissingEnvironment(f"results store {self.path} is corrupt (quick_check: {str(check)[:120]}); "
+                                     "move it aside or set FMHACTL_HOME to another folder")
         foreign = tables - {"results", "meta", "sqlite_sequence"}
         if foreign:
             raise MissingEnvironment(f"results store {self.path} is an SQLite file but not an fmhactl results "
                                      f"store (tables: {', '.join(sorted(tables))}); refusing to write to it")
         if "results" in tables:
-            columns = {r[1] for r in self._conn.execute("PRAGMA table_info(results)")}
-            if not _COLUMNS <= columns:
-                raise MissingEnvironment(f"results store {self.path}: table results lacks columns "
-                                         f"{', '.join(sorted(_COLUMNS - columns))}; refusing to write to it")
+            self._check_columns()
         if "meta" not in tables:
             return  # a fresh file another process is creating right now: the schema script completes it
         row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        try:
-            version = int(row[0]) if row else 0
-        except (TypeError, ValueError):
-            version = -1
         if row is None:
             return
-        if not 1 <= version <= SCHEMA_VERSION:
-            raise MissingEnvironment(f"results store {self.path} has schema version {row[0] if row else 'none'}; "
-                                     f"this fmhactl reads 1..{SCHEMA_VERSION}")
         try:
-            (check,) = self._conn.execute("PRAGMA quick_check").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise MissingEnvironment(f"results store {self.path} is corrupt ({exc})") from None
-        if check != "ok":
-            raise MissingEnvironment(f"results store {self.path} is corrupt (quick_check: {str(check)[:120]})")
+            version = int(row[0])
+        except (TypeError, ValueError):
+            version = -1
+        if not 1 <= version <= SCHEMA_VERSION:
+            raise MissingEnvironment(f"results store {self.path} has schema version {str(row[0])[:40]}; "
+                                     f"this fmhactl reads 1..{SCHEMA_VERSION}")
+
+    def _check_columns(self) -> None:
+        """The results table has the columns of _SCHEMA with its types and NOT NULL constraints
+        (a table that lost them is not one fmhactl made: its rows cannot be trusted)."""
+        declared = {r[1]: (str(r[2]).upper(), bool(r[3]), bool(r[5]))
+                    for r in self._conn.execute("PRAGMA table_info(results)")}
+        if not _COLUMNS <= set(declared):
+            raise MissingEnvironment(f"results store {self.path}: table results lacks columns "
+                                     f"{', '.join(sorted(_COLUMNS - set(declared)))}; refusing to write to it")
+        for name, (kind, not_null, key) in declared.items():
+            want_kind = "INTEGER" if name in ("id", "seed", "schema_version") else "REAL" if name == "created_at" \
+                else "TEXT"
+            if kind != want_kind or not_null != (name not in ("id", "seed")) or key != (name == "id"):
+                raise MissingEnvironment(f"results store {self.path}: column results.{name} is not declared as "
+                                         f"fmhactl declares it ({kind or 'no type'}"
+                                         f"{' NOT NULL' if not_null else ''}); refusing to use it")
 
     def _migrate(self) -> None:
+        """Add the columns older schemas lack, and the checksum of every row written before rows
+        had one (in one transaction with the version bump, so a crash leaves the old schema)."""
         columns = {r[1] for r in self._conn.execute("PRAGMA table_info(results)")}
-        for column, decl in (("schema_version", "INTEGER NOT NULL DEFAULT 1"), ("command", "TEXT NOT NULL DEFAULT ''")):
-            if column in columns:
-                continue
-            try:
-                self._conn.execute(f"ALTER TABLE results ADD COLUMN {column} {decl}")
-            except sqlite3.OperationalError as exc:  # another process migrated it a moment ago
-                if "duplicate column" not in str(exc):
-                    raise
-        self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version' AND CAST(value AS INTEGER) < ?",
-                           (str(SCHEMA_VERSION), SCHEMA_VERSION))
+        if set(_ADDED_COLUMNS) <= columns:
+            self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version' AND "
+                               "CAST(value AS INTEGER) < ?", (str(SCHEMA_VERSION), SCHEMA_VERSION))
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            columns = {r[1] for r in self._conn.execute("PRAGMA table_info(results)")}  # under the write lock
+            for column, decl in _ADDED_COLUMNS.items():
+                if column not in columns:
+                    self._conn.execute(f"ALTER TABLE results ADD COLUMN {column} {decl}")
+            rows = self._conn.execute("SELECT * FROM results WHERE checksum = ''").fetchall()
+            for r in rows:
+                row = _row_from_sql(r, verify=False)
+                self._conn.execute("UPDATE results SET checksum = ? WHERE id = ?", (record_id(row), row.id))
+            self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+            self._conn.execute("COMMIT")
+        except BaseException:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self._conn.close()
@@ -231,15 +276,18 @@ class ResultStore:
             raise MissingEnvironment(f"results store {self.path}: cannot store a row ({exc})") from None
 
     def _insert(self, row: ResultRow) -> int:
+        config, metrics = json.dumps(row.config, sort_keys=True), json.dumps(row.metrics, sort_keys=True)
+        # The checksum of the row as it will read back (JSON round trip, created_at a REAL).
+        stored = dataclasses.replace(row, config=json.loads(config), metrics=json.loads(metrics),
+                                     created_at=float(row.created_at))
         with self._conn:
             cur = self._conn.execute(
                 "INSERT INTO results(kind, variant, arch, mode, config_key, config, status, metrics,"
-                " source_hash, gpu, driver, toolchain, seed, session, created_at, schema_version, command)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (row.kind, row.variant, row.arch, row.mode, row.config_key,
-                 json.dumps(row.config, sort_keys=True), row.status,
-                 json.dumps(row.metrics, sort_keys=True), row.source_hash, row.gpu, row.driver,
-                 row.toolchain, row.seed, row.session, row.created_at, row.schema_version, row.command))
+                " source_hash, gpu, driver, toolchain, seed, session, created_at, schema_version, command,"
+                " checksum) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (row.kind, row.variant, row.arch, row.mode, row.config_key, config, row.status,
+                 metrics, row.source_hash, row.gpu, row.driver, row.toolchain, row.seed, row.session,
+                 row.created_at, row.schema_version, row.command, record_id(stored)))
         row.id = int(cur.lastrowid or 0)
         return row.id
 
@@ -276,17 +324,53 @@ class ResultStore:
             args.append(limit)
         try:
             return [_row_from_sql(r) for r in self._conn.execute(sql, args)]
-        except (sqlite3.DatabaseError, json.JSONDecodeError) as exc:
-            raise MissingEnvironment(f"results store {self.path}: cannot read rows ({exc})") from None
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            raise MissingEnvironment(f"results store {self.path}: cannot read rows ({_short(exc)}); move it aside "
+                                     "or set FMHACTL_HOME to another folder") from None
+        except CorruptRow as exc:
+            raise MissingEnvironment(f"results store {self.path}: {exc}; move it aside or set FMHACTL_HOME "
+                                     "to another folder") from None
 
 
-def _row_from_sql(r: sqlite3.Row) -> ResultRow:
-    return ResultRow(
+def _short(exc: Exception) -> str:
+    return str(exc)[:200]
+
+
+class CorruptRow(Exception):
+    """A stored row whose columns are not of their declared types or do not match its checksum."""
+
+
+def _row_from_sql(r: sqlite3.Row, *, verify: bool = True) -> ResultRow:
+    """The row, its columns checked against their declared types and (verify) its checksum."""
+    where = f"row {r['id']!r:.20}"
+    if not isinstance(r["id"], int):
+        raise CorruptRow(f"{where}: id is not an integer")
+    for name in _TEXT & set(r.keys()):
+        if not isinstance(r[name], str):
+            raise CorruptRow(f"{where}: {name} is {type(r[name]).__name__}, not text")
+    documents = {}
+    for name in ("config", "metrics"):
+        try:
+            documents[name] = json.loads(r[name])
+        except (ValueError, RecursionError):
+            raise CorruptRow(f"{where}: {name} is not JSON") from None
+        if not isinstance(documents[name], dict):
+            raise CorruptRow(f"{where}: {name} is not a JSON object")
+    created_at = r["created_at"]
+    if isinstance(created_at, bool) or not isinstance(created_at, (int, float)) or not 0 <= created_at <= MAX_TIME:
+        raise CorruptRow(f"{where}: created_at is not a date (a number of seconds in 0..{MAX_TIME:.0f})")
+    for name in ("seed", "schema_version"):
+        if name in r.keys() and not (isinstance(r[name], int) or (name == "seed" and r[name] is None)):
+            raise CorruptRow(f"{where}: {name} is {type(r[name]).__name__}, not an integer")
+    row = ResultRow(
         id=r["id"], kind=r["kind"], variant=r["variant"], arch=r["arch"], mode=r["mode"],
-        status=r["status"], config_key=r["config_key"], config=json.loads(r["config"]),
-        metrics=json.loads(r["metrics"]), source_hash=r["source_hash"], gpu=r["gpu"],
+        status=r["status"], config_key=r["config_key"], config=documents["config"],
+        metrics=documents["metrics"], source_hash=r["source_hash"], gpu=r["gpu"],
         driver=r["driver"], toolchain=r["toolchain"], seed=r["seed"], session=r["session"],
-        created_at=r["created_at"], schema_version=r["schema_version"], command=r["command"])
+        created_at=created_at, schema_version=r["schema_version"], command=r["command"])
+    if verify and r["checksum"] != record_id(row):
+        raise CorruptRow(f"{where}: its content does not match its checksum (changed on disk)")
+    return row
 
 
 def row_content(row: ResultRow) -> dict:

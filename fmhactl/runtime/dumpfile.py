@@ -124,10 +124,10 @@ def read_dump(path: str | Path) -> DumpFile:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise BadInput(f"dump file {path}: schema must be {SCHEMA!r} (written by `fmhactl dump ... --out FILE`)")
     space = doc.get("space")
-    if space not in SPACES:
+    if not isinstance(space, str) or space not in SPACES:
         raise BadInput(f"dump file {path}: space must be tmem or smem; got {space!r}")
     rows, cols = doc.get("rows"), doc.get("cols")
-    if not (isinstance(rows, int) and isinstance(cols, int) and rows > 0 and cols > 0 and rows * cols <= MAX_CELLS):
+    if not (_is_int(rows) and _is_int(cols) and rows > 0 and cols > 0 and rows * cols <= MAX_CELLS):
         raise BadInput(f"dump file {path}: rows and cols must be positive integers with rows x cols <= {MAX_CELLS}")
     grids = {}
     for key in ("got", "want"):
@@ -135,19 +135,52 @@ def read_dump(path: str | Path) -> DumpFile:
         if (not isinstance(grid, list) or len(grid) != rows
                 or any(not isinstance(r, list) or len(r) != cols for r in grid)):
             raise BadInput(f"dump file {path}: {key} must be {rows} rows of {cols} numbers")
+        if any(not _is_number(x) for r in grid for x in r):  # "1" or true is not a number the kernel wrote
+            raise BadInput(f"dump file {path}: {key} holds something that is not a number")
         try:
             grids[key] = [[float(x) for x in r] for r in grid]
-        except (TypeError, ValueError):
-            raise BadInput(f"dump file {path}: {key} holds something that is not a number") from None
+        except OverflowError:
+            raise BadInput(f"dump file {path}: {key} holds an integer too large for a float") from None
     threshold = doc.get("threshold", 0.0)
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or threshold < 0:
-        raise BadInput(f"dump file {path}: threshold must be a number >= 0")
-    layout = doc.get("layout") or {}
-    if space == "smem" and not {"major", "swizzle", "dtype"} <= set(layout):
-        raise BadInput(f"dump file {path}: a shared-memory dump needs layout.major, layout.swizzle, layout.dtype")
+    if not _is_number(threshold) or not 0 <= threshold < math.inf:  # a NaN threshold would hide every mismatch
+        raise BadInput(f"dump file {path}: threshold must be a finite number >= 0")
+    layout, config = doc.get("layout", {}), doc.get("config", {})
+    if not isinstance(layout, dict) or not isinstance(config, dict):
+        raise BadInput(f"dump file {path}: layout and config must be JSON objects")
+    if space == "smem":
+        _check_smem_layout(layout, path)
     return DumpFile(str(doc.get("variant", "?")), str(doc.get("arch", "?")), str(doc.get("mode", "?")),
                     str(doc.get("config_key", "?")), str(doc.get("checkpoint", "?")), space, rows, cols,
-                    float(threshold), grids["got"], grids["want"], dict(layout), dict(doc.get("config") or {}))
+                    float(threshold), grids["got"], grids["want"], dict(layout), dict(config))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_smem_layout(layout: dict[str, Any], path: str | Path) -> None:
+    """A shared-memory dump's tile as the viewer draws it: a major-ness, a swizzle and an element type
+    the layout model knows, and positive rows/cols where given."""
+    from fmhactl.layout.common import LayoutError, canonical_dtype
+    from fmhactl.layout.swizzle import parse_major, parse_swizzle
+
+    if not {"major", "swizzle", "dtype"} <= set(layout):
+        raise BadInput(f"dump file {path}: a shared-memory dump needs layout.major, layout.swizzle, layout.dtype")
+    try:
+        if not all(isinstance(layout[k], str) for k in ("major", "swizzle", "dtype")):
+            raise LayoutError("layout.major, layout.swizzle and layout.dtype must be strings")
+        parse_major(layout["major"])
+        parse_swizzle(layout["swizzle"])
+        canonical_dtype(layout["dtype"])
+    except LayoutError as exc:
+        raise BadInput(f"dump file {path}: {exc}") from None
+    for key in ("rows", "cols"):
+        if key in layout and not (_is_int(layout[key]) and 0 < layout[key] <= MAX_CELLS):
+            raise BadInput(f"dump file {path}: layout.{key} must be a positive integer")
 
 
 def bits_to_float(bits: int, dtype: str) -> float:

@@ -59,7 +59,7 @@ def scenario_path(name_or_path: str) -> Path:
 
     if name_or_path.endswith(".toml") or "/" in name_or_path or "\\" in name_or_path:
         path = Path(name_or_path)
-        if not path.is_file():
+        if not paths.is_file(path, "scenario file"):
             raise BadInput(f"scenario file {shown(name_or_path)} not found")
         return path
     try:

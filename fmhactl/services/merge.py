@@ -48,11 +48,12 @@ def _torch():
 
 
 def _load_segment(path_text: str, index: int):
+    from fmhactl.paths import is_file
     from fmhactl.schemas import shown
 
     torch = _torch()
     path = Path(path_text)
-    if not path.is_file():
+    if not is_file(path, "merge: segment file"):
         raise BadInput(f"merge: segment file {shown(path_text)} not found")
     if path.stat().st_size > MAX_SEGMENT_FILE_BYTES:
         raise BadInput(f"merge: segment file {shown(path_text)} is larger than {MAX_SEGMENT_FILE_BYTES} bytes")

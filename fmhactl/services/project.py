@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fmhactl import paths
 from fmhactl.errors import BadInput
+from fmhactl.schemas import shown
 
 
 @dataclass(frozen=True)
@@ -40,12 +41,16 @@ def use_project(folder: Path | None) -> None:
     text = str(folder)
     if not text or "\0" in text:
         raise BadInput(f"--project {text!r}: not a folder path")
-    target = folder.parent if folder.name == paths.PROJECT_FILE and folder.is_file() else folder
-    if not target.is_dir():
-        raise BadInput(f"--project {folder}: no such folder")
-    if not (target / paths.PROJECT_FILE).is_file():
-        raise BadInput(f"--project {folder}: no {paths.PROJECT_FILE} there (`fmhactl init {folder}` makes one)")
-    os.environ[paths.PROJECT_ENV] = str(target.resolve())
+    try:  # is_file/is_dir raise, not answer False, on a name too long for the file system
+        target = folder.parent if folder.name == paths.PROJECT_FILE and folder.is_file() else folder
+        if not target.is_dir():
+            raise BadInput(f"--project {folder}: no such folder")
+        if not (target / paths.PROJECT_FILE).is_file():
+            raise BadInput(f"--project {folder}: no {paths.PROJECT_FILE} there (`fmhactl init {folder}` makes one)")
+        resolved = target.resolve()
+    except OSError as exc:
+        raise BadInput(f"--project {shown(text)}: cannot be read ({exc.strerror or exc})") from None
+    os.environ[paths.PROJECT_ENV] = str(resolved)
 
 
 def project_info() -> ProjectInfo:

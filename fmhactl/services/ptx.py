@@ -59,6 +59,14 @@ class LinkReport:
                 "size_bytes": self.size_bytes}
 
 
+def _exists(path: Path) -> bool:
+    """path.exists(), but a name the file system refuses (too long) is no file: it may still be a variant."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
 def load_ptx(source: str) -> tuple[str, str]:
     """(PTX text, origin) of a .ptx file or of an sm100 variant's native build."""
     from fmhactl.ptx import parser
@@ -71,7 +79,7 @@ def load_ptx(source: str) -> tuple[str, str]:
 
         parser.read_text(path)  # missing / binary: the same one-line errors as for a .ptx
         return cu_ptx(path), f"{path} (NVRTC, sm_100a)"
-    if path.exists() or "/" in source or path.suffix:
+    if "/" in source or path.suffix or _exists(path):
         return parser.read_text(path), str(path)
     from fmhactl.registry import load_registry
 

@@ -6,6 +6,7 @@ import datetime
 from dataclasses import dataclass
 from pathlib import Path
 
+from fmhactl import paths
 from fmhactl.errors import BadInput
 from fmhactl.results.store import ResultRow, ResultStore
 from fmhactl.services.kernels import _store
@@ -109,7 +110,7 @@ def export_evidence(out: Path | None = None, *, evidence: Path | None = None,
     from fmhactl.status.service import compute_report
 
     folder = Path(out) if out is not None else evidence_dir()
-    if folder.exists() and not folder.is_dir():
+    if paths.exists(folder, "--out") and not folder.is_dir():
         raise BadInput(f"--out {folder}: not a folder")
     check_output_path(folder / EVIDENCE_FILE, "--out")
     report = compute_report(milestones_file=milestones_file, evidence=evidence, use_local=True)

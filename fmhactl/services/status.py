@@ -22,6 +22,12 @@ def status(*, out_dir: Path | None = None, check: bool = False, milestones_file:
         from fmhactl.paths import check_output_path
 
         check_output_path(Path(out_dir) / "STATUS.md", "--out")
+    elif out_dir is not None:  # --check reads the folder: a name refused or a file is bad input, not "missing"
+        from fmhactl.errors import BadInput
+        from fmhactl.paths import exists
+
+        if exists(Path(out_dir), "--out") and not Path(out_dir).is_dir():
+            raise BadInput(f"--out {out_dir}: not a folder (--check reads STATUS.md and milestones/ there)")
     use_local = not (check if evidence_only is None else evidence_only)
     return run_status(out_dir=out_dir, write=not check, milestones_file=milestones_file, evidence=evidence,
                       use_local=use_local)

@@ -54,7 +54,7 @@ def load_milestones(path: Path | None = None) -> list[Milestone]:
     from fmhactl.verify.grids import available_grids
 
     path = path or milestones_path()
-    if not path.is_file():
+    if not paths.is_file(path, "milestones file"):
         raise BadInput(f"milestones file not found: {path}")
     model = validate(MilestonesFile, read_toml(path, "milestones file"), path)
     grids, scenarios = set(available_grids()), set(available_scenarios())

@@ -241,10 +241,17 @@ def render_files(statuses: list[MilestoneStatus], origin: str) -> dict[str, str]
 
 
 def write_status(files: dict[str, str], out_dir: Path) -> list[Path]:
+    """Write each status file; one that cannot be written (a folder or a symlink loop where it
+    goes) is BadInput naming it."""
+    from fmhactl.errors import BadInput
+
     written = []
     for name, text in files.items():
         path = out_dir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        except OSError as exc:
+            raise BadInput(f"--out {out_dir}: {name} cannot be written ({exc.strerror or exc})") from None
         written.append(path)
     return written

@@ -17,6 +17,9 @@ from fmhactl.runtime.device import no_gpu
 MAX_GPUS = 64
 LOCAL_RAY = "local"  # --ray with an empty address: a private local Ray cluster
 _LIST = re.compile(r"^\d+(,\d+)*$")
+_HOST = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)"
+_RAY_ADDRESS = re.compile(rf"^(?:(?P<scheme>[a-z][a-z0-9+.-]*)://{_HOST}(?::(?P<port1>\d{{1,5}}))?"
+                          rf"|{_HOST}:(?P<port2>\d{{1,5}}))$")
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,21 @@ def parse_gpus(spec: str) -> str | int | list[int]:
     if len(set(indices)) != len(indices):
         raise BadInput(f"--gpus {spec}: an index appears twice (one worker per GPU: two would share its timers)")
     return indices
+
+
+def check_ray_address(address: str) -> None:
+    """`--ray ADDRESS` is local, auto, HOST:PORT or SCHEME://HOST[:PORT] (ray://head:10001); anything
+    else is bad input here, before `import ray` (which would call it an unreachable cluster, exit 3,
+    or wait a minute on a port that cannot exist)."""
+    if address in (LOCAL_RAY, "auto"):
+        return
+    match = _RAY_ADDRESS.match(address)
+    port = match and (match.group("port1") or match.group("port2"))
+    if match is None or (port is not None and not 1 <= int(port) <= 65535):
+        from fmhactl.schemas import shown
+
+        raise BadInput(f"--ray {shown(address)}: expected HOST:PORT (port 1-65535), ray://HOST[:PORT], auto, "
+                       "or no address for a local cluster")
 
 
 def select_gpus(spec: str, available: list[Device] | None = None) -> list[Device]:

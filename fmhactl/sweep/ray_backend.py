@@ -177,6 +177,7 @@ class RayBackend(Backend):
         self.kind = kind
         self.timeout_s = timeout_s
         self._owns_cluster = False
+        self._slots: list[RaySlot] = []  # before anything that may fail: close() reads it
         if not ray.is_initialized():
             self._init(ray, address)
         resource = "GPU" if kind == "gpu" else "CPU"
@@ -194,7 +195,6 @@ class RayBackend(Backend):
         self._shipped: dict[str, tuple[str, object]] = {}
         self._lock = threading.Lock()
         self._serial = 0
-        self._slots: list[RaySlot] = []
 
     def _init(self, ray, address: str) -> None:
         from fmhactl.sweep.devices import LOCAL_RAY

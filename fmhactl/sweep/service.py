@@ -16,7 +16,8 @@ from fmhactl.errors import BadInput
 from fmhactl.registry import Variant
 from fmhactl.results.store import ResultRow, ResultStore, new_session_id
 from fmhactl.runtime.jobs import fresh_seed
-from fmhactl.sweep.devices import LOCAL_RAY, Device, cpu_slots, parse_gpus, select_gpus
+from fmhactl.sweep.devices import (LOCAL_RAY, Device, check_ray_address, cpu_slots, local_gpus, parse_gpus,
+                                    select_gpus)
 from fmhactl.sweep.scheduler import Backend, SweepRun, run_sweep
 from fmhactl.sweep.tasks import SELFTEST_VARIANTS, BuildMemo, KernelTask, SelftestTask
 
@@ -38,6 +39,8 @@ class Placement:
                 raise BadInput("--gpus with --ray takes all or a count (Ray places actors, not indices)")
         if self.jobs is not None and self.jobs < 1:
             raise BadInput(f"--jobs {self.jobs}: must be at least 1")
+        if self.ray is not None:
+            check_ray_address(self.ray)
 
 
 def placement_from_options(gpus: str | None, ray: str | None, jobs: int | None = None) -> Placement | None:
@@ -59,6 +62,8 @@ def gpu_backend(placement: Placement, timeout_s: float, *, devices: Sequence[Dev
     if placement.ray is not None:
         from fmhactl.sweep.ray_backend import RayBackend
 
+        if placement.ray == LOCAL_RAY and devices is None:
+            local_gpus()  # a local cluster has this machine's GPUs: none is exit 3 before Ray starts
         count = parse_gpus(placement.gpus) if placement.gpus else "all"
         return RayBackend(placement.ray, kind="gpu", count=count, timeout_s=timeout_s)
     from fmhactl.sweep.local import LocalBackend, default_command

@@ -32,6 +32,8 @@ def check_segments(outs: Sequence, lses: Sequence) -> None:
     for i, (out, lse) in enumerate(zip(outs, lses)):
         if not isinstance(out, torch.Tensor) or not isinstance(lse, torch.Tensor):
             raise BadInput(f"merge: segment {i}: out and lse must be tensors")
+        if out.layout != torch.strided or lse.layout != torch.strided:  # sparse: the checks below cannot run
+            raise BadInput(f"merge: segment {i}: out and lse must be dense tensors, got {out.layout} and {lse.layout}")
         if out.dim() != 4 or not out.is_floating_point():
             raise BadInput(f"merge: segment {i}: out must be a floating tensor (batch, seq_q, heads, dim), "
                            f"got {str(out.dtype).removeprefix('torch.')} {tuple(out.shape)}")

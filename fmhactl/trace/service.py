@@ -16,6 +16,7 @@ from pathlib import Path
 from fmhactl.config import AttnConfig
 from fmhactl.errors import BadInput, ExitCode, FmhactlError, MissingEnvironment
 from fmhactl.ptx.sites import Site
+from fmhactl.schemas import read_capped
 from fmhactl.trace import cost_model as cm
 from fmhactl.trace.chrome import to_chrome
 from fmhactl.trace.events import decode, events_from_bytes, warp_roles
@@ -186,15 +187,23 @@ def read_raw(path: Path) -> bytes:
         size = path.stat().st_size
         if size > MAX_RAW_BYTES:
             raise BadInput(f"--raw {path}: {size} bytes, more than the {MAX_RAW_BYTES} one traced launch records")
-        data = path.read_bytes()
+        data = read_capped(path, MAX_RAW_BYTES)  # stat says 0 for a device: the read is what is capped
     except FileNotFoundError:
         raise BadInput(f"--raw {path}: no such file") from None
     except OSError as exc:
         raise BadInput(f"--raw {path}: cannot be read ({exc.strerror or exc})") from None
+    if data is None:
+        raise BadInput(f"--raw {path}: more than the {MAX_RAW_BYTES} bytes one traced launch records")
     if data[:2] == b"\x1f\x8b":  # a gzipped recording (docs/trace/*.raw.gz: committed recordings)
         data = _gunzip(path, data)
     if not data or len(data) % RAW_SIZE:
         raise BadInput(f"--raw {path}: {len(data)} bytes is not a whole, non-zero number of {RAW_SIZE}-byte events")
+    from fmhactl.trace.events import events_from_bytes
+
+    try:
+        events_from_bytes(data)  # every event of a known kind, checked here where the file can be named
+    except BadInput as exc:
+        raise BadInput(f"--raw {path}: {exc}") from None
     return data
 
 

@@ -41,7 +41,7 @@ def grid_path(name_or_path: str) -> Path:
 
     if name_or_path.endswith(".toml") or "/" in name_or_path or "\\" in name_or_path:
         path = Path(name_or_path)
-        if not path.is_file():
+        if not paths.is_file(path, "grid file"):
             raise BadInput(f"grid file {shown(name_or_path)} not found")
         return path
     check_name(name_or_path, "grid")

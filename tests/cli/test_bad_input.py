@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fmhactl.cli.app import app
+from fmhactl.errors import BadInput
 from fmhactl.results.store import ResultRow, ResultStore
 
 
@@ -303,3 +304,152 @@ def test_names_are_checked_and_odd_text_answered_in_one_line(args, fragments):
 def test_usage_errors_are_one_line_too():
     one_line(invoke("verify", "ref", "--bogus"), 2, "No such option")
     one_line(invoke("verify"), 2, "Missing argument")
+
+
+# ---- found by tests/cli/test_fuzz_every_command.py ----------------------------------------------
+
+# One path component past NAME_MAX (255): pathlib's is_file/is_dir/exists raise OSError for it
+# instead of answering False, which surfaced as a traceback (exit 1) wherever a user's path was probed.
+@pytest.mark.parametrize("args_for, fragments", [
+    (lambda long, out: ["--project", long, "list"], ("--project", "File name too long")),
+    (lambda long, out: ["results", "import", long], ("evidence", "File name too long")),
+    (lambda long, out: ["results", "export", "--out", long], ("--out", "File name too long")),
+    (lambda long, out: ["ptx", "scan", long], ("File name too long",)),
+    (lambda long, out: ["init", long], ("init", "File name too long")),
+    (lambda long, out: ["scenario", "run", long + ".toml"], ("scenario file", "File name too long")),
+    (lambda long, out: ["status", "--milestones", long, "--out", out], ("milestones file", "File name too long")),
+    (lambda long, out: ["status", "--out", long, "--check"], ("--out", "File name too long")),
+    (lambda long, out: ["verify", "ref", "--grid", long + ".toml"], ("grid file", "File name too long")),
+    (lambda long, out: ["merge", long, "--out", out + ".pt"], ("segment file", "File name too long")),
+])
+def test_a_path_name_too_long_is_bad_input(fmhactl_home, tmp_path, args_for, fragments):
+    before = rows_in(fmhactl_home)
+    one_line(invoke(*args_for(str(tmp_path / ("n" * 300)), str(tmp_path / "out"))), 2, *fragments)
+    assert rows_in(fmhactl_home) == before
+
+
+@pytest.mark.parametrize("where", ["under a file", "under /proc"])
+def test_init_where_no_folder_can_be_made_is_bad_input(tmp_path, where):
+    """As every output path: refused before writing, exit 2 (was exit 3 from the first failed write)."""
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("x")
+    folder = str(blocker / "project") if where == "under a file" else "/proc/fmhactl-project"
+    one_line(invoke("init", folder), 2, "init", "cannot be created")
+
+
+def test_init_on_a_symlink_loop_is_bad_input(tmp_path):
+    """Path.resolve raises RuntimeError on a loop: it was an internal error (exit 1)."""
+    loop = tmp_path / "loop"
+    loop.symlink_to("loop")
+    one_line(invoke("init", str(loop)), 2, "init", "not a usable folder path")
+
+
+@pytest.mark.parametrize("args_for", [
+    lambda loop: ["layout", "idesc", "decode", "0x08400010", "--svg", loop],
+    lambda loop: ["layout", "plan", "sm100_tma_s2_tmem", "-d", "128", "--svg", loop],
+    lambda loop: ["tma", "check", "--preset", "seed002", "--svg", loop],
+])
+def test_an_output_on_a_symlink_loop_is_refused_before_any_work(tmp_path, args_for):
+    """exists() answers False for a loop, so the output check passed and the writer's open raised
+    ELOOP: an internal error (exit 1) after the work was done."""
+    loop = tmp_path / "loop.svg"
+    loop.symlink_to("loop.svg")
+    one_line(invoke(*args_for(str(loop))), 2, "--svg", "not writable")
+
+
+def test_status_check_on_a_file_is_bad_input_not_a_missing_page(tmp_path):
+    plain = tmp_path / "plain-file"
+    plain.write_text("x")
+    one_line(invoke("status", "--out", str(plain), "--check"), 2, "not a folder")
+
+
+@pytest.mark.parametrize("args", [
+    ["ptx", "scan", "/dev/zero"],
+    ["trace", "sm100_tma_s2_tmem", "--shape", "t=128,s=512,d=128", "--raw", "/dev/zero"],
+])
+def test_an_endless_input_is_refused_at_its_cap(tmp_path, args):
+    """A device reports size 0 and never ends: the read is capped, not the stat. Run as a process
+    with its memory capped, so a reader that takes it whole ends in MemoryError, not the machine's OOM."""
+    import resource
+    import subprocess
+    import sys
+
+    def cap_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+    done = subprocess.run([sys.executable, "-m", "fmhactl", *args], capture_output=True, text=True, timeout=120,
+                          preexec_fn=cap_memory, env={**os.environ, "FMHACTL_ASSUME_NO_GPU": "1",
+                                                      "FMHACTL_HOME": str(tmp_path / "home")})
+    assert done.returncode == 2, (done.returncode, done.stderr[-500:])
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("fmhactl: error:") and "/dev/zero" in lines[0], done.stderr
+    assert "more than" in lines[0]
+
+
+@pytest.mark.parametrize("address", ["abc", "a:b", "[::1]:6379x", "ray://"])
+def test_a_malformed_ray_address_is_bad_input_before_ray_is_asked(address):
+    """Ray called these an unreachable cluster (exit 3)."""
+    one_line(invoke("verify", "ref", "--shape", "d=64", "--ray", address, env={"FMHACTL_ASSUME_NO_GPU": "1"}), 2,
+             "--ray", "HOST:PORT")
+
+
+@pytest.mark.parametrize("address", ["x:99999", "h:0", "a b:1", "\x01:1"])
+def test_a_ray_address_that_cannot_exist_is_refused_by_the_placement(address):
+    """Ray waited on these for minutes (a port out of range, a host with a space): checked by the
+    placement itself here, so that a regression fails at once instead of hanging the test."""
+    from fmhactl.services.placement import placement_from_options
+
+    with pytest.raises(BadInput, match="HOST:PORT"):
+        placement_from_options(None, address)
+    assert placement_from_options(None, "head-node.local:6379") is not None
+
+
+def test_a_local_ray_cluster_without_a_gpu_is_exit_3_before_it_starts():
+    """Bare --ray started a local cluster, found no GPU in it, then crashed closing it (exit 1)."""
+    one_line(invoke("verify", "ref", "--shape", "d=64", "--ray", "", env={"FMHACTL_ASSUME_NO_GPU": "1"}), 3,
+             "no GPU")
+
+
+def test_a_ray_cluster_without_a_gpu_is_exit_3(monkeypatch):
+    """RayBackend closed itself before its slot list existed: AttributeError, exit 1."""
+    import sys
+    import types
+
+    ray = types.ModuleType("ray")
+    ray.is_initialized = lambda: True  # a cluster this process is already connected to: no network here
+    ray.cluster_resources = lambda: {"CPU": 2.0}
+    ray.shutdown = lambda: None
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    one_line(invoke("verify", "ref", "--shape", "d=64", "--ray", "auto", env={"FMHACTL_ASSUME_NO_GPU": "1"}), 3,
+             "the cluster has no GPU")
+
+
+# An empty string (an unset shell variable in `--out "$DIR"`) became Path("."): status and results
+# export wrote into the working directory, init scaffolded it, results import read it, --svg "" was
+# ignored and `tui --screenshot ""` opened the interactive app. Each is refused, naming the option.
+@pytest.mark.parametrize("args, fragments", [
+    (["status", "--out", ""], ("--out", "empty string")),
+    (["status", "--evidence", "", "--check"], ("--evidence", "empty string")),
+    (["results", "export", "--out", ""], ("--out", "empty string")),
+    (["results", "import", ""], ("sources", "empty string")),
+    (["init", ""], ("folder", "empty string")),
+    (["--project", "", "list"], ("--project", "empty string")),
+    (["trace", "sm100_tma_s2_tmem", "--shape", "t=128,s=512,d=128", "--raw", ""], ("--raw", "empty string")),
+    (["layout", "smem", "--svg", ""], ("--svg", "empty string")),
+    (["tma", "check", "--preset", "seed002", "--svg", ""], ("--svg", "empty string")),
+    (["merge", "--demo", "--out", ""], ("no --out",)),
+])
+def test_an_empty_path_is_bad_input_not_the_working_directory(tmp_path, monkeypatch, args, fragments):
+    monkeypatch.chdir(tmp_path)
+    one_line(invoke(*args, env={"FMHACTL_ASSUME_NO_GPU": "1"}), 2, *fragments)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_screenshot_path_never_opens_the_interactive_tui(tmp_path, monkeypatch):
+    import fmhactl.tui.app
+
+    opened = []
+    monkeypatch.setattr(fmhactl.tui.app.FmhaApp, "run", lambda self, *a, **k: opened.append(self))  # never wait on it
+    monkeypatch.chdir(tmp_path)
+    one_line(invoke("tui", "--screen", "tmem", "--screenshot", ""), 2, "--screenshot")
+    assert not opened
