@@ -172,10 +172,39 @@ def _kind(annotation: Any, is_flag: bool) -> tuple[str, int]:
     return "text", 1
 
 
+def _click_kind(param_type: Any, is_flag: bool) -> str:
+    """The kind of a Click parameter type (typer before 0.29 builds on Click and keeps no annotation)."""
+    import click
+
+    if is_flag or isinstance(param_type, click.types.BoolParamType):
+        return "flag"
+    if isinstance(param_type, click.types.IntParamType):
+        return "int"
+    if isinstance(param_type, click.types.FloatParamType):
+        return "float"
+    if isinstance(param_type, (click.Path, click.File)):
+        return "path"
+    return "text"
+
+
+def _param_kind(p: Any) -> tuple[str, int]:
+    """(kind, nargs) of a parameter: from its annotation where typer keeps one (0.29+, its own
+    vendored Click), else from the Click type (older typer on plain Click)."""
+    is_flag = bool(getattr(p, "is_flag", False))
+    descriptor = getattr(p, "type_descriptor", None)
+    if descriptor is not None:
+        return _kind(descriptor.annotation, is_flag)
+    import click
+
+    if isinstance(p.type, click.Tuple):
+        return _click_kind(p.type.types[0], False), len(p.type.types)
+    return _click_kind(p.type, is_flag), 1
+
+
 def _param(p: Any) -> Param:
     opts = tuple(getattr(p, "opts", ())) + tuple(getattr(p, "secondary_opts", ()))
     is_option = type(p).__name__ != "TyperArgument"
-    kind, nargs = _kind(p.type_descriptor.annotation, bool(getattr(p, "is_flag", False)))
+    kind, nargs = _param_kind(p)
     name = max(p.opts, key=len) if is_option else p.name
     return Param(name=name, opts=opts if is_option else (), kind=kind,
                  multiple=bool(p.multiple) or (not is_option and p.nargs == -1),
