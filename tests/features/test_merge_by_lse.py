@@ -105,10 +105,11 @@ def test_cli_merges_segment_files(tmp_path):
     that a failure names the stage.
 
     The CLI's file is read in a fresh process, as a user reads it: in 3 of 9 full CI runs (sessions
-    24-26) the pytest worker's own torch.load of it gave out with strides (256, 0, 16, 1), token 0
-    repeated over every token (the merge's sum allocates its result dense), and never
-    alone or in a clean process; which earlier test leaves the worker in that state is not found. A
-    worker read that differs is reported as a warning with its strides, not hidden."""
+    24-26) the file as the pytest worker read it was wrong, never alone or in a clean process
+    (session 26, the first run with these checks: the worker's torch.load gave out with strides
+    (256, 0, 16, 1), token 0 over every token, though the merge's sum allocates its result dense);
+    which earlier test leaves the worker in that state is not found. A worker read that differs is
+    reported as a warning with its strides, not hidden."""
     import json
     import warnings
 
