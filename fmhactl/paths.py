@@ -94,6 +94,19 @@ def exists(path: Path, what: str) -> bool:
     return _ask(path.exists, path, what)
 
 
+def resolved(path: Path, what: str) -> Path:
+    """path.resolve() for a path the user gave (or a file of theirs named), BadInput naming `what`
+    where it cannot be resolved: a symlink loop makes resolve raise RuntimeError (OSError from
+    Python 3.13), a name too long for the file system OSError."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError) as exc:
+        from fmhactl.schemas import shown
+
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise BadInput(f"{what} {shown(str(path))}: cannot be resolved ({why})") from None
+
+
 def _ask(question, path: Path, what: str) -> bool:
     try:
         return bool(question())

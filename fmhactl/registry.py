@@ -161,7 +161,7 @@ def load_registry(path: Path | None = None) -> dict[str, Variant]:
 
 def project_registry(project_file: Path) -> dict[str, Variant]:
     """The variants of one project file and its includes (fmhactl/project/files.py checks them)."""
-    from fmhactl.project.files import BUILTIN_PARAMS, load_project_file, resolved
+    from fmhactl.project.files import BUILTIN_PARAMS, load_project_file
 
     project = load_project_file(project_file)
     out: dict[str, Variant] = {}
@@ -171,8 +171,8 @@ def project_registry(project_file: Path) -> dict[str, Variant]:
         if entry.launch is not None:
             launch = entry.launch.model_dump()
             if entry.launch.hook:
-                launch["hook"] = str(resolved(declared.base_dir / entry.launch.hook, declared.origin,
-                                              f"variant {entry.name!r}: launch.hook"))
+                launch["hook"] = str(paths.resolved(declared.base_dir / entry.launch.hook,
+                                                    f"{declared.origin}: variant {entry.name!r}: launch.hook:"))
         layout = None if entry.params == BUILTIN_PARAMS else project.params[entry.params]
         params = () if layout is None else tuple(f.model_dump(exclude_none=True) for f in layout.fields)
         base = replace(_variant_from_entry(entry), launcher=entry.launcher or "formula",

@@ -16,8 +16,10 @@ import contextlib
 import json
 import math
 import os
+import shutil
 import signal
 import string
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -232,6 +234,20 @@ def damage_path(op: str, path: Path) -> str:
     elif op == "dangling_symlink":
         os.symlink(path.with_name(path.name + ".nowhere"), path)
     return f"{op} at {path.name}"
+
+
+# ---- one example's folder ----------------------------------------------------------------------
+
+@contextlib.contextmanager
+def example_folder(name: str) -> Iterator[Path]:
+    """A fresh temporary folder for one hypothesis example, removed after it (pass or fail).
+    pytest's tmp_path is one folder for every example of a test, so an example would meet the
+    files the one before it damaged."""
+    work = Path(tempfile.mkdtemp(prefix=f"fmhactl-fuzz-{name}-"))
+    try:
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 # ---- the property ------------------------------------------------------------------------------

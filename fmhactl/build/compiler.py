@@ -54,6 +54,9 @@ class BuildResult:
     warnings: list[str] = field(default_factory=list)
     # C++ entry names (a template instance of a project kernel) -> the symbol NVRTC lowered them to
     entry_names: dict[str, str] = field(default_factory=dict)
+    # the sha256 of the cubin's bytes this build made or found (the meta's record): the runtime
+    # checks the bytes it loads against it (runtime/driver.py read_cubin)
+    cubin_sha256: str = ""
 
     def to_dict(self) -> dict:
         return {
@@ -178,6 +181,24 @@ def write_meta(meta_path: Path, meta: dict) -> None:
     _atomic_write(meta_path, json.dumps({**meta, "meta_sha256": _meta_digest(meta)}, indent=1).encode())
 
 
+def recorded_cubin_sha256(cubin_path: Path) -> str | None:
+    """The sha256 a cache entry's meta records for its cubin; None where the cubin has no meta
+    beside it (not a cache entry); MissingEnvironment (exit 3) where the meta is damaged."""
+    meta_path = cubin_path.with_suffix(".json")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MissingEnvironment(f"build cache entry {cubin_path.with_suffix('')}: meta file unreadable "
+                                 f"({type(exc).__name__}): not loaded; build it again to rebuild it") from None
+    if not (isinstance(meta, dict) and meta.get("meta_sha256") == _meta_digest(meta)
+            and isinstance(meta.get("cubin_sha256"), str)):
+        raise MissingEnvironment(f"build cache entry {cubin_path.with_suffix('')}: meta file does not match its "
+                                 "own sha256: not loaded; build it again to rebuild it")
+    return meta["cubin_sha256"]
+
+
 def _key_lock(cubin_path: Path):
     """An exclusive advisory lock on one cache key, across processes."""
     return locks.exclusive(cubin_path.with_suffix(".lock"), f"build cache {cubin_path.parent}")
@@ -237,7 +258,7 @@ def build_nvrtc(variant: Variant, target: BuildTarget, *, force: bool = False) -
                 "entry_names": entry_names}
         write_meta(meta_path, meta)
     return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key,
-                       toolchain, warnings, entry_names)
+                       toolchain, warnings, entry_names, meta["cubin_sha256"])
 
 
 def _resources_without_ptxas_report(cubin_path: Path, warnings: list[str]) -> list[KernelResources]:
@@ -273,7 +294,7 @@ def _cached_result(variant: Variant, target: BuildTarget, cubin_path: Path, meta
             return BuildResult(variant.name, target, cubin_path, kernels, float(meta["compile_seconds"]),
                                True, src_hash, key, toolchain,
                                log_warnings(meta["log"]) if isinstance(meta.get("log"), str) else list(meta.get("warnings", [])),
-                               dict(meta.get("entry_names") or {}))
+                               dict(meta.get("entry_names") or {}), meta["cubin_sha256"])
     except FileNotFoundError as exc:
         problem = f"{Path(exc.filename or '').name or 'a file'} is missing"
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fmhactl import paths
 from fmhactl.config import AttnConfig
@@ -89,6 +90,39 @@ def _tail(text: str, lines: int = 1) -> str:
     return " | ".join(useful[-lines:]) if useful else ""
 
 
+# The sidecar's fields the parent reads (fmhactl/profile/target.py writes them): text, or the GPU's
+# name null where there is none.
+_SIDECAR_TEXT = ("error", "mode", "arch", "source_hash", "toolchain", "driver", "nvtx_backend")
+
+
+def read_sidecar(sidecar: Path) -> dict[str, Any]:
+    """The profile target's report of what ran, checked: a file in the home's profiles folder, so
+    a damaged one (cut short, edited, not JSON) is MissingEnvironment (exit 3) naming it and the
+    rule, never a traceback and never stored as a profile row."""
+    def damaged(rule: str) -> MissingEnvironment:
+        return MissingEnvironment(f"profile target report {sidecar}: {rule} (written by python -m "
+                                  "fmhactl.profile.target; damaged, not used)")
+
+    try:
+        target = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, and ValueError for 10**5000
+        raise damaged(f"not readable JSON ({type(exc).__name__})") from None
+    if not isinstance(target, dict):
+        raise damaged(f"a JSON object is needed, got {type(target).__name__}")
+    if not isinstance(target.get("ok"), bool):
+        raise damaged("'ok' must be true or false")
+    code = target.get("code", 1)
+    failing = [int(c) for c in ExitCode if c]
+    if not target["ok"] and (type(code) is not int or code not in failing):
+        raise damaged(f"'code' must be a failing exit code ({', '.join(map(str, failing))})")
+    for key in _SIDECAR_TEXT:
+        if key in target and not isinstance(target[key], str):
+            raise damaged(f"{key!r} must be text")
+    if target.get("gpu") is not None and not isinstance(target["gpu"], str):
+        raise damaged("'gpu' must be text or null")
+    return target
+
+
 def run_profile(variant: Variant, cfg: AttnConfig, recipe: Recipe, *, store: ResultStore,
                 clock_control: str = "none", warmup: int = 2, seed: int = 0, timeout_s: float = 600.0,
                 ncu: str | None = None, progress: ProgressCallback | None = None,
@@ -136,7 +170,7 @@ def run_profile(variant: Variant, cfg: AttnConfig, recipe: Recipe, *, store: Res
                 raise ProfileFailed(f"ncu did not finish within {timeout_s:g} s (log: {log})") from None
             log_file.write(proc.stdout + proc.stderr + f"\n[exit {proc.returncode}]\n")
             log_file.flush()
-            target = json.loads(sidecar.read_text()) if sidecar.is_file() else {}
+            target = read_sidecar(sidecar) if sidecar.is_file() else {}
             if target and not target.get("ok"):
                 code = int(target.get("code", 1))
                 if code == int(ExitCode.MISSING_ENV):

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from fmhactl import paths
 from fmhactl.errors import BadInput
 from fmhactl.project import formula
 from fmhactl.schemas import NAME_PATTERN, VariantEntry, _Strict, read_toml, shown, validate
@@ -187,28 +188,15 @@ class LoadedProject:
     evidence: Path | None = None
 
 
-def resolved(path: Path, origin: Path, label: str) -> Path:
-    """path.resolve(), or BadInput naming the file and the field that gave it (a symlink loop
-    makes resolve raise RuntimeError, not OSError)."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError) as exc:
-        why = getattr(exc, "strerror", None) or str(exc)
-        raise BadInput(f"{origin}: {label}: {path} cannot be resolved ({why})") from None
-
-
-def _is(path: Path, origin: Path, label: str, *, folder: bool = False) -> bool:
-    """path.is_dir() / is_file(), or BadInput where the question itself fails (a name too long)."""
-    try:
-        return path.is_dir() if folder else path.is_file()
-    except OSError as exc:
-        raise BadInput(f"{origin}: {label}: {shown(str(path))} cannot be read ({exc.strerror or exc})") from None
+def _where(origin: Path, label: str) -> str:
+    """How a path a project file gives is named in an error line: the file and the field."""
+    return f"{origin}: {label}:"
 
 
 def _existing(base: Path, rel: str, origin: Path, label: str, *, folder: bool = False) -> Path:
-    path = resolved(base / rel, origin, label)
-    ok = _is(path, origin, label, folder=folder)
-    if not ok:
+    where = _where(origin, label)
+    path = paths.resolved(base / rel, where)
+    if not (paths.is_dir(path, where) if folder else paths.is_file(path, where)):
         kind = "folder" if folder else "file"
         raise BadInput(f"{origin}: {label}: {kind} {rel!r} not found (paths are relative to {base})")
     return path
@@ -216,7 +204,7 @@ def _existing(base: Path, rel: str, origin: Path, label: str, *, folder: bool = 
 
 def load_project_file(file: Path) -> LoadedProject:
     """The project file and everything it includes, validated; BadInput (exit 2) at the first problem."""
-    file = resolved(file, file, "project file")
+    file = paths.resolved(file, "project file")
     model = validate(ProjectFile, read_toml(file, "project file"), file)
     root = file.parent
     project = LoadedProject(root=root, file=file, name=model.project.name)
@@ -224,7 +212,7 @@ def load_project_file(file: Path) -> LoadedProject:
                             for i, d in enumerate(model.project.include_dirs)]
     if model.project.milestones:
         project.milestones = _existing(root, model.project.milestones, file, "project.milestones")
-    project.evidence = resolved(root / model.project.evidence, file, "project.evidence")
+    project.evidence = paths.resolved(root / model.project.evidence, _where(file, "project.evidence"))
     _collect(model, model.project.include, file, project, chain=(file,), label="project.include")
     if model.include:
         raise BadInput(f"{file}: include: a project file lists its includes under [project] (project.include)")
@@ -258,8 +246,8 @@ def _collect(model: IncludedFile, includes: list[str], file: Path, project: Load
 def _check_variant(declared: DeclaredVariant, project: LoadedProject) -> None:
     entry, origin = declared.entry, declared.origin
     where = f"{origin}: variant {entry.name!r}"
-    label = f"variant {entry.name!r}: source"
-    if not _is(resolved(declared.base_dir / entry.source, origin, label), origin, label):
+    source = _where(origin, f"variant {entry.name!r}: source")
+    if not paths.is_file(paths.resolved(declared.base_dir / entry.source, source), source):
         raise BadInput(f"{where}: source: file {entry.source!r} not found (relative to {declared.base_dir})")
     if entry.params != BUILTIN_PARAMS and entry.params not in project.params:
         known = ", ".join([BUILTIN_PARAMS, *sorted(project.params)])
@@ -301,8 +289,6 @@ _loaded: dict[tuple[str, int], LoadedProject] = {}
 def active_project() -> LoadedProject | None:
     """The project in use (paths.active_project_dir), loaded once per file version; None where
     there is no project file (an installed copy without its checkout: the family file alone)."""
-    from fmhactl import paths
-
     file = paths.active_project_dir() / paths.PROJECT_FILE
     try:
         key = (str(file), file.stat().st_mtime_ns)

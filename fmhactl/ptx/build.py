@@ -119,4 +119,4 @@ def build_via_ptx(variant: Variant, target: BuildTarget, *, force: bool = False)
                 "source_hash": src_hash, "toolchain": toolchain, "entry_names": entry_names}
         compiler.write_meta(meta_path, meta)
     return BuildResult(variant.name, target, cubin_path, kernels, elapsed, False, src_hash, key, toolchain, warnings,
-                       entry_names)
+                       entry_names, meta["cubin_sha256"])

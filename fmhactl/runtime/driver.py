@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import ctypes
+import hashlib
 from pathlib import Path
 
-from fmhactl.errors import ExitCode, FmhactlError
+from fmhactl.errors import ExitCode, FmhactlError, MissingEnvironment
 
 
 class CudaError(FmhactlError):
@@ -33,13 +34,33 @@ def check(result, what: str):
     return rest[0] if len(rest) == 1 else tuple(rest)
 
 
-class LoadedModule:
-    """A cubin loaded into the current (torch's primary) context."""
+def read_cubin(cubin: Path, sha256: str = "") -> bytes:
+    """A cubin's bytes for loading, checked against the sha256 its build recorded: `sha256` (the
+    job's, from the build that vouched for the cache entry), else the record in the cache entry's
+    meta beside it. A cubin damaged after its build is refused (MissingEnvironment, exit 3: the
+    home's cache), never loaded; the next build finds the entry damaged and rebuilds it. A cubin
+    with no record (one outside the build cache, loaded by a test) is read as it is."""
+    try:
+        data = cubin.read_bytes()
+    except OSError as exc:
+        raise MissingEnvironment(f"cubin {cubin}: cannot be read ({exc.strerror or exc})") from None
+    if not sha256:
+        from fmhactl.build.compiler import recorded_cubin_sha256
 
-    def __init__(self, cubin: Path) -> None:
+        sha256 = recorded_cubin_sha256(cubin) or ""
+    if sha256 and hashlib.sha256(data).hexdigest() != sha256:
+        raise MissingEnvironment(f"build cache entry {cubin}: the cubin does not match the sha256 its build "
+                                 "recorded (damaged after the build): not loaded; build it again to rebuild it")
+    return data
+
+
+class LoadedModule:
+    """A cubin loaded into the current (torch's primary) context, its bytes checked (read_cubin)."""
+
+    def __init__(self, cubin: Path, sha256: str = "") -> None:
         driver = _driver()
         self._driver = driver
-        self.module = check(driver.cuModuleLoadData(cubin.read_bytes()), f"cuModuleLoadData({cubin.name})")
+        self.module = check(driver.cuModuleLoadData(read_cubin(cubin, sha256)), f"cuModuleLoadData({cubin.name})")
         self._functions: dict[str, object] = {}
 
     def function(self, name: str):

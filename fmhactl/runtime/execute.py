@@ -80,7 +80,7 @@ class Executor:
     def _function(self, job: KernelJob):
         cubin = job.cubin
         if cubin not in self._modules:
-            self._modules[cubin] = driver.LoadedModule(Path(cubin))
+            self._modules[cubin] = driver.LoadedModule(Path(cubin), job.cubin_sha256)
         return self._modules[cubin].function(job.kernel)
 
     @staticmethod

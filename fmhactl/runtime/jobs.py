@@ -30,7 +30,7 @@ def make_job(op: str, variant: Variant, build: BuildResult, cfg: AttnConfig, see
                      launch=dict(variant.launch) if variant.launch else None,
                      params=[dict(f) for f in variant.params] if variant.params else None,
                      params_as=variant.params_as if variant.params else None,
-                     writes_lse="lse" in variant.features)
+                     writes_lse="lse" in variant.features, cubin_sha256=build.cubin_sha256)
 
 
 def row_from_reply(kind: str, variant: Variant, build: BuildResult | None, arch: str, mode: str,

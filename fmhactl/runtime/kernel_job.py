@@ -42,9 +42,13 @@ class KernelJob:
     params: list[dict[str, Any]] | None = None
     params_as: str | None = None
     writes_lse: bool = True
+    # the sha256 the cubin's build recorded: the worker loads only those bytes (runtime/driver.py
+    # read_cubin); "" leaves it to the cache entry's meta. A Ray actor's job carries the shipped
+    # cubin's under the same key.
+    cubin_sha256: str = ""
 
     FIELDS = ("op", "variant", "kernel", "cubin", "launcher", "switches", "config", "seed", "mode", "id",
-              "launch", "params", "params_as", "writes_lse")
+              "launch", "params", "params_as", "writes_lse", "cubin_sha256")
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form: one flat JSON object (the options beside the fields)."""
@@ -60,6 +64,8 @@ class KernelJob:
             out["params_as"] = self.params_as
         if not self.writes_lse:
             out["writes_lse"] = False
+        if self.cubin_sha256:
+            out["cubin_sha256"] = self.cubin_sha256
         return out
 
     @classmethod
@@ -75,7 +81,7 @@ class KernelJob:
                    launch=dict(data["launch"]) if data.get("launch") else None,
                    params=[dict(f) for f in data["params"]] if data.get("params") else None,
                    params_as=None if data.get("params_as") is None else str(data["params_as"]),
-                   writes_lse=bool(data.get("writes_lse", True)))
+                   writes_lse=bool(data.get("writes_lse", True)), cubin_sha256=str(data.get("cubin_sha256") or ""))
 
     def with_id(self, job_id: int) -> KernelJob:
         return replace(self, id=job_id)

@@ -18,8 +18,9 @@ MAX_GPUS = 64
 LOCAL_RAY = "local"  # --ray with an empty address: a private local Ray cluster
 _LIST = re.compile(r"^\d+(,\d+)*$")
 _HOST = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)"
-_RAY_ADDRESS = re.compile(rf"^(?:(?P<scheme>[a-z][a-z0-9+.-]*)://{_HOST}(?::(?P<port1>\d{{1,5}}))?"
-                          rf"|{_HOST}:(?P<port2>\d{{1,5}}))$")
+_RAY_ADDRESS = re.compile(rf"^(?:(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<host1>{_HOST})(?::(?P<port1>\d{{1,5}}))?"
+                          rf"|(?P<host2>{_HOST}):(?P<port2>\d{{1,5}}))$")
+RAY_CLIENT_PORT = 10001  # ray://HOST without a port: the Ray client server's default
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,20 @@ def check_ray_address(address: str) -> None:
 
         raise BadInput(f"--ray {shown(address)}: expected HOST:PORT (port 1-65535), ray://HOST[:PORT], auto, "
                        "or no address for a local cluster")
+
+
+def ray_endpoint(address: str) -> tuple[str, int] | None:
+    """The host and port a checked `--ray` address connects to first: HOST:PORT (the head's GCS),
+    ray://HOST[:PORT] (the Ray client server); None for local, auto and other schemes, whose
+    endpoint Ray finds itself."""
+    match = _RAY_ADDRESS.match(address)
+    if match is None:
+        return None
+    if match.group("host2") is not None:
+        return match.group("host2").strip("[]"), int(match.group("port2"))
+    if match.group("scheme") != "ray":
+        return None
+    return match.group("host1").strip("[]"), int(match.group("port1") or RAY_CLIENT_PORT)
 
 
 def select_gpus(spec: str, available: list[Device] | None = None) -> list[Device]:

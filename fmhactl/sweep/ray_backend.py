@@ -30,6 +30,9 @@ from fmhactl.sweep.scheduler import Backend, Slot, SlotLost
 
 START_TIMEOUT_S = 300.0
 REPLACE_TIMEOUT_S = 120.0
+# How long the head's port may take to accept a TCP connection before `--ray HOST:PORT` is called
+# unreachable: Ray's own connect retries for about two minutes on an address nothing answers.
+CONNECT_PROBE_S = 5.0
 
 
 def _ray():
@@ -38,6 +41,27 @@ def _ray():
     except ImportError:
         raise MissingEnvironment("--ray needs Ray: pip install 'fmhactl[ray]'") from None
     return ray
+
+
+def probe_address(address: str, timeout_s: float) -> None:
+    """A TCP connection to the host and port `--ray ADDRESS` names, within timeout_s: nothing
+    answering there is MissingEnvironment (exit 3) naming the address at once, where ray.init
+    would wait minutes. Addresses Ray resolves itself (auto) are left to it."""
+    import socket
+
+    from fmhactl.sweep.devices import ray_endpoint
+
+    endpoint = ray_endpoint(address)
+    if endpoint is None:
+        return
+    try:
+        with socket.create_connection(endpoint, timeout=timeout_s):
+            return
+    except OSError as exc:  # refused, unreachable, no such host, or the timeout (TimeoutError)
+        why = f"no answer within {timeout_s:g} s" if isinstance(exc, TimeoutError) else (exc.strerror or
+                                                                                         type(exc).__name__)
+        raise MissingEnvironment(f"ray: nothing answers at {address} ({why}): is the cluster's head running "
+                                 "there?") from None
 
 
 def local_resources() -> dict:
@@ -145,6 +169,9 @@ class RaySlot(Slot):
         job = job if isinstance(job, dict) else job.to_dict()  # its wire form: the actor ships it on
         if "cubin" in job:
             sha, ref = self.backend.ship(Path(job["cubin"]))
+            if job.get("cubin_sha256") not in (None, "", sha):  # the build recorded other bytes
+                return {"status": "ERROR", "error": f"build cache entry {job['cubin']}: the cubin does not match the "
+                                                    "sha256 its build recorded (damaged after the build): not shipped"}
             job = {**job, "cubin_sha256": sha}
             blobs = {sha: ref}
         try:
@@ -205,6 +232,7 @@ class RayBackend(Backend):
             ray.init(runtime_env=local_runtime_env(), **quiet, **local_resources())
             self._owns_cluster = True
         else:
+            probe_address(address, CONNECT_PROBE_S)
             try:
                 ray.init(address=address, **quiet)
             except Exception as exc:  # noqa: BLE001 - a bad address or an unreachable cluster

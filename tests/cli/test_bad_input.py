@@ -404,6 +404,50 @@ def test_a_ray_address_that_cannot_exist_is_refused_by_the_placement(address):
     assert placement_from_options(None, "head-node.local:6379") is not None
 
 
+def _closed_port() -> int:
+    """A local port nothing listens on (bound for a moment to learn a free one, then closed)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_ray_address_nothing_answers_is_exit_3_naming_it_without_ray_s_long_wait(tmp_path):
+    """ray.init on a well-formed address nothing answered retried for about two minutes before
+    failing. The head's port is probed first (a short TCP connect). The subprocess timeout is only a
+    guard: a regression to Ray's wait fails here instead of hanging."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("ray")
+    address = f"127.0.0.1:{_closed_port()}"
+    done = subprocess.run([sys.executable, "-m", "fmhactl", "build", "ref", "--ray", address], capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "FMHACTL_HOME": str(tmp_path / "home")})
+    assert done.returncode == 3, (done.returncode, done.stderr[-500:])
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("fmhactl: error: ray: nothing answers at " + address), done.stderr
+
+
+def test_the_ray_probe_connects_to_the_endpoint_the_address_names():
+    import socket
+
+    from fmhactl.errors import MissingEnvironment
+    from fmhactl.sweep.devices import ray_endpoint
+    from fmhactl.sweep.ray_backend import probe_address
+
+    assert ray_endpoint("head:6379") == ("head", 6379) and ray_endpoint("[::1]:6379") == ("::1", 6379)
+    assert ray_endpoint("ray://head") == ("head", 10001) and ray_endpoint("ray://head:7") == ("head", 7)
+    assert ray_endpoint("auto") is None and ray_endpoint("local") is None and ray_endpoint("http://h:1") is None
+    with socket.socket() as head:
+        head.bind(("127.0.0.1", 0))
+        head.listen()
+        probe_address(f"127.0.0.1:{head.getsockname()[1]}", 5.0)  # answered: Ray is asked next
+    with pytest.raises(MissingEnvironment, match="nothing answers at 127.0.0.1:"):
+        probe_address(f"127.0.0.1:{_closed_port()}", 5.0)
+    probe_address("auto", 0.01)  # Ray finds that address itself: not probed
+
+
 def test_a_local_ray_cluster_without_a_gpu_is_exit_3_before_it_starts():
     """Bare --ray started a local cluster, found no GPU in it, then crashed closing it (exit 1)."""
     one_line(invoke("verify", "ref", "--shape", "d=64", "--ray", "", env={"FMHACTL_ASSUME_NO_GPU": "1"}), 3,

@@ -39,9 +39,19 @@ def _rows(home: Path) -> list[tuple]:
         return conn.execute("SELECT * FROM results ORDER BY id").fetchall()
 
 
+def _no_escaped_exception(result, args: list[str]) -> None:
+    """CliRunner keeps an exception that escaped the command in result.exception and calls it exit 1,
+    with no traceback in the output: only SystemExit, how a command ends with its documented exit
+    code (0-3), may be there."""
+    exc = result.exception
+    assert exc is None or (isinstance(exc, SystemExit) and result.exit_code in (0, 1, 2, 3)), (args, repr(exc))
+    assert "internal error" not in result.stderr, (args, result.stderr)  # a bug the guard caught: exit 1 too
+
+
 def _check(home: Path, args: list[str]) -> None:
     before = _rows(home)
     result = CliRunner().invoke(app, args, env={"FMHACTL_ASSUME_NO_GPU": "1"})
+    _no_escaped_exception(result, args)
     assert result.exit_code in (0, 2, 3), (args, result.exit_code, result.output)
     assert "Traceback" not in result.output, args
     if result.exit_code in (2, 3):
@@ -100,9 +110,34 @@ def test_random_files(fmhactl_home, tmp_path_factory, body, command):
     else:
         (folder / "out" / "milestones").mkdir(parents=True)
         (folder / "out" / "milestones" / "status.json").write_bytes(path.read_bytes())
-        args = ["status", "--check", "--out", str(folder / "out")]
-        result = CliRunner().invoke(app, args)
-        # the gate may legitimately fail (exit 1: pages missing) but never crashes
-        assert result.exit_code in (1, 2) and "Traceback" not in result.output
+        _check_gate(folder / "out")
         return
     _check(fmhactl_home, args)
+
+
+def _check_gate(out: Path) -> None:
+    """`status --check` on a status folder: the gate may legitimately fail (exit 1: pages missing),
+    which an escaped exception also reads as, so result.exception tells them apart."""
+    args = ["status", "--check", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    _no_escaped_exception(result, args)
+    assert result.exit_code in (1, 2) and "Traceback" not in result.output, (args, result.exit_code, result.output)
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("fmhactl: error:")]
+    assert len(errors) <= 1, (args, result.stderr)
+
+
+@pytest.mark.parametrize("debug", ["1", ""])
+def test_a_bug_in_the_gate_is_not_taken_for_its_exit_1(tmp_path, monkeypatch, debug):
+    """The status-json case allowed exit 1 and looked for "Traceback" in the output, which CliRunner
+    never prints: a bug in `status --check` (an exception that escaped, with FMHACTL_DEBUG=1; the
+    guard's "internal error" line without it), exit 1 both, passed as the gate failing."""
+    from fmhactl import services
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(services, "status", broken)
+    monkeypatch.setenv("FMHACTL_DEBUG", debug)
+    (tmp_path / "out" / "milestones").mkdir(parents=True)
+    with pytest.raises(AssertionError, match="RuntimeError"):
+        _check_gate(tmp_path / "out")

@@ -250,8 +250,10 @@ if "--import" in args:
 with open(os.environ["FAKE_NCU_LOG"], "a") as log:
     log.write(json.dumps(args) + "\\n")
 spec = json.loads(args[-1])
-open(spec["sidecar"], "w").write(json.dumps({{"ok": True, "mode": "native", "arch": "sm_90a", "source_hash": "abc",
-    "toolchain": "nvrtc 13.0", "gpu": "NVIDIA H100 80GB HBM3", "driver": "580", "nvtx_backend": "torch"}}))
+sidecar = os.environ.get("FAKE_NCU_SIDECAR")  # a damaged report, as a test gives it
+open(spec["sidecar"], "w").write(sidecar if sidecar is not None else json.dumps({{"ok": True, "mode": "native",
+    "arch": "sm_90a", "source_hash": "abc", "toolchain": "nvrtc 13.0", "gpu": "NVIDIA H100 80GB HBM3", "driver": "580",
+    "nvtx_backend": "torch"}}))
 if "--nvtx-include" in args and os.environ.get("FAKE_NCU_NVTX_MATCHES") != "1":
     print("==WARNING== No kernels were profiled.")
     sys.exit(0)
@@ -301,6 +303,33 @@ def test_run_profile_falls_back_to_the_kernel_name(fake_ncu):
     assert len(calls) == 2 and "--kernel-name" in calls[1] and "--nvtx" not in calls[1]
     assert result.row.metrics["filter"] == "kernel-name"
     assert any("NVTX filter matched nothing" in n for n in result.notes)
+
+
+@pytest.mark.parametrize("sidecar, rule", [
+    ('{"ok": true, "mode": "nat', "not readable JSON"),
+    ("\xff\xfe", "not readable JSON"),
+    ("[]", "a JSON object is needed"),
+    ('{"mode": "native"}', "'ok' must be true or false"),
+    ('{"ok": false, "code": "3", "error": "no GPU"}', "'code' must be a failing exit code"),
+    ('{"ok": false, "code": 0}', "'code' must be a failing exit code"),
+    ('{"ok": true, "arch": 90, "mode": "native"}', "'arch' must be text"),
+    ('{"ok": true, "gpu": {"name": "H100"}}', "'gpu' must be text or null"),
+])
+def test_a_damaged_profile_target_report_is_one_error_line_exit_3(fake_ncu, monkeypatch, sidecar, rule):
+    """The sidecar the target child writes was read with a bare json.loads and its fields trusted:
+    a cut or edited one was a traceback (JSONDecodeError, AttributeError, ValueError from int())."""
+    from fmhactl.cli.app import app
+
+    monkeypatch.setenv("FAKE_NCU_SIDECAR", sidecar)
+    monkeypatch.setenv("FAKE_NCU_NVTX_MATCHES", "1")
+    result = CliRunner().invoke(app, ["profile", "ref", "--shape", "b=1,h=1,t=128,s=128,d=64"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code == 3, result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("fmhactl: error: profile target report "), result.stderr
+    assert ".target.json" in lines[0] and rule in lines[0], lines[0]
+    with ResultStore() as store:
+        assert store.query(kind="profile") == []  # nothing stored from a damaged report
 
 
 def test_profile_target_without_a_gpu_reports_missing_environment(tmp_path):

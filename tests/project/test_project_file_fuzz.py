@@ -179,6 +179,32 @@ def test_a_source_name_too_long_for_the_file_system_is_one_error_line(tmp_path):
     result = _invoke(project, tmp_path, "list")
     assert_clean_outcome(result, (2,), "long source name")
     assert "source" in result.stderr and str(file) in result.stderr
+    assert "not a usable path" in result.stderr  # the one path question of fmhactl/paths.py
+
+
+def test_paths_resolved_names_the_input_where_a_symlink_loops(tmp_path):
+    """project/files.py had its own copy of this (resolved/_is); the one in fmhactl/paths.py
+    serves it now: a loop (RuntimeError on 3.11, OSError later) is one BadInput naming the input."""
+    from fmhactl import paths
+    from fmhactl.errors import BadInput
+
+    loop = tmp_path / "loop.toml"
+    damage_path("symlink_loop", loop)
+    with pytest.raises(BadInput) as caught:
+        paths.resolved(loop, "included file")
+    message = str(caught.value)
+    assert message.startswith("included file ") and "cannot be resolved" in message and "loop.toml" in message
+    assert paths.resolved(tmp_path / "absent.toml", "included file") == (tmp_path / "absent.toml").resolve()
+
+
+def test_an_included_file_that_loops_names_the_project_file_and_the_field(tmp_path):
+    project = _copy(tmp_path)
+    file = project / "fmhactl.toml"
+    file.write_text(file.read_text().replace("[project]\n", '[project]\ninclude = ["loop.toml"]\n', 1))
+    damage_path("symlink_loop", project / "loop.toml")
+    result = _invoke(project, tmp_path, "list")
+    assert_clean_outcome(result, (2,), "include loops")
+    assert f"{file}: project.include[0]:" in result.stderr and "cannot be resolved" in result.stderr
 
 
 @pytest.mark.parametrize("text, where", [

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import sqlite3
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -28,8 +26,8 @@ from typer.testing import CliRunner  # noqa: E402
 from fmhactl.cli.app import app  # noqa: E402
 from fmhactl.results.evidence import read_file, utc_date, write_records  # noqa: E402
 from fmhactl.results.store import ResultStore  # noqa: E402
-from tests.corruption import (Artifact, assert_clean_outcome, damage_path, fuzz_settings,  # noqa: E402
-                              mutate_bytes, mutate_tree)
+from tests.corruption import (Artifact, assert_clean_outcome, damage_path, example_folder,  # noqa: E402
+                              fuzz_settings, mutate_bytes, mutate_tree)
 from tests.results.test_store_corruption_fuzz import DB, _local_rows, sample_evidence  # noqa: E402
 
 CONTENT = ("kind", "variant", "arch", "mode", "status", "config_key", "config", "metrics", "source_hash", "gpu",
@@ -101,6 +99,14 @@ def damage(data: st.DataObject, text: str) -> tuple[str, bytes]:
     return f"line {index + 1}: {what}", ("\n".join(lines) + "\n").encode()
 
 
+def _home_with_store(work: Path, valid_evidence: Artifact) -> Path:
+    """work/home holding the store of rows recorded before (valid_evidence.db)."""
+    home = work / "home"
+    home.mkdir()
+    (home / DB).write_bytes(valid_evidence.db)
+    return home
+
+
 def _store_ids(home: Path) -> list[tuple]:
     with sqlite3.connect(home / DB) as conn:
         return sorted(conn.execute("SELECT checksum, kind, variant, config_key, created_at FROM results"))
@@ -113,11 +119,8 @@ def _records(blob: bytes) -> set[str]:
 @fuzz_settings(80)
 @given(data=st.data())
 def test_damaged_evidence_is_imported_as_written_or_refused(valid_evidence, data):
-    work = Path(tempfile.mkdtemp(prefix="fmhactl-fuzz-evidence-"))
-    try:
-        home = work / "home"
-        home.mkdir()
-        (home / DB).write_bytes(valid_evidence.db)
+    with example_folder("evidence") as work:
+        home = _home_with_store(work, valid_evidence)
         folder = work / "evidence"
         folder.mkdir()
         path = folder / "records.jsonl"
@@ -138,15 +141,12 @@ def test_damaged_evidence_is_imported_as_written_or_refused(valid_evidence, data
         if path.is_file():
             # every record is stored with exactly the content its line gives (its id is its content hash)
             assert _records(blob) <= {row[0] for row in after}, what
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 @fuzz_settings(40)
 @given(data=st.data())
 def test_damaged_evidence_gives_a_status_or_one_error_line(valid_evidence, data):
-    work = Path(tempfile.mkdtemp(prefix="fmhactl-fuzz-status-"))
-    try:
+    with example_folder("evidence-status") as work:
         what, blob = damage(data, valid_evidence.text)
         path = work / "records.jsonl"
         path.write_bytes(blob)
@@ -158,8 +158,6 @@ def test_damaged_evidence_gives_a_status_or_one_error_line(valid_evidence, data)
         assert_clean_outcome(result, (0, 2), f"{what}; {command}", command)
         if result.exit_code == 0 and command == "export":
             read_file(work / "out" / "records.jsonl")  # what export writes reads back
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 # ---- regressions: each failed before the fix it names -----------------------------------------
@@ -180,9 +178,7 @@ def _one_record(tmp_path: Path, valid_evidence: Artifact, kind: str, **changes) 
 def test_a_date_beyond_any_calendar_is_refused_naming_the_line(tmp_path, valid_evidence, created_at):
     """created_at inf or 1e20 (id and date consistent with it) passed the schema and raised
     OverflowError writing its date: an internal error, exit 1, for import, status and export."""
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / DB).write_bytes(valid_evidence.db)
+    home = _home_with_store(tmp_path, valid_evidence)
     path = _one_record(tmp_path, valid_evidence, "verify", created_at=created_at)
     before = _store_ids(home)
     for args in (["results", "import", str(path)],

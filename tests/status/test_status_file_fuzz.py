@@ -16,8 +16,6 @@ loop in place of a file). Properties:
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import tomllib
 from pathlib import Path
 
@@ -29,8 +27,8 @@ from typer.testing import CliRunner  # noqa: E402
 
 from fmhactl.cli.app import app  # noqa: E402
 from fmhactl.schemas import StatusFile  # noqa: E402
-from tests.corruption import (Artifact, assert_clean_outcome, damage_path, fuzz_settings, mutate_bytes,  # noqa: E402
-                              mutate_tree, to_toml)
+from tests.corruption import (Artifact, assert_clean_outcome, damage_path, example_folder,  # noqa: E402
+                              fuzz_settings, mutate_bytes, mutate_tree, to_toml)
 from tests.results.test_store_corruption_fuzz import sample_evidence  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,6 +45,17 @@ def status_files(tmp_path_factory) -> Artifact:
     return Artifact("status files", evidence=evidence, files=files, milestones=milestones)
 
 
+def _lay_out(artifact: Artifact, work: Path) -> tuple[Path, Path]:
+    """work/out holding the status files `status` wrote, and work/milestones.toml: (out, milestones)."""
+    out = work / "out"
+    for name, blob in artifact.files.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(blob)
+    milestones = work / "milestones.toml"
+    milestones.write_text(artifact.milestones)
+    return out, milestones
+
+
 def _args(artifact: Artifact, out: Path, milestones: Path, check: bool) -> list[str]:
     return ["status", "--evidence", str(artifact.evidence), "--evidence-only", "--out", str(out),
             "--milestones", str(milestones), *(["--check"] if check else [])]
@@ -55,14 +64,8 @@ def _args(artifact: Artifact, out: Path, milestones: Path, check: bool) -> list[
 @fuzz_settings(60)
 @given(data=st.data())
 def test_damaged_milestones_or_status_files(status_files, data):
-    work = Path(tempfile.mkdtemp(prefix="fmhactl-fuzz-status-"))
-    try:
-        out = work / "out"
-        for name, blob in status_files.files.items():
-            (out / name).parent.mkdir(parents=True, exist_ok=True)
-            (out / name).write_bytes(blob)
-        milestones = work / "milestones.toml"
-        milestones.write_text(status_files.milestones)
+    with example_folder("status") as work:
+        out, milestones = _lay_out(status_files, work)
         target = data.draw(st.sampled_from(["milestones", "status.json", "status.json", "page", "fs"]),
                            label="target")
         if target == "milestones":
@@ -106,23 +109,16 @@ def test_damaged_milestones_or_status_files(status_files, data):
             return
         state = out / "milestones" / "status.json"
         StatusFile.parse(json.loads(state.read_text()), state)  # rewritten valid
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.mark.parametrize("op", ["symlink_loop", "folder"])
 def test_something_unwritable_where_a_status_file_goes_is_one_error_line(status_files, tmp_path, op):
     """A symlink loop at milestones/status.json (or a folder at a milestone page) passed the output
     check and made write_text raise OSError: an internal error. Now one line naming the file."""
-    out = tmp_path / "out"
-    for name, blob in status_files.files.items():
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        (out / name).write_bytes(blob)
+    out, milestones = _lay_out(status_files, tmp_path)
     name = "milestones/status.json" if op == "symlink_loop" else next(n for n in status_files.files
                                                                        if n.startswith("milestones/M"))
     damage_path(op, out / name)
-    milestones = tmp_path / "milestones.toml"
-    milestones.write_text(status_files.milestones)
     result = CliRunner().invoke(app, _args(status_files, out, milestones, check=False),
                                 env={"FMHACTL_HOME": str(tmp_path / "home")})
     assert_clean_outcome(result, (2,), op)
