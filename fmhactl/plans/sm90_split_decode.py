@@ -16,7 +16,9 @@ What the kernel assumes about its compile-time head dim D (the "kernel head dim"
   each: 128 at hd64, 200 at hd128, 255 (no spill) at hd256 (NVRTC 13, sm_90a) -- the 255 that
   __launch_bounds__(128, 1) and (128, 2) allow; tests/torch/test_decode_cpu.py fails on a spill.
 * SMEM: each warp's ring is STAGES x (16 keys x D of K + the same of V) x 2 bytes; the cross-warp
-  merge (4 x 16 x D fp32 + 512 B) reuses it and must hold the LSE merge's 16 x 256 weights.
+  merge (4 x 16 x D fp32 + 512 B) reuses it, and so does the LSE merge (the split kernel's fused
+  merge and the combine launch, which takes the same dynamic SMEM): 16 x 256 weights, 16 x D fp32
+  accumulators and at least one split's 16 x D fp32 partials staged by cp.async.
 Any other head dim that is a multiple of HEAD_DIM_STEP up to 256 runs the next wider kernel head
 dim (kernel_head_dim) masked: the row's chunks past head_dim are zero-filled in K's ring stage
 (never read from global), not copied for V (those output columns are dropped), Q's are zero, and
@@ -33,7 +35,7 @@ HEADER_PATH = "kernels/sm90/fmha_decode_split.h"
 WARPS = 4  # FMHA_DECODE_WARPS
 KEYS = 16  # FMHA_DECODE_KEYS: keys of one ring block
 ELEM = 2  # bytes of a 16-bit element
-STATIC_SMEM = 2176  # the split kernel's static SMEM (the merge's inv_total, is_last, lane sums), as ptxas reports
+STATIC_SMEM = 128  # the split kernel's static SMEM (the merge's inv_total, is_last), as ptxas reports
 
 # kernel head dim -> (ring stages a warp, CTAs per SM the ring and __launch_bounds__ leave room for).
 # hd128: 3 stages, 2 CTAs (notes: 2 CTAs x 4 warps x 2 blocks ahead x 8 KiB = 128 KiB in flight a SM).
@@ -81,6 +83,7 @@ for _d, (_stages, _ctas) in KERNELS.items():
     assert ring_smem_bytes(_d) <= MAX_DYNAMIC_SMEM, f"hd{_d}: ring over the per-block SMEM limit"
     assert _ctas * cta_smem_bytes(_d) <= SMEM_PER_SM, f"hd{_d}: {_ctas} CTAs do not fit the SM's SMEM"
     assert WARPS * 16 * _d * 4 + 512 <= ring_smem_bytes(_d), f"hd{_d}: the warps' merge does not fit the ring"
+    assert 16 * 256 * 4 + 2 * 16 * _d * 4 <= ring_smem_bytes(_d), f"hd{_d}: the LSE merge does not fit the ring"
 
 
 def render_header() -> list[str]:

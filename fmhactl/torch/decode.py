@@ -320,8 +320,9 @@ def _functions(device_index: int, dtype: str, head_dim: int) -> tuple[int, int]:
     split = module.function(f"fmha_decode_split_{dtype}_d{compiled}")
     combine = module.function(f"fmha_decode_combine_{dtype}_d{compiled}")
     # the plan enqueues through the raw driver, which sets no attribute: the ring's SMEM (over
-    # 48 KiB at hd128) is allowed here, once per function
+    # 48 KiB at hd128) is allowed here, once per function; the merge stages partials in as much
     allow_dynamic_smem(split, ring_smem_bytes(head_dim))
+    allow_dynamic_smem(combine, ring_smem_bytes(head_dim))
     return int(split), int(combine)
 
 
@@ -383,7 +384,7 @@ class DecodePlan:
     def __post_init__(self) -> None:
         self.kernel_params_address = ctypes.addressof(self.kernel_params)
         self.combine_head = launch_head(self.combine_fn, (self.base_ctas[1], 1, self.base_ctas[0]),
-                                        (32 * WARPS, 1, 1), 0)
+                                        (32 * WARPS, 1, 1), ring_smem_bytes(self.head_dim))
         size, stride = self.out_size, self.out_stride
         if self.seq_dim == 2:  # bhsd: out is the transposed view of a (batch, seq_q, heads, dim) buffer
             size, stride = (size[0], size[2], size[1], size[3]), (stride[0], stride[2], stride[1], stride[3])

@@ -14,9 +14,10 @@
 //   counters without a memset) or by `fmha_decode_combine_*` (counters null). With one split the
 //   split kernel writes the final O and LSE itself.
 // * The merge (`combine_rows`): a CTA per 16-row group, the splits' weights computed once into
-//   SMEM, then threads over (valid row, 4 d's) x split lanes with the split loop unrolled, so the
-//   partial loads are independent and in flight together (a warp walking the splits one
-//   dependent load after another was a 20-40 us floor at T = 1).
+//   SMEM, then threads over (valid row, 4 d's) x split lanes, each thread's partial loads issued
+//   in batches of up to 32 independent loads, the first batch before the weights, so the merge
+//   of a T = 1 step is one L2 round trip (a warp walking the splits one dependent load after
+//   another was a 20-40 us floor at T = 1).
 // * CTA = 4 warps on one (batch, kv head, 16-row group, split); warp w takes the split's 16-key
 //   blocks w, w+4, ...; the warps merge their (max, sum, O) through SMEM at the end.
 // * K and V go global -> SMEM through a cp.async ring per warp: stages of one 16-key K block and
@@ -146,53 +147,38 @@ __device__ __forceinline__ unsigned v_offset(int row, int chunk) {
     return row * (2 * D) + ((chunk ^ (((row >> 1) & 3) << 1)) << 4);
 }
 
-// SMEM for the cross-warp merge: per warp, per row, max and sum, then O (rows x D).
+// SMEM for the cross-warp merge: per warp, per row, max and sum, then each warp's scaled O
+// fragments in fragment order: o[warp][c][lane] is float4 c (of D / 8) of that lane's 16 x D share.
 template <int D>
 struct MergeSmem {
     float m[FMHA_DECODE_WARPS][FMHA_DECODE_ROWS];
     float l[FMHA_DECODE_WARPS][FMHA_DECODE_ROWS];
-    float o[FMHA_DECODE_WARPS][FMHA_DECODE_ROWS][D];
+    float4 o[FMHA_DECODE_WARPS][D / 8][32];
 };
-
-// sum_i weight[i] * part[i * split_stride + base] over the splits i = lane, lane + lanes, ... < n,
-// kUnroll 16-byte loads in flight at a time (the split loop is latency bound: L2 reads of partials
-// other CTAs wrote).
-template <int kUnroll>
-__device__ __forceinline__ float4 weighted_splits(const float4* part, fmha_i64 split_stride, fmha_i64 base,
-                                                  const float* weight, int n, int lane, int lanes) {
-    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int i0 = lane; i0 < n; i0 += kUnroll * lanes) {
-        float4 x[kUnroll];
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            const int i = i0 + u * lanes;
-            x[u] = i < n ? __ldcg(part + i * split_stride + base) : make_float4(0.f, 0.f, 0.f, 0.f);
-        }
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            const int i = i0 + u * lanes;
-            const float w = i < n ? weight[i] : 0.f;
-            acc.x += w * x[u].x;
-            acc.y += w * x[u].y;
-            acc.z += w * x[u].z;
-            acc.w += w * x[u].w;
-        }
-    }
-    return acc;
-}
 
 // Merge the n_splits partials of the 16 packed rows row0.. of (batch b, KV head h_kv) into O and
 // the natural LSE: weights exp2(lse_s - max) over the splits (a split that saw no key: -inf,
-// weight 0), O = sum_s w_s O_s / sum_s w_s. All 128 threads take part; `weight` is SMEM of at
-// least FMHA_DECODE_ROWS * kMaxSplits floats. The partials are read with ld.global.cg (L2): in the
-// fused path other CTAs of this launch wrote them. Columns: the call's p.head_dim (<= D), the
-// partials' row stride.
+// weight 0), O = sum_s w_s O_s / sum_s w_s. All 128 threads take part; `smem` is the ring's
+// Ring<D>::kBytes of dynamic SMEM (free by now in the fused path). Columns: the call's p.head_dim
+// (<= D), the partials' row stride.
+//
+// The partials are staged into SMEM by cp.async (16-byte copies through L2: in the fused path
+// other CTAs of this launch just wrote them), as many splits a round as the SMEM holds, the first
+// round issued before the weights, so that the LSEs' loads and the partials' share one L2 round
+// trip; then each thread adds up its (row, 4 d's) items from SMEM. The merge is latency bound:
+// at T = 1 with 1-2 KV heads, loading the LSEs and then 6 splits at a time over 2 passes (7
+// dependent round trips) was 5 of the split kernel's 15.5 us (H200, b1 h8:1 S4k, ncu, session
+// 27). Copies, not register loads, so that every split's bytes are in flight at once without
+// holding them in registers, and the code stays small: the merge runs once per launch from a cold
+// instruction cache, and a 32-deep unrolled register version (410 KB of SASS) took 57 us there.
 template <int D, class Mma>
 __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSplit& s, int b, int h_kv, int row0,
-                                             float* weight) {
+                                             unsigned char* smem) {
     constexpr int kRowThreads = FMHA_DECODE_THREADS / FMHA_DECODE_ROWS;  // 8 threads per row for the weights
-    const int vec = p.head_dim / 4;                                      // float4 columns per row
+    static_assert(Ring<D>::kBytes >= FMHA_DECODE_ROWS * kMaxSplits * 4 + 2 * FMHA_DECODE_ROWS * (D / 4) * 16,
+                  "the ring's SMEM holds the weights, the accumulators and one split's partials");
     __shared__ float inv_total[FMHA_DECODE_ROWS];
+    const int vec = p.head_dim / 4;  // float4 columns per row
     const int group = p.heads / p.heads_kv;
     const int rows = p.seq_q * group;
     const int n = min(s.n_splits, kMaxSplits);
@@ -201,6 +187,29 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
         const int t = r / group, h = h_kv * group + r % group;
         return (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
     };
+    const int n_items = min(FMHA_DECODE_ROWS, rows - row0) * vec;  // item: (valid row, 4 consecutive d's)
+
+    // SMEM: weights [16][n], accumulators [n_items] (several rounds only), partials [per_round][n_items].
+    float* weight = reinterpret_cast<float*>(smem);
+    float4* acc = reinterpret_cast<float4*>(smem + FMHA_DECODE_ROWS * n * 4);
+    float4* buf = acc + n_items;
+    const int per_round = static_cast<int>((Ring<D>::kBytes - FMHA_DECODE_ROWS * n * 4) / (16 * n_items)) - 1;
+
+    const float4* part = reinterpret_cast<const float4*>(s.o_partial);
+    const fmha_i64 split_stride = rows_total * vec;
+    const int width = min(n_items, FMHA_DECODE_THREADS), lanes = FMHA_DECODE_THREADS / width;
+    const int lane = threadIdx.x / width, slot = threadIdx.x % width;
+    auto stage = [&](int s0, int count) {  // thread (lane, slot): items slot + k width, splits lane + k lanes
+        if (lane < lanes) {
+            for (int item = slot; item < n_items; item += width) {
+                const float4* src = part + row_id_of(row0 + item / vec) * vec + item % vec + s0 * split_stride;
+                for (int sp = lane; sp < count; sp += lanes)
+                    cp_async::copy16(smem_addr(buf + sp * n_items + item), src + sp * split_stride, true);
+            }
+        }
+        cp_async::commit();
+    };
+    stage(0, min(n, per_round));
 
     {  // weights: 8 threads per row (consecutive lanes), loads of one row independent of each other
         const int lr = threadIdx.x / kRowThreads, sub = threadIdx.x % kRowThreads;
@@ -218,7 +227,7 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
 #pragma unroll
             for (int u = 0; u < 4; ++u) {
                 const int i = i0 + u * kRowThreads;
-                if (i < n) weight[lr * kMaxSplits + i] = lse[u];
+                if (i < n) weight[lr * n + i] = lse[u];
                 mx = fmaxf(mx, lse[u]);
             }
         }
@@ -226,8 +235,8 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
         for (int off = kRowThreads / 2; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
         float total = 0.f;
         for (int i = sub; i < n; i += kRowThreads) {
-            const float w = mx == -FMHA_INF ? 0.f : exp2f(weight[lr * kMaxSplits + i] - mx);
-            weight[lr * kMaxSplits + i] = w;
+            const float w = mx == -FMHA_INF ? 0.f : exp2f(weight[lr * n + i] - mx);
+            weight[lr * n + i] = w;
             total += w;
         }
 #pragma unroll
@@ -239,56 +248,38 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
             }
         }
     }
-    __syncthreads();
 
-    // O: item = (valid row, 4 consecutive d's). With fewer items than threads (T = 1: a few rows),
-    // `lanes` threads share an item, each taking every lanes-th split, and add up through SMEM;
-    // each thread keeps kUnroll 16-byte loads in flight (the split loop is latency bound), or
-    // kDeepUnroll where it has that many splits to read: one or two KV heads over a long cache
-    // merge 30-60 splits of 8 rows, and 32 loads in flight there took 5-12% off the step (H200,
-    // session 26 call 4: b1 h16:2 S16k 23.1 -> 20.4 us), while with few splits the deep loop's
-    // predicated-off loads cost (T = 16 at S2k, 9 splits: +6%). 6 at hd128: 8 spilled the register
-    // version of the split kernel at its 168-register bound; 32 (24 at hd64, under its 168) leaves
-    // every entry unspilled.
-    constexpr int kUnroll = D == 64 ? 8 : 6;
-    constexpr int kDeepUnroll = D == 64 ? 24 : 32;
-    __shared__ float4 lane_sums[FMHA_DECODE_THREADS];
-    const float4* part = reinterpret_cast<const float4*>(s.o_partial);
-    const fmha_i64 split_stride = rows_total * vec;
-    const int n_items = min(FMHA_DECODE_ROWS, rows - row0) * vec;
-    const int width = min(n_items, FMHA_DECODE_THREADS);  // items per pass
-    const int lanes = FMHA_DECODE_THREADS / width;         // threads per item
-    const int lane = threadIdx.x / width, slot = threadIdx.x % width;
-    for (int pass = 0; pass < n_items; pass += width) {  // block-uniform trip count
-        const int item = pass + slot;
-        const int lr = item / vec;
-        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (lane < lanes && item < n_items) {
-            const fmha_i64 base = row_id_of(row0 + lr) * vec + item % vec;
-            const float* w = weight + lr * kMaxSplits;
-            acc = n >= kDeepUnroll * lanes ? weighted_splits<kDeepUnroll>(part, split_stride, base, w, n, lane, lanes)
-                                           : weighted_splits<kUnroll>(part, split_stride, base, w, n, lane, lanes);
-        }
-        lane_sums[threadIdx.x] = acc;
-        __syncthreads();
-        if (lane == 0 && item < n_items) {
-            for (int l = 1; l < lanes; ++l) {
-                const float4 y = lane_sums[slot + l * width];
-                acc.x += y.x;
-                acc.y += y.y;
-                acc.z += y.z;
-                acc.w += y.w;
+    for (int s0 = 0; s0 < n; s0 += per_round) {  // block-uniform trip count
+        const int count = min(per_round, n - s0);
+        if (s0 > 0) stage(s0, count);
+        cp_async::wait_all();
+        __syncthreads();  // every thread's copies landed (and, the first time, the weights are in)
+        for (int item = threadIdx.x; item < n_items; item += FMHA_DECODE_THREADS) {
+            const int lr = item / vec;
+            const float* w = weight + lr * n + s0;
+            float4 a = s0 == 0 ? make_float4(0.f, 0.f, 0.f, 0.f) : acc[item];
+#pragma unroll 4
+            for (int sp = 0; sp < count; ++sp) {
+                const float4 y = buf[sp * n_items + item];
+                a.x += w[sp] * y.x;
+                a.y += w[sp] * y.y;
+                a.z += w[sp] * y.z;
+                a.w += w[sp] * y.w;
+            }
+            if (s0 + count < n) {
+                acc[item] = a;  // this thread's own item: read back by it alone next round
+                continue;
             }
             const int d = 4 * (item % vec), r = row0 + lr;
             const int t = r / group, h = h_kv * group + r % group;
             unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
                                   h * p.o_head_stride + d;
             const float inv = inv_total[lr];
-            const unsigned lo = Mma::from_float(acc.x * inv) | (static_cast<unsigned>(Mma::from_float(acc.y * inv)) << 16);
-            const unsigned hi = Mma::from_float(acc.z * inv) | (static_cast<unsigned>(Mma::from_float(acc.w * inv)) << 16);
+            const unsigned lo = Mma::from_float(a.x * inv) | (static_cast<unsigned>(Mma::from_float(a.y * inv)) << 16);
+            const unsigned hi = Mma::from_float(a.z * inv) | (static_cast<unsigned>(Mma::from_float(a.w * inv)) << 16);
             *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
         }
-        __syncthreads();  // lane_sums is rewritten by the next pass
+        __syncthreads();  // the next round's copies overwrite buf
     }
 }
 
@@ -492,7 +483,13 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
     __syncthreads();
     MergeSmem<D>& smem = *reinterpret_cast<MergeSmem<D>*>(decode_smem);
 
-    // Merge the 4 warps: each publishes its max, sum and unnormalised O for the 16 rows.
+    // Merge the 4 warps. Each publishes its rows' max and sum; each thread then scales its own O
+    // fragment by its warp's share of the row, exp2(m_w - max) / total, so the merge is a plain
+    // sum over the warps of fragments laid out alike (lane l of every warp holds the same rows and
+    // columns): stored in fragment order (float4 c of lane l at o[warp][c][l], conflict-free), each
+    // thread sums D / 32 of the float4 slots over the 4 warps and stores them. One exp2 per row
+    // and thread instead of 4 per output element, and no 8-way bank conflicts of a row-major store
+    // (H200, b1 h8:1 S4k: this epilogue took 3.5 of the split kernel's 15.5 us; ncu, session 27).
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
         const float total = quad_sum(l[r]);
@@ -500,43 +497,81 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
             smem.m[warp][g + 8 * r] = m[r];
             smem.l[warp][g + 8 * r] = total;
         }
-#pragma unroll
-        for (int e = 0; e < kVBlocks; ++e)
-#pragma unroll
-            for (int j = 0; j < 8; ++j)
-#pragma unroll
-                for (int x = 0; x < 2; ++x) smem.o[warp][g + 8 * r][e * 64 + 8 * (2 * q4 + x) + j] = acc[e][j][2 * r + x];
     }
     __syncthreads();
-
-    const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
-    for (int idx = threadIdx.x; idx < FMHA_DECODE_ROWS * D; idx += FMHA_DECODE_THREADS) {
-        const int lr = idx / D, d = idx % D, r = row0 + lr;
-        if (r >= rows || d >= dim) continue;
+    float share[2], lse2[2];  // this warp's share of rows g and g + 8, and their base-2 LSE
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const int lr = g + 8 * r;
         float mx = -FMHA_INF;
 #pragma unroll
         for (int w = 0; w < FMHA_DECODE_WARPS; ++w) mx = fmaxf(mx, smem.m[w][lr]);
-        float total = 0.f, o = 0.f;
+        float total = 0.f;
         if (mx != -FMHA_INF) {
 #pragma unroll
-            for (int w = 0; w < FMHA_DECODE_WARPS; ++w) {
-                const float f = exp2f(smem.m[w][lr] - mx);
-                total += smem.l[w][lr] * f;
-                o += smem.o[w][lr][d] * f;
+            for (int w = 0; w < FMHA_DECODE_WARPS; ++w) total += smem.l[w][lr] * exp2f(smem.m[w][lr] - mx);
+        }
+        share[r] = total > 0.f ? exp2f(m[r] - mx) / total : 0.f;
+        lse2[r] = total > 0.f ? mx + log2f(total) : -FMHA_INF;
+    }
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+#pragma unroll
+        for (int e = 0; e < kVBlocks; ++e)
+#pragma unroll
+            for (int x = 0; x < 2; ++x)
+#pragma unroll
+                for (int h4 = 0; h4 < 2; ++h4) {
+                    const int c = ((r * kVBlocks + e) * 2 + x) * 2 + h4;
+                    const float f = share[r];
+                    smem.o[warp][c][lane] = make_float4(acc[e][4 * h4][2 * r + x] * f, acc[e][4 * h4 + 1][2 * r + x] * f,
+                                                        acc[e][4 * h4 + 2][2 * r + x] * f, acc[e][4 * h4 + 3][2 * r + x] * f);
+                }
+    const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
+    if (warp == 0 && q4 == 0) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+            const int row = row0 + g + 8 * r;
+            if (row >= rows) continue;
+            const int t = row / group, h = h_kv * group + row % group;
+            const fmha_i64 row_id = (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
+            if (s.n_splits > 1) {
+                s.lse_partial[split * rows_total + row_id] = lse2[r];
+            } else if (p.lse != nullptr) {
+                p.lse[row_id] = lse2[r] * 0.69314718055994531f;
             }
         }
-        const float inv = total > 0.f ? 1.f / total : 0.f;
-        const float lse2 = total > 0.f ? mx + log2f(total) : -FMHA_INF;
-        const int t = r / group, h = h_kv * group + r % group;
+    }
+    __syncthreads();
+
+    // This thread's slots: c = warp * kSlots + i of lane `lane`'s fragment, i.e. row g + 8 r, the 4
+    // columns e * 64 + 8 (2 q4 + x) + 4 h4 .. + 3 (c = ((r * kVBlocks + e) * 2 + x) * 2 + h4).
+    constexpr int kSlots = D / 8 / FMHA_DECODE_WARPS;
+#pragma unroll
+    for (int i = 0; i < kSlots; ++i) {
+        const int c = warp * kSlots + i;
+        const int h4 = c & 1, x = (c >> 1) & 1, e = (c >> 2) % kVBlocks, r = (c >> 2) / kVBlocks;
+        const int row = row0 + g + 8 * r, d = e * 64 + 8 * (2 * q4 + x) + 4 * h4;
+        if (row >= rows || d >= dim) continue;  // dim is a multiple of 8: a slot is all in or all out
+        float4 o = smem.o[0][c][lane];
+#pragma unroll
+        for (int w = 1; w < FMHA_DECODE_WARPS; ++w) {
+            const float4 y = smem.o[w][c][lane];
+            o.x += y.x;
+            o.y += y.y;
+            o.z += y.z;
+            o.w += y.w;
+        }
+        const int t = row / group, h = h_kv * group + row % group;
         const fmha_i64 row_id = (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
         if (s.n_splits == 1) {
             unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
-                                  h * p.o_head_stride;
-            out[d] = Mma::from_float(o * inv);
-            if (d == 0 && p.lse != nullptr) p.lse[row_id] = lse2 * 0.69314718055994531f;
+                                  h * p.o_head_stride + d;
+            const unsigned lo = Mma::from_float(o.x) | (static_cast<unsigned>(Mma::from_float(o.y)) << 16);
+            const unsigned hi = Mma::from_float(o.z) | (static_cast<unsigned>(Mma::from_float(o.w)) << 16);
+            *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
         } else {
-            s.o_partial[(split * rows_total + row_id) * dim + d] = o * inv;
-            if (d == 0) s.lse_partial[split * rows_total + row_id] = lse2;
+            *reinterpret_cast<float4*>(s.o_partial + (split * rows_total + row_id) * dim + d) = o;
         }
     }
     if (s.n_splits == 1 || s.counters == nullptr) return;  // one split: done; no counters: the combine launch merges
@@ -556,17 +591,19 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
     __syncthreads();
     if (!is_last) return;
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
-    static_assert(sizeof(smem.o) >= FMHA_DECODE_ROWS * kMaxSplits * sizeof(float), "merge weights fit in smem.o");
-    static_assert(sizeof(MergeSmem<D>) <= Ring<D>::kBytes, "the merge fits in the ring's SMEM");
-    combine_rows<D, Mma>(p, s, b, h_kv, row0, &smem.o[0][0][0]);
+    static_assert(sizeof(MergeSmem<D>) <= Ring<D>::kBytes, "the warps' merge fits in the ring's SMEM");
+    combine_rows<D, Mma>(p, s, b, h_kv, row0, decode_smem);  // every thread is past its reads of MergeSmem
 }
 
-// The separate merge launch (DecodeSplit.counters null): grid (row groups, 1, batch * heads_kv).
+// The separate merge launch (DecodeSplit.counters null): grid (row groups, 1, batch * heads_kv),
+// the split kernel's dynamic SMEM (the host passes ring_smem_bytes for both).
 template <int D, class Mma>
 __device__ __forceinline__ void combine_kernel(const FmhaParams& p, const DecodeSplit& s) {
-    __shared__ float weight[FMHA_DECODE_ROWS * kMaxSplits];
+    unsigned dynamic_bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamic_bytes));
+    if (dynamic_bytes < Ring<D>::kBytes) __trap();
     combine_rows<D, Mma>(p, s, blockIdx.z / p.heads_kv, blockIdx.z % p.heads_kv, blockIdx.x * FMHA_DECODE_ROWS,
-                         weight);
+                         decode_smem);
 }
 
 }  // namespace fmha_decode

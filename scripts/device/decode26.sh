@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Session 26: decode split rules side by side in one call, on small-batch GQA decode steps where
 # cuDNN's kernel is ahead (b1 h32:8 S2k: 13.5 against 16.2 us, session 24). A setting is
-# `default`, `unbalanced` (the rule without balanced_splits), a name with RULE_<name> set (python
-# statements on `d`, fmhactl.torch.decode, e.g. RULE_k1="d.BALANCE_KEYS_PER_ROW = 1") or the split
-# heuristic's two knobs (FMHACTL_DECODE_SPLITS=CTAS_PER_SM,MIN_SPLIT_KEYS). Rounds alternate the settings' order.
+# `default`, a name with RULE_<name> set (python statements on `d`, fmhactl.torch.decode, e.g.
+# RULE_k1="d.BALANCE_KEYS_PER_ROW = 1"; `unbalanced`, the rule without balanced_splits, is one by
+# default) or the split heuristic's two knobs (FMHACTL_DECODE_SPLITS=CTAS_PER_SM,MIN_SPLIT_KEYS).
+# Rounds alternate the settings' order. NCU_SHAPES="shape ...": first, ncu of one op call and one
+# SDPA-cuDNN call at each (scripts/device/decode_ncu.py: every kernel's grid, registers, SMEM and
+# GPU duration, without the event timing's host and flush noise). NCU_ONLY=1: each setting's op
+# call at $SHAPES under ncu instead of the bench (one round). Kernels: $OUT/ncu.txt.
 #     OUT=/dir [SETTINGS="default 2,256 4,64 2,64"] [ROUNDS=2] bash scripts/device/decode26.sh [BUDGET_S]   carry: .whl
 # $OUT/decode26.txt: per shape and setting, fmhactl and cuDNN kernel us (median of the rounds).
 set -u -o pipefail
@@ -13,44 +17,76 @@ STEP_RESERVE=5 STEP_MIN=8
 SHAPES=${SHAPES:-"b=1,h=32,hkv=8,t=1,s=2048,d=128 b=1,h=32,hkv=8,t=1,s=8192,d=128 b=2,h=32,hkv=8,t=1,s=4096,d=128 b=1,h=16,hkv=2,t=1,s=16384,d=128 b=1,h=32,hkv=8,t=1,s=2048,d=64 b=4,h=32,hkv=8,t=4,s=4096,d=128 b=8,h=32,hkv=8,t=1,s=8192,d=128"}
 ARGS=$(for s in $SHAPES; do printf -- "--shape %s " "$s"; done)
 SETTINGS=(${SETTINGS:-default 2,256 4,64 2,64})
-UNBALANCED='import sys; import fmhactl.torch.decode as d; d.balanced_splits = lambda seq_k, rows: 1 << 30
-from fmhactl.cli.app import main; sys.argv = ["fmhactl", *sys.argv[1:]]; main()'
+RULE_unbalanced=${RULE_unbalanced:-"d.balanced_splits = lambda seq_k, rows: 1 << 30"}
+NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1)
+NCU_METRICS=gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,dram__bytes_read.sum
+# ncu_step NAME RULE IMPLS SHAPE...: decode_ncu.py under ncu (clocks as they run), CSV to $RAW/NAME.out
+ncu_step() {
+  local name=$1 rule=$2 impls=$3; shift 3
+  if [ -z "$NCU" ]; then log "$name: no ncu, skipped"; return; fi
+  run "$name" 120 "${env[@]}" "$NCU" --profile-from-start off --clock-control none --csv --metrics "$NCU_METRICS" \
+    python3 scripts/device/decode_ncu.py --rule "$rule" --impls "$impls" "$@"
+}
+env=(env -u FMHACTL_DECODE_SPLITS)
+[ -z "${NCU_SHAPES:-}" ] || ncu_step ncu-baselines "" fmhactl,cudnn $NCU_SHAPES
 
-# A setting may start with PATCH- (e.g. shallow-default): the sed expression PATCH_<PATCH> (env)
+# A setting may start with PATCH- (e.g. loop-default; several: a-b-default): the sed expression PATCH_<PATCH> (env)
 # applied to this call's copy of kernels/sm90/fmha_decode.cuh before its run (the build cache keys
-# on the source, so each patch builds once); u<N>- sets combine_rows' kUnroll to N. Default:
-# PATCH_shallow makes the merge's deep loop the shallow one (the merge before session 26).
+# on the source, so each patch builds once); a name with a file .ab/decode_<name>.cuh (carry .ab)
+# puts that whole source in place instead (an A/B against the source before a change).
 MERGE_SRC=kernels/sm90/fmha_decode.cuh
 MERGE_KEEP=$(mktemp /tmp/decode26-src.XXXX); cp "$MERGE_SRC" "$MERGE_KEEP"
-PATCH_shallow=${PATCH_shallow:-"s/constexpr int kDeepUnroll = .*;/constexpr int kDeepUnroll = kUnroll;/"}
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for s in "${SETTINGS[@]}"; do
     s_rule=${s##*-}
     [ -n "${DRY:-}" ] || cp "$MERGE_KEEP" "$MERGE_SRC"
+    missing=""
     if [[ $s == *-* ]]; then
-      patch=${s%-*}
-      if [[ $patch == u[0-9]* ]]; then expr="s/constexpr int kUnroll = .*;/constexpr int kUnroll = ${patch#u};/"
-      else expr_var=PATCH_$patch; expr=${!expr_var:-}; fi
-      [ -n "$expr" ] || { log "$s: no patch named $patch"; continue; }
-      [ -n "${DRY:-}" ] || sed -i "$expr" "$MERGE_SRC"
+      IFS=- read -r -a patches <<< "${s%-*}"
+      for patch in "${patches[@]}"; do
+        if [ -f ".ab/decode_$patch.cuh" ]; then  # a whole source (carry .ab): e.g. main's before a change
+          [ -n "${DRY:-}" ] || cp ".ab/decode_$patch.cuh" "$MERGE_SRC"; continue
+        fi
+        expr_var=PATCH_$patch; expr=${!expr_var:-}
+        [ -n "$expr" ] || { missing=$patch; break; }
+        [ -n "${DRY:-}" ] || sed -i "$expr" "$MERGE_SRC"
+      done
     fi
-    if [ "$s_rule" = unbalanced ]; then  # the rule before balanced_splits (session 26), in the same run
-      run "decode-$r-$s" 90 env -u FMHACTL_DECODE_SPLITS python3 -c "$UNBALANCED" bench --decode $ARGS --json
+    [ -z "$missing" ] || { log "$s: no patch named $missing"; continue; }
+    rule_var=RULE_$s_rule rule=""
+    env=(env -u FMHACTL_DECODE_SPLITS)
+    if [ -n "${!rule_var:-}" ]; then rule=${!rule_var}  # RULE_<name>="d.X = ...": statements on fmhactl.torch.decode as d
+    elif [ "$s_rule" != default ]; then env=(env FMHACTL_DECODE_SPLITS=$s_rule); fi
+    if [ -n "${NCU_ONLY:-}" ]; then  # ncu of each setting's op call at $SHAPES instead of the bench
+      [ "$r" = 1 ] && ncu_step "ncu-$r-${s/,/_}" "$rule" fmhactl $SHAPES
       continue
     fi
-    rule_var=RULE_$s_rule
-    if [ -n "${!rule_var:-}" ]; then  # RULE_<name>="d.X = ...": statements on fmhactl.torch.decode as d
-      run "decode-$r-$s" 90 env -u FMHACTL_DECODE_SPLITS python3 -c "import sys; import fmhactl.torch.decode as d; ${!rule_var}
+    run "decode-$r-${s/,/_}" 90 "${env[@]}" python3 -c "import sys; import fmhactl.torch.decode as d; $rule
 from fmhactl.cli.app import main; sys.argv = ['fmhactl', *sys.argv[1:]]; main()" bench --decode $ARGS --json
-      continue
-    fi
-    if [ "$s_rule" = default ]; then env=(env -u FMHACTL_DECODE_SPLITS); else env=(env FMHACTL_DECODE_SPLITS=$s_rule); fi
-    run "decode-$r-${s/,/_}" 90 "${env[@]}" python3 -m fmhactl bench --decode $ARGS --json
   done
   SETTINGS=($(printf '%s\n' "${SETTINGS[@]}" | tac))
 done
 [ -n "${DRY:-}" ] || cp "$MERGE_KEEP" "$MERGE_SRC"
 [ -n "${DRY:-}" ] && exit 0
+python3 - "$RAW" > "$OUT/ncu.txt" <<'PY'
+import csv, glob, os, sys
+for path in sorted(glob.glob(f"{sys.argv[1]}/ncu-*.out")):
+    lines = open(path).read().splitlines()
+    calls = [l.split(" ", 1)[1] for l in lines if l.startswith("profiled ")]
+    rows = [r for r in csv.reader(l for l in lines if l.startswith('"'))]
+    if not rows:
+        print(f"{os.path.basename(path)}: no kernels"); continue
+    head, kernels = rows[0], {}
+    col = {k: head.index(k) for k in ("ID", "Kernel Name", "Metric Name", "Metric Value")}
+    for r in rows[1:]:
+        kernels.setdefault(int(r[col["ID"]]), {"name": r[col["Kernel Name"]].split("(")[0][:48]})[r[col["Metric Name"]]] = r[col["Metric Value"]]
+    print(f"== {os.path.basename(path)[:-4]}  calls: {' | '.join(calls)}")
+    for i in sorted(kernels):
+        k = kernels[i]
+        print(f"  {k['name']:48s} grid {k.get('launch__grid_size', '?'):>6s} regs {k.get('launch__registers_per_thread', '?'):>4s} "
+              f"{float(k.get('gpu__time_duration.sum', 'nan').replace(',', '')) / 1e3:8.2f} us  dram read {k.get('dram__bytes_read.sum', '?')}")
+PY
+[ -n "${NCU_ONLY:-}" ] && exit 0
 python3 - "$RAW" > "$OUT/decode26.txt" <<'PY'
 import glob, json, os, statistics, sys
 from collections import defaultdict

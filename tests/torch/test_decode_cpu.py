@@ -191,8 +191,9 @@ def test_a_growing_cache_changes_length_strides_and_splits_per_call(fused, monke
             assert not counters[-1].any()
         else:
             assert split.counters is None
-    # the split kernel's ring: 4 warps x 3 stages x (K + V) x 16 keys x 128 d x 2 bytes; the merge: static only
-    assert all(smem == (96 * 1024 if launch[0] == 11 else 0) for launch, smem in zip(driver.launches, driver.smem))
+    # the split kernel's ring: 4 warps x 3 stages x (K + V) x 16 keys x 128 d x 2 bytes; the merge
+    # launch stages the partials in as much
+    assert all(smem == 96 * 1024 for smem in driver.smem)
     combine = [x for x in driver.launches if x[0] == 22]
     assert all(c[1] == (1, 1, 2) for c in combine)  # one CTA per (row group, batch x KV head)
     assert len(combine) == (0 if fused else 2)
