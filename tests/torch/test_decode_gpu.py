@@ -26,6 +26,8 @@ CASES = (
     (2, 16, 4, 1, 1000, 128, False, "bhsd", "bf16", 4096),  # a static cache's view (long strides)
     (1, 64, 8, 16, 5000, 128, True, "bshd", "bf16", 0),     # group 8 x 16 tokens: 8 row groups
     (4, 16, 4, 2, 32768, 64, True, "bshd", "f16", 0),       # hd64 splits of ~2k keys: each warp's ring wraps
+    (1, 16, 1, 1, 40000, 256, False, "bshd", "bf16", 0),    # 16 rows x hd256, ~36 splits: the merge's staging ring wraps
+    (1, 32, 8, 4, 32768, 128, True, "bshd", "bf16", 0),     # 16 rows x hd128 per group, many splits: staged in rounds
 )
 
 
