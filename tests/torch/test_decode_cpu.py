@@ -791,39 +791,68 @@ def test_a_stream_first_seen_in_a_graph_capture_gets_a_spare_or_the_merge_launch
 
 @pytest.mark.parametrize("head_dim", [32, 64, 80, 96, 128, 192, 256])
 @pytest.mark.parametrize("valid_rows, n_splits", [(1, 1), (4, 16), (4, 64), (3, 7), (8, 33), (16, 256), (5, 2)])
-def test_merge_thread_mapping_covers_every_item_and_split_once(head_dim, valid_rows, n_splits):
-    """combine_rows' O loop as written (passes of `width` items, `lanes` threads per item, each
-    taking splits lane, lane + lanes, ... in chunks of kUnroll, lane 0 adding the others): every
-    (valid row, 4-d column) item sums every split exactly once, no thread writes twice. Items are
-    the call's head_dim / 4 columns (p.head_dim, also under a wider compiled kernel)."""
+def test_merge_stages_every_partial_once_and_sums_every_split_once(head_dim, valid_rows, n_splits):
+    """combine_rows as written: rounds of `per_round` splits (all n where the ring's SMEM holds
+    them beside the [16][n] weights and the accumulators); in a round, thread (lane, slot) copies
+    items slot, slot + width, ... of splits lane, lane + lanes, ... to buf[split][item], and after
+    the barrier thread t adds up items t, t + 128, ... over the round's splits. Every SMEM slot of a
+    round is written by one thread, the buffer stays inside the ring's SMEM, every item sums every
+    split exactly once and is stored once (in the last round)."""
     threads, vec = 4 * 32, head_dim // 4
-    unroll = 8 if decode.kernel_head_dim(head_dim) == 64 else 6
+    ring_bytes = decode.ring_smem_bytes(head_dim)
     n_items = valid_rows * vec
+    room = (ring_bytes - 16 * n_splits * 4) // (16 * n_items) - 1
+    assert room >= 1, "the static_assert's bound: weights, accumulators and one split fit"
+    per_round = min(n_splits, room)
+    buf_start = 16 * n_splits * 4 + 16 * n_items  # bytes: weights [16][n], then the accumulators
     width = min(n_items, threads)
     lanes = threads // width
-    seen: dict[int, list[int]] = {}
-    writes: list[int] = []
-    for pass_ in range(0, n_items, width):
-        partial: dict[int, list[int]] = {}
+    summed: dict[int, list[int]] = {item: [] for item in range(n_items)}
+    stores: list[int] = []
+    for s0 in range(0, n_splits, per_round):
+        count = min(per_round, n_splits - s0)
+        writer: dict[int, int] = {}
         for tid in range(threads):
             lane, slot = tid // width, tid % width
-            item = pass_ + slot
-            got = []
-            if lane < lanes and item < n_items:
-                for i0 in range(lane, n_splits, unroll * lanes):
-                    got += [i0 + u * lanes for u in range(unroll) if i0 + u * lanes < n_splits]
-            partial[tid] = got
+            if lane >= lanes:
+                continue
+            for item in range(slot, n_items, width):
+                for sp in range(lane, count, lanes):
+                    offset = sp * n_items + item
+                    assert offset not in writer, f"buf slot {offset} written by threads {writer[offset]} and {tid}"
+                    writer[offset] = tid
+                    assert buf_start + 16 * (offset + 1) <= ring_bytes
+        assert sorted(writer) == list(range(count * n_items))
         for tid in range(threads):
-            lane, slot = tid // width, tid % width
-            item = pass_ + slot
-            if lane == 0 and item < n_items:
-                total = list(partial[tid])
-                for other in range(1, lanes):
-                    total += partial[slot + other * width]
-                seen[item] = total
-                writes.append(item)
-    assert sorted(writes) == list(range(n_items))
-    assert all(sorted(splits) == list(range(n_splits)) for splits in seen.values())
+            for item in range(tid, n_items, threads):
+                summed[item] += [s0 + sp for sp in range(count)]
+                if s0 + count >= n_splits:
+                    stores.append(item)
+    assert all(sorted(splits) == list(range(n_splits)) for splits in summed.values())
+    assert sorted(stores) == list(range(n_items))
+
+
+@pytest.mark.parametrize("head_dim", [64, 128, 256])
+def test_the_warps_merge_slots_cover_every_row_and_column_once(head_dim):
+    """The split kernel's warps' merge as written: thread (warp, lane) holds rows g, g + 8 and, for
+    PV block e and x in {0, 1}, columns 64 e + 8 (2 q4 + x) + 0..7 (g = lane / 4, q4 = lane % 4);
+    it stores them as float4 slots c = ((r * kVBlocks + e) * 2 + x) * 2 + h4 at o[warp][c][lane],
+    and thread (warp, lane) then sums slots warp * D / 32 .. + D / 32 - 1 of lane `lane` over the
+    4 warps. Each (row, 4 columns) of the 16 x D tile must be summed and stored by one thread."""
+    v_blocks, slots = head_dim // 64, head_dim // 8
+    assert slots == 2 * v_blocks * 2 * 2
+    per_thread = slots // 4
+    stored: dict[tuple[int, int], tuple[int, int]] = {}
+    for warp in range(4):
+        for lane in range(32):
+            g, q4 = lane // 4, lane % 4
+            for i in range(per_thread):
+                c = warp * per_thread + i
+                h4, x, e, r = c & 1, (c >> 1) & 1, (c >> 2) % v_blocks, (c >> 2) // v_blocks
+                row, d = g + 8 * r, e * 64 + 8 * (2 * q4 + x) + 4 * h4
+                assert (row, d) not in stored, (row, d, stored.get((row, d)), (warp, lane))
+                stored[(row, d)] = (warp, lane)
+    assert sorted(stored) == [(row, d) for row in range(16) for d in range(0, head_dim, 4)]
 
 
 def test_the_switches_the_benches_flip_exist_and_restore_the_defaults():
