@@ -16,6 +16,20 @@ def _gpu_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
+_RUN_ORDER = pytest.StashKey[list]()
+
+
+def pytest_runtest_setup(item):
+    item.config.stash.setdefault(_RUN_ORDER, []).append(item.nodeid)
+
+
+@pytest.fixture
+def tests_run_before(request) -> list[str]:
+    """The tests this process (an xdist worker: its share, in its order) started before this one,
+    for an intermittent failure's report: which earlier tests shared the process is otherwise lost."""
+    return request.config.stash.get(_RUN_ORDER, [])[:-1]
+
+
 def pytest_collection_modifyitems(config, items):
     skip = pytest.mark.skip(reason="needs a CUDA GPU")
     for item in items:

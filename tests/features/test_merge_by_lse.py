@@ -91,15 +91,15 @@ def _rows_off(a, b, atol):
 
 
 _READ_IN_A_FRESH_PROCESS = """
-import json, sys, torch
+import hashlib, json, sys, torch
 merged, expected = (torch.load(p, weights_only=True) for p in sys.argv[1:3])
-print(json.dumps({"out_stride": merged["out"].stride(),
+print(json.dumps({"out_stride": merged["out"].stride(), "sha256": hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest(),
                   "out_diff": float((merged["out"] - expected["out"]).abs().max()),
                   "lse_diff": float((merged["lse"] - expected["lse"]).abs().max())}))
 """
 
 
-def test_cli_merges_segment_files(tmp_path):
+def test_cli_merges_segment_files(tmp_path, tests_run_before):
     """The merge CLI's file equals the in-process merge of the same segments, which equals attention
     over all keys. Checked stage by stage (segment files read back, in-process merge, CLI file), so
     that a failure names the stage.
@@ -108,8 +108,10 @@ def test_cli_merges_segment_files(tmp_path):
     24-26) the file as the pytest worker read it was wrong, never alone or in a clean process
     (session 26, the first run with these checks: the worker's torch.load gave out with strides
     (256, 0, 16, 1), token 0 over every token, though the merge's sum allocates its result dense);
-    which earlier test leaves the worker in that state is not found. A worker read that differs is
-    reported as a warning with its strides, not hidden."""
+    which earlier test leaves the worker in that state is not found (session 27: not in 2 full runs
+    of the worker's 47-file order, which xdist sorts by test count). A worker read that differs is
+    reported as a warning with its strides, both reads' file sha256, the pickle's bytes and the
+    tests this worker ran before, not hidden."""
     import json
     import warnings
 
@@ -137,9 +139,19 @@ def test_cli_merges_segment_files(tmp_path):
     assert read["out_diff"] <= 1e-6 and read["lse_diff"] <= 1e-6, f"the CLI's file, read in a fresh process: {read}"
     merged = torch.load(merged_path, weights_only=True)
     if not torch.allclose(merged["out"], expected, atol=1e-6):
+        import hashlib
+        import zipfile
+
+        data = merged_path.read_bytes()
+        with zipfile.ZipFile(merged_path) as archive:
+            pickled = next(archive.read(n) for n in archive.namelist() if n.endswith("data.pkl"))
+        # what the next failure needs to tell a changed file from a wrong read, and which tests
+        # shared this worker before (xdist orders files by size, not by name)
         warnings.warn(f"this worker's torch.load of the CLI's file differs from a fresh process's: out strides "
                       f"{merged['out'].stride()} (fresh {read['out_stride']}), rows "
-                      f"{_rows_off(merged['out'], expected, 1e-6)}", stacklevel=1)
+                      f"{_rows_off(merged['out'], expected, 1e-6)}; file sha256 here {hashlib.sha256(data).hexdigest()} "
+                      f"(fresh {read['sha256']}), data.pkl {pickled.hex()}; this worker ran before: "
+                      f"{' '.join(tests_run_before[-40:])}", stacklevel=1)
 
 
 def test_cli_output_folders_made_only_when_written(tmp_path):
