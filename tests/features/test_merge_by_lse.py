@@ -140,18 +140,26 @@ def test_cli_merges_segment_files(tmp_path, tests_run_before):
     merged = torch.load(merged_path, weights_only=True)
     if not torch.allclose(merged["out"], expected, atol=1e-6):
         import hashlib
+        import io
+        import threading
         import zipfile
 
         data = merged_path.read_bytes()
         with zipfile.ZipFile(merged_path) as archive:
             pickled = next(archive.read(n) for n in archive.namelist() if n.endswith("data.pkl"))
-        # what the next failure needs to tell a changed file from a wrong read, and which tests
-        # shared this worker before (xdist orders files by size, not by name)
+        # What the next failure needs: a changed file or a wrong read (sha256 of both reads, the
+        # pickle's bytes); a lasting state or a passing one (the same load again, from the path and
+        # from the bytes in memory); other threads alive in the worker; which tests shared this
+        # worker before (xdist orders files by test count, not by name). Session 27's CI: the same
+        # file, the right pickle bytes (stride 32 is BININT1 0x20), the worker's load gave 0.
+        again = torch.load(merged_path, weights_only=True)["out"].stride()
+        in_memory = torch.load(io.BytesIO(data), weights_only=True)["out"].stride()
         warnings.warn(f"this worker's torch.load of the CLI's file differs from a fresh process's: out strides "
-                      f"{merged['out'].stride()} (fresh {read['out_stride']}), rows "
-                      f"{_rows_off(merged['out'], expected, 1e-6)}; file sha256 here {hashlib.sha256(data).hexdigest()} "
-                      f"(fresh {read['sha256']}), data.pkl {pickled.hex()}; this worker ran before: "
-                      f"{' '.join(tests_run_before[-40:])}", stacklevel=1)
+                      f"{merged['out'].stride()} (fresh {read['out_stride']}; loaded again {again}, from its bytes "
+                      f"{in_memory}), rows {_rows_off(merged['out'], expected, 1e-6)}; file sha256 here "
+                      f"{hashlib.sha256(data).hexdigest()} (fresh {read['sha256']}), data.pkl {pickled.hex()}; threads "
+                      f"{[t.name for t in threading.enumerate()]}, torch threads {torch.get_num_threads()}; this worker "
+                      f"ran {len(tests_run_before)} tests before: {' '.join(tests_run_before)}", stacklevel=1)
 
 
 def test_cli_output_folders_made_only_when_written(tmp_path):
