@@ -187,7 +187,9 @@ class ResultStore:
         schema: not SQLite, foreign tables, a results table of other columns or constraints, a
         newer schema version, or pages that fail PRAGMA quick_check."""
         try:
-            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            # a damaged schema row can hold a name as a BLOB (bytes): kept as its repr, never one of ours
+            tables = {r[0] if isinstance(r[0], str) else repr(r[0])
+                      for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             (check,) = self._conn.execute("PRAGMA quick_check").fetchone()
         except sqlite3.DatabaseError as exc:
             raise MissingEnvironment(f"results store {self.path} is not an SQLite database or is corrupt ({exc}); "

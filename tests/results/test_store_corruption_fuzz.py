@@ -305,6 +305,23 @@ def test_a_shifted_page_is_refused_before_anything_is_written(tmp_path):
         assert (home / DB).read_bytes() == damaged, f"page {k + 1}: a refused store was written to"
 
 
+def test_a_table_name_stored_as_a_blob_is_refused_in_one_line(tmp_path):
+    """One flipped byte of a schema row's type left a table's name a BLOB in sqlite_master while
+    PRAGMA quick_check still said ok (the CI fuzz, session 27): sorting the names for the message
+    compared bytes with str, an internal error (exit 1). Now exit 3, one line naming the store."""
+    db = _store_with_rows(tmp_path, 3)
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE extra(x)")
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA writable_schema=ON")
+        conn.execute("UPDATE sqlite_master SET name = CAST(name AS BLOB) WHERE name = 'extra'")
+    before = db.read_bytes()
+    result = _results(tmp_path)
+    assert_clean_outcome(result, (3,), "a table name stored as a BLOB")
+    assert "not an fmhactl results store" in result.stderr and str(db) in result.stderr, result.stderr
+    assert db.read_bytes() == before
+
+
 def test_schema_text_that_is_not_utf8_is_a_corrupt_store(tmp_path):
     """A byte of the results table's declaration (sqlite_master) turned into 0x80 raised
     UnicodeDecodeError from PRAGMA table_info: an internal error, exit 1. Now exit 3, one line."""
