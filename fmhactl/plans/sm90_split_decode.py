@@ -35,6 +35,11 @@ HEADER_PATH = "kernels/sm90/fmha_decode_split.h"
 WARPS = 4  # FMHA_DECODE_WARPS
 KEYS = 16  # FMHA_DECODE_KEYS: keys of one ring block
 ELEM = 2  # bytes of a 16-bit element
+# The cluster kernel (fmha_decode_cluster_*): this many consecutive splits of a row group form a
+# thread-block cluster whose CTAs merge their partials through distributed shared memory, each a
+# slice of the rows' items, before the global merge of the clusters' partials (a power of two up
+# to 8, the portable cluster size; CLUSTER x 16 rows = the CTA's 128 threads for the weights).
+CLUSTER = 8
 STATIC_SMEM = 128  # the split kernel's static SMEM (the merge's inv_total, is_last), as ptxas reports
 
 # kernel head dim -> (ring stages a warp, CTAs per SM the ring and __launch_bounds__ leave room for).
@@ -84,6 +89,10 @@ for _d, (_stages, _ctas) in KERNELS.items():
     assert _ctas * cta_smem_bytes(_d) <= SMEM_PER_SM, f"hd{_d}: {_ctas} CTAs do not fit the SM's SMEM"
     assert WARPS * 16 * _d * 4 + 512 <= ring_smem_bytes(_d), f"hd{_d}: the warps' merge does not fit the ring"
     assert 16 * 256 * 4 + 2 * 16 * _d * 4 <= ring_smem_bytes(_d), f"hd{_d}: the LSE merge does not fit the ring"
+    # the warps' merge, then the cluster kernel's partial (LSE, weights, 16 x D fp32 O) behind it
+    assert WARPS * 16 * _d * 4 + 512 + (CLUSTER + 2) * 16 * 4 + 16 + 16 * _d * 4 <= ring_smem_bytes(_d), \
+        f"hd{_d}: the cluster partial does not fit the ring"
+assert CLUSTER * 16 == WARPS * 32 and CLUSTER & (CLUSTER - 1) == 0 and CLUSTER <= 8, "cluster size"
 
 
 def render_header() -> list[str]:
@@ -103,6 +112,8 @@ def render_header() -> list[str]:
             "#define FMHA_DECODE_KERNEL_HEAD_DIMS(X) " + " ".join(f"X({d})" for d in KERNEL_HEAD_DIMS),
             f"#define FMHA_DECODE_MIN_HEAD_DIM {MIN_HEAD_DIM}",
             f"#define FMHA_DECODE_HEAD_DIM_STEP {HEAD_DIM_STEP}", "",
+            "// The cluster kernel's cluster: this many consecutive splits (grid.y) of one row group.",
+            f"#define FMHA_DECODE_CLUSTER {CLUSTER}", "",
             "#ifdef __cplusplus",
             "// The ring stages of compiled head dim D, for templates (kStages 0: D is not compiled).",
             "template <int D>",
@@ -123,9 +134,10 @@ def render_header() -> list[str]:
             "    const int* key_ranges;",
             "    // Causal rows see keys j <= token + shift (seq_k - seq_q for a plain call: bottom-right).",
             "    int shift;",
-            "    // Fused merge: one zeroed counter per (batch * heads_kv, row group) (index z * row_groups + x);",
+            "    // Fused merge: one zeroed counter per (batch * heads_kv, row group) (index z * row_groups + x;",
+            "    // the cluster kernel: FMHA_DECODE_CLUSTER of them, one per rank, from that index times it);",
             "    // the last split CTA of a group merges it and resets the counter to 0. null: a separate",
-            "    // fmha_decode_combine_* launch merges.",
+            "    // fmha_decode_combine_* launch merges (the plain split kernel only).",
             "    unsigned* counters;",
             "};"]
     return out

@@ -91,6 +91,21 @@ def allow_dynamic_smem(function, dynamic_smem: int) -> None:
     _DYNAMIC_SMEM_SET[key] = dynamic_smem
 
 
+def max_active_clusters(function, cluster: tuple[int, int, int], block: tuple[int, int, int],
+                        dynamic_smem: int) -> int:
+    """The clusters of a kernel with compile-time cluster dims `cluster` that the GPU holds at once
+    (cuOccupancyMaxActiveClusters): a cluster's CTAs must all fit in one GPC, so this can be fewer
+    than the resident CTAs divided by the cluster size. The function's dynamic SMEM attribute must
+    allow `dynamic_smem` already (allow_dynamic_smem)."""
+    driver = _driver()
+    config = driver.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = cluster
+    config.blockDimX, config.blockDimY, config.blockDimZ = block
+    config.sharedMemBytes = dynamic_smem
+    config.numAttrs = 0
+    return int(check(driver.cuOccupancyMaxActiveClusters(function, config), "cuOccupancyMaxActiveClusters"))
+
+
 def launch(function, grid: tuple[int, int, int], block: tuple[int, int, int], dynamic_smem: int,
            stream: int, *args: ctypes.Structure) -> None:
     """Launch with by-value struct arguments on the given stream handle."""

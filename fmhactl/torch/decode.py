@@ -3,8 +3,9 @@
 kernels/sm90/fmha_decode.cu packs the query heads of one KV head (times the T tokens) into the
 M rows of a tile, cuts the keys into `n_splits` ranges so that a step with few heads fills every
 SM, and merges the splits by LSE: by default inside the same launch (the last CTA of each row
-group to finish merges it, counted on per-stream counters), or in a second kernel with
-FMHACTL_DECODE_COMBINE=launch.
+group to finish merges it, counted on per-stream counters; from CLUSTER_MIN_SPLITS splits on, the
+cluster kernel first merges each cluster of CLUSTER splits through distributed shared memory), or
+in a second kernel with FMHACTL_DECODE_COMBINE=launch.
 
 A decode step with a growing cache changes seq_k (and the cache's strides) every call, so a plan
 here is keyed by everything but the KV length: the first call with a signature checks the inputs,
@@ -59,6 +60,32 @@ CTAS_PER_SM = 2  # split until about this many CTAs per SM
 # splits of a row group stop at about sqrt(seq_k / (BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS))).
 BALANCE_KEYS_PER_ROW = 2
 BALANCE_MIN_ROWS = 8
+# From this many splits the fused merge runs the cluster kernel (fmha_decode_cluster_*): CLUSTER
+# consecutive splits of a row group merge through distributed shared memory, each CTA a slice of
+# the rows, and the last CTA of each rank merges the clusters' slices (n_splits / CLUSTER of them),
+# so no CTA reads every split's partial alone. grid.y is n_splits rounded up to a multiple of
+# CLUSTER (the CTAs past n_splits see no key: their weight is 0).
+CLUSTER = split_plan.CLUSTER
+CLUSTER_MIN_SPLITS = CLUSTER
+# ... and only where the plain kernel's merge would read this many partial rows of a row group or
+# more (valid rows x its splits): below, the cluster barriers cost more than that merge (H200, events,
+# 4 rounds: b1 h32:8 T1 S2k, 4 rows x 11 splits, 14.3 us clustered against 13.6; b1 h8:1 S4k, 8 x 16,
+# 13.1 against 13.7; b1 h8:1 S16k 15.1 against 18.8).
+CLUSTER_MIN_PARTIAL_ROWS = 64
+# The cluster kernel's merge costs less per split, so its balance takes more splits: the quantum of
+# balanced_splits divided by this (2: about 1.4x the plain kernel's count). Its grid is capped at the
+# clusters the GPU holds at once (cuOccupancyMaxActiveClusters: a cluster of CLUSTER CTAs must fit in
+# one GPC, so a grid of one wave of CTAs can still be two waves of clusters).
+CLUSTER_BALANCE_DIVISOR = 2
+# ... and where that cap leaves the cluster kernel's grid under this share of the plain kernel's
+# CTAs, the plain kernel streams the cache faster; where its merge is heavy (CLUSTER_HEAVY_MERGE_ROWS
+# partial rows or more) the share may go down to CLUSTER_HEAVY_MIN_SHARE. H200, events: b1 h32:8 T1
+# S32k (4 rows x 32 splits): 24 splits of the cluster kernel 54.6 us, 32 of the plain one 50.6; but
+# b1 h32:8 T4 S32k (16 x 32): 24 against 32, 55.3 against 63.2 us, and b1 h32:4 T1 S128k (8 x 64):
+# 56 splits against 64, 84.0 against 88.6 us.
+CLUSTER_MIN_SHARE = (7, 8)
+CLUSTER_HEAVY_MERGE_ROWS = 256
+CLUSTER_HEAVY_MIN_SHARE = (3, 4)
 SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # "CTAS_PER_SM,MIN_SPLIT_KEYS": the split heuristic's two knobs (tuning runs)
 MAX_GRID_Z = 65535  # grid.z = batch * heads_kv
 # MHA decode (heads == KV heads) over a large cache with at least a wave of (batch, head) pairs
@@ -136,7 +163,12 @@ def row_groups(seq_q: int, heads: int, heads_kv: int) -> int:
     return -(-seq_q * (heads // heads_kv) // ROWS_PER_CTA)
 
 
-def balanced_splits(seq_k: int, rows: int) -> int:
+def _quantum(rows: int, divisor: int = 1) -> int:
+    """balanced_splits' keys per split squared: BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS) / divisor."""
+    return max(1, BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS) // divisor)
+
+
+def balanced_splits(seq_k: int, rows: int, divisor: int = 1) -> int:
     """The split count past which more splits cost more in the merge than they save in streaming:
     the smallest m with m * m * q >= seq_k, q = BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS),
     rows = the valid packed rows of a row group (1..16).
@@ -147,14 +179,16 @@ def balanced_splits(seq_k: int, rows: int) -> int:
     seq_k / n is least near n = sqrt(seq_k / (2 rows)). Below 8 rows the merge's fixed per-split
     work dominates, so rows count as 8. Measured on small-batch GQA steps (b1 h16:2 S16k: 128
     splits 38.2 us, 32 splits 23.1; b1 h8:1 S32k: 256 splits 54.8 us, 32 splits 26.9;
-    notes/op-session26); steps with many (batch, KV head) pairs are capped lower by _split_cap."""
-    quantum = BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS)
+    notes/op-session26); steps with many (batch, KV head) pairs are capped lower by _split_cap.
+    divisor: the cluster kernel's (CLUSTER_BALANCE_DIVISOR), whose merge is spread over its CTAs."""
+    quantum = _quantum(rows, divisor)
     blocks = -(-max(1, seq_k) // quantum)
     return math.isqrt(blocks - 1) + 1
 
 
 def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int,
-                  resident: int = 0, rows: int = ROWS_PER_CTA) -> tuple[int, int]:
+                  resident: int = 0, rows: int = ROWS_PER_CTA, divisor: int = 1,
+                  cap_limit: int = MAX_SPLITS) -> tuple[int, int]:
     """(n_splits, split_keys): enough splits for about CTAS_PER_SM CTAs per SM, none shorter than
     MIN_SPLIT_KEYS keys (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS and at most
     balanced_splits(seq_k, rows) (rows: the valid packed rows of a row group); every split non-empty.
@@ -163,26 +197,29 @@ def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: 
     make a grid a little larger than one wave (b8 x 8 KV heads: 5 x 64 = 320 CTAs); where the
     kernel holds only CTAS_PER_SM a SM (the hd128 ring: 2), the few CTAs past the wave would run
     alone at a fraction of the bandwidth, so the count is rounded down to what fits in one wave
-    (4 splits of twice the keys) unless no split at all fits."""
-    n = min(_split_cap(batch, heads_kv, groups, sm_count, resident), max(1, -(-seq_k // MIN_SPLIT_KEYS)),
-            balanced_splits(seq_k, rows))
+    (4 splits of twice the keys) unless no split at all fits. divisor: balanced_splits'; cap_limit:
+    a further cap on the count (the cluster kernel's co-resident clusters)."""
+    n = min(_split_cap(batch, heads_kv, groups, sm_count, resident, cap_limit), max(1, -(-seq_k // MIN_SPLIT_KEYS)),
+            balanced_splits(seq_k, rows, divisor))
     split_keys = -(-seq_k // n)
     split_keys = -(-split_keys // SPLIT_KEY_MULTIPLE) * SPLIT_KEY_MULTIPLE
     return -(-seq_k // split_keys), split_keys
 
 
-def _split_cap(batch: int, heads_kv: int, groups: int, sm_count: int, resident: int) -> int:
+def _split_cap(batch: int, heads_kv: int, groups: int, sm_count: int, resident: int,
+               cap_limit: int = MAX_SPLITS) -> int:
     """choose_splits' split count for a cache long enough (1..MAX_SPLITS): about CTAS_PER_SM CTAs
     a SM, within one wave of `resident` CTAs a SM where that is known."""
     base = max(1, batch * heads_kv * groups)
     wanted = -(-CTAS_PER_SM * max(1, sm_count) // base)
     if resident > 0:
         wanted = min(wanted, max(1, resident * max(1, sm_count) // base))
-    return max(1, min(wanted, MAX_SPLITS))
+    return max(1, min(wanted, MAX_SPLITS, cap_limit))
 
 
 def split_range(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int,
-                resident: int = 0, rows: int = ROWS_PER_CTA) -> tuple[int, int, int, int]:
+                resident: int = 0, rows: int = ROWS_PER_CTA, divisor: int = 1,
+                cap_limit: int = MAX_SPLITS) -> tuple[int, int, int, int]:
     """(n_splits, split_keys, first, last): choose_splits' answer for seq_k >= 1, and KV lengths
     first <= seq_k <= last that all get that same answer (the other arguments and the two knobs
     unchanged). A greedy step's cache grows by one key, so a plan keeps the answer and its launch
@@ -199,11 +236,11 @@ def split_range(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: in
       n_splits = ceil(seq_k / split_keys) = t: on ((t - 1) split_keys, t split_keys].
     The intersection of the intervals around seq_k fixes n, then split_keys, then n_splits: that
     is the range returned (tests/torch/test_decode_cpu.py holds it to choose_splits key by key)."""
-    n_splits, split_keys = choose_splits(batch, heads_kv, groups, seq_k, sm_count, resident, rows)
-    cap = _split_cap(batch, heads_kv, groups, sm_count, resident)
+    n_splits, split_keys = choose_splits(batch, heads_kv, groups, seq_k, sm_count, resident, rows, divisor, cap_limit)
+    cap = _split_cap(batch, heads_kv, groups, sm_count, resident, cap_limit)
     by_length = -(-seq_k // MIN_SPLIT_KEYS)
-    balanced = balanced_splits(seq_k, rows)
-    quantum = BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS)
+    balanced = balanced_splits(seq_k, rows, divisor)
+    quantum = _quantum(rows, divisor)
     n = min(cap, by_length, balanced)
     span = n * SPLIT_KEY_MULTIPLE
     j = -(-seq_k // span)
@@ -304,10 +341,12 @@ def clear() -> None:
         _plans.clear()
 
 
-def _functions(device_index: int, dtype: str, head_dim: int) -> tuple[int, int]:
+def _functions(device_index: int, dtype: str, head_dim: int) -> tuple[int, int, int, int]:
+    """(split, combine, cluster) kernel handles of the compiled head dim that serves head_dim, and
+    the cluster kernel's clusters resident at once (max_active_clusters)."""
     from fmhactl.build.compiler import BuildTarget
     from fmhactl.build.entry import build
-    from fmhactl.runtime.driver import LoadedModule, allow_dynamic_smem
+    from fmhactl.runtime.driver import LoadedModule, allow_dynamic_smem, max_active_clusters
 
     with _lock:
         if _state["cubin"] is None:
@@ -319,27 +358,44 @@ def _functions(device_index: int, dtype: str, head_dim: int) -> tuple[int, int]:
     compiled = kernel_head_dim(head_dim)  # head_dim itself, or the next wider kernel (masked)
     split = module.function(f"fmha_decode_split_{dtype}_d{compiled}")
     combine = module.function(f"fmha_decode_combine_{dtype}_d{compiled}")
+    cluster = module.function(f"fmha_decode_cluster_{dtype}_d{compiled}")
     # the plan enqueues through the raw driver, which sets no attribute: the ring's SMEM (over
     # 48 KiB at hd128) is allowed here, once per function; the merge stages partials in as much
     allow_dynamic_smem(split, ring_smem_bytes(head_dim))
     allow_dynamic_smem(combine, ring_smem_bytes(head_dim))
-    return int(split), int(combine)
+    allow_dynamic_smem(cluster, ring_smem_bytes(head_dim))
+    with torch.cuda.device(device_index):
+        clusters = max_active_clusters(cluster, (1, CLUSTER, 1), (32 * WARPS, 1, 1), ring_smem_bytes(head_dim))
+    return int(split), int(combine), int(cluster), clusters
+
+
+class SplitChoice(NamedTuple):
+    """One kernel's split count and launch for a KV length range."""
+
+    n_splits: int
+    split_keys: int
+    head: tuple  # launch_head (grid.y: n_splits, or the cluster kernel's n_splits rounded up to CLUSTER)
+    work_floats: int  # fp32 workspace elements (0: no split)
+    lse_offset: int  # lse_partial's byte offset in the workspace
 
 
 class SplitLaunch(NamedTuple):
     """A decode plan's split choice with what follows from it, valid for KV lengths first..last
-    while the two knobs keep the values it was made with (a tuple: one assignment replaces it
-    whole, so a concurrent call reads the old or the new, never a mix)."""
+    while the knobs keep the values it was made with (a tuple: one assignment replaces it whole,
+    so a concurrent call reads the old or the new, never a mix): the plain split kernel's launch
+    (taken also when no counters can be had: then with the merge launch), and the cluster
+    kernel's where the fused merge takes it."""
 
     first: int
     last: int
-    ctas_per_sm: int  # CTAS_PER_SM when made
-    min_split_keys: int  # MIN_SPLIT_KEYS when made
-    n_splits: int
-    split_keys: int
-    head: tuple | None  # the split kernel's launch_head
-    work_floats: int  # fp32 workspace elements (0: no split)
-    lse_offset: int  # lse_partial's byte offset in the workspace
+    knobs: tuple  # _knobs() when made
+    plain: SplitChoice
+    cluster: SplitChoice | None  # None: the fused merge takes the plain kernel too
+
+
+def _knobs() -> tuple:
+    return (CTAS_PER_SM, MIN_SPLIT_KEYS, CLUSTER_MIN_SPLITS, CLUSTER_BALANCE_DIVISOR, CLUSTER_MIN_SHARE,
+            CLUSTER_MIN_PARTIAL_ROWS, CLUSTER_HEAVY_MERGE_ROWS, CLUSTER_HEAVY_MIN_SHARE)
 
 
 @dataclass(eq=False)
@@ -365,6 +421,8 @@ class DecodePlan:
     seq_dim: int  # k's sequence dimension in the caller's layout
     sm_count: int
     family_from: int | None = None  # plain calls from this KV length on go to the family (family_from_keys)
+    cluster_fn: int = 0  # the cluster kernel (0: none; the plain split kernel merges every split count)
+    max_clusters: int = 0  # the cluster kernel's clusters resident at once on this GPU (cuOccupancyMaxActiveClusters)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # Made once (__post_init__) rather than per call: the kernel argument array's address, the merge
     # launch's cuLaunchKernel head (launch_head: its grid does not depend on the split count), out
@@ -374,9 +432,10 @@ class DecodePlan:
     out_bshd_size: tuple[int, ...] = field(init=False, repr=False)
     out_bshd_stride: tuple[int, ...] = field(init=False, repr=False)
     # The last call's split choice with what follows from it (_split_launch), kept while the KV
-    # length stays in its split_range and the two knobs are unchanged (op_session7_sweep sets them).
+    # length stays in its split_range and the knobs are unchanged (op_session7_sweep sets them).
     splits: SplitLaunch = field(init=False, repr=False)
-    split_heads: dict[int, tuple] = field(init=False, repr=False, default_factory=dict)  # n_splits -> launch_head
+    # (kernel, grid.y) -> launch_head, at most MAX_SPLITS of each kernel
+    heads: dict[tuple[int, int], tuple] = field(init=False, repr=False, default_factory=dict)
     # (stream, buffer, its address): the fused merge's counters last used, counter_buffer's answer
     # for that stream, held by the plan (any buffer of the stream serves: each launch leaves it zeroed)
     counters: tuple[int, torch.Tensor, int] | None = field(init=False, repr=False, default=None)
@@ -389,22 +448,43 @@ class DecodePlan:
         if self.seq_dim == 2:  # bhsd: out is the transposed view of a (batch, seq_q, heads, dim) buffer
             size, stride = (size[0], size[2], size[1], size[3]), (stride[0], stride[2], stride[1], stride[3])
         self.out_bshd_size, self.out_bshd_stride = size, stride
-        self.splits = SplitLaunch(1, 0, 0, 0, 0, 0, None, 0, 0)  # holds for no KV length: the first call fills it
+        self.splits = SplitLaunch(1, 0, (), SplitChoice(0, 0, (), 0, 0), None)  # holds for no length: the first call fills it
 
     def _split_launch(self, seq_k: int) -> SplitLaunch:
-        """The split choice for seq_k and the KV lengths that share it."""
-        ctas, min_keys = CTAS_PER_SM, MIN_SPLIT_KEYS  # read first: a change while this runs refills it
+        """The split choice for seq_k and the KV lengths that share it: the plain kernel's, and the
+        cluster kernel's where the plain merge would read CLUSTER_MIN_PARTIAL_ROWS partial rows or
+        more and the cluster kernel has CLUSTER_MIN_SPLITS splits or more within the clusters the GPU
+        holds at once, on CLUSTER_MIN_SHARE of the plain kernel's CTAs or more (CLUSTER_HEAVY_MIN_SHARE
+        where the plain merge reads CLUSTER_HEAVY_MERGE_ROWS rows or more; both valid on the returned
+        range, the intersection of theirs)."""
+        knobs = _knobs()  # read first: a change while this runs refills it
         batch_heads, groups = self.base_ctas
-        n_splits, split_keys, first, last = split_range(batch_heads, 1, groups, seq_k, self.sm_count,
-                                                        RESIDENT_CTAS[self.head_dim], self.group_rows)
-        head = self.split_heads.get(n_splits)
-        if head is None:  # at most MAX_SPLITS of them
-            head = launch_head(self.split_fn, (groups, n_splits, batch_heads), (32 * WARPS, 1, 1),
+        resident = RESIDENT_CTAS[self.head_dim]
+        n_splits, split_keys, first, last = split_range(batch_heads, 1, groups, seq_k, self.sm_count, resident,
+                                                        self.group_rows)
+        plain = self._choice(self.split_fn, n_splits, split_keys, n_splits)
+        cluster = None
+        cluster_cap = self.max_clusters // (batch_heads * groups) * CLUSTER if self.cluster_fn else 0
+        if cluster_cap >= max(2, knobs[2]) and n_splits * self.group_rows >= knobs[5]:
+            n, keys, c_first, c_last = split_range(batch_heads, 1, groups, seq_k, self.sm_count, resident,
+                                                   self.group_rows, knobs[3], cluster_cap)
+            grid_y = -(-n // CLUSTER) * CLUSTER
+            share = knobs[7] if n_splits * self.group_rows >= knobs[6] else knobs[4]
+            if n >= max(2, knobs[2]) and grid_y * share[1] >= n_splits * share[0]:
+                cluster = self._choice(self.cluster_fn, n, keys, grid_y)
+                first, last = max(first, c_first), min(last, c_last)
+        return SplitLaunch(first, last, knobs, plain, cluster)
+
+    def _choice(self, function: int, n_splits: int, split_keys: int, grid_y: int) -> SplitChoice:
+        """A kernel's launch for n_splits over grid.y CTAs a row group (an LSE slot each)."""
+        head = self.heads.get((function, grid_y))
+        if head is None:
+            head = launch_head(function, (self.base_ctas[1], grid_y, self.base_ctas[0]), (32 * WARPS, 1, 1),
                                ring_smem_bytes(self.head_dim))
-            self.split_heads[n_splits] = head
+            self.heads[(function, grid_y)] = head
         o_floats = n_splits * self.rows_total * self.head_dim
-        work = o_floats + n_splits * self.rows_total if n_splits > 1 else 0
-        return SplitLaunch(first, last, ctas, min_keys, n_splits, split_keys, head, work, 4 * o_floats)
+        work = o_floats + grid_y * self.rows_total if n_splits > 1 else 0
+        return SplitChoice(n_splits, split_keys, head, work, 4 * o_floats)
 
     def run(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, driver, stream: int,
             key_ranges: torch.Tensor | None = None, shift: int | None = None,
@@ -427,19 +507,14 @@ class DecodePlan:
             return None  # the general path reports it
         if self.family_from is not None and seq_k >= self.family_from and key_ranges is None:
             return None  # the prefill family reads this cache faster (FAMILY_MIN_KV_BYTES)
-        first, last, ctas, min_keys, n_splits, split_keys, head, work_floats, lse_offset = self.splits
-        if not (first <= seq_k <= last and ctas == CTAS_PER_SM and min_keys == MIN_SPLIT_KEYS):
+        launch = self.splits
+        if not (launch.first <= seq_k <= launch.last and launch.knobs == _knobs()):
             self.splits = launch = self._split_launch(seq_k)  # one tuple: a thread sees the old or the new
-            _, _, _, _, n_splits, split_keys, head, work_floats, lse_offset = launch
         if out_bshd:
             out = torch.empty_strided(self.out_bshd_size, self.out_bshd_stride, dtype=self.dtype, device=self.device)
         else:
             out = torch.empty_strided(self.out_size, self.out_stride, dtype=self.dtype, device=self.device)
         lse = torch.empty(self.lse_size, dtype=torch.float32, device=self.device) if self.lse_size else None
-        # The split workspace is allocated per call, not kept on the plan: the caching allocator hands
-        # a freed block out again in this stream's order, whereas one kept buffer would be shared by
-        # launches on other streams and by every CUDA graph captured with it.
-        work = torch.empty(work_floats, dtype=torch.float32, device=self.device) if work_floats else None
         # bshd strides: layout bhsd has (batch, heads, seq, dim) so seq and heads swap.
         kb, kq, kh = (ks[0], ks[2], ks[1]) if self.seq_dim == 2 else (ks[0], ks[1], ks[2])
         vb, vq, vh = (vs[0], vs[2], vs[1]) if self.seq_dim == 2 else (vs[0], vs[1], vs[2])
@@ -450,19 +525,24 @@ class DecodePlan:
             p.k_batch_stride, p.k_seq_stride, p.k_head_stride = kb, kq, kh
             p.v_batch_stride, p.v_seq_stride, p.v_head_stride = vb, vq, vh
             p.seq_k = seq_k
-            s.n_splits, s.split_keys = n_splits, split_keys
+            # the fused merge (counters of this stream) takes the cluster kernel where it has one
+            counters = self._counters(stream) if launch.plain.work_floats and _state["fused"] else None
+            choice = launch.cluster if counters is not None and launch.cluster is not None else launch.plain
+            # The split workspace is allocated per call, not kept on the plan: the caching allocator
+            # hands a freed block out again in this stream's order, whereas one kept buffer would be
+            # shared by launches on other streams and by every CUDA graph captured with it.
+            work = (torch.empty(choice.work_floats, dtype=torch.float32, device=self.device)
+                    if choice.work_floats else None)
+            s.n_splits, s.split_keys = choice.n_splits, choice.split_keys
             s.key_ranges = key_ranges.data_ptr() if key_ranges is not None else None
             s.shift = seq_k - self.seq_q if shift is None else shift
             if work is not None:
                 s.o_partial = address = work.data_ptr()
-                s.lse_partial = address + lse_offset
+                s.lse_partial = address + choice.lse_offset
             else:
                 s.o_partial = s.lse_partial = None
-            counters = None
-            if work is not None and _state["fused"]:
-                counters = self._counters(stream)
             s.counters = counters
-            driver.enqueue(head, stream, self.kernel_params_address)
+            driver.enqueue(choice.head, stream, self.kernel_params_address)
             if work is not None and counters is None:
                 driver.enqueue(self.combine_head, stream, self.kernel_params_address)
             _state["launches"] += 1
@@ -470,12 +550,12 @@ class DecodePlan:
 
     def _counters(self, stream: int) -> int | None:
         """Address of the fused merge's counters for launches on `stream` (counters_for), or None.
-        The plan's last buffer serves while the stream is the same: at least base_ctas' counters
-        (checked when kept), zeroed after every launch, used on that stream alone."""
+        The plan's last buffer serves while the stream is the same: at least CLUSTER counters per
+        base CTA (checked when kept), zeroed after every launch, used on that stream alone."""
         kept = self.counters
         if kept is not None and kept[0] == stream:
             return kept[2]
-        buffer = counter_buffer(self.device, stream, self.base_ctas[0] * self.base_ctas[1])
+        buffer = counter_buffer(self.device, stream, self.base_ctas[0] * self.base_ctas[1] * CLUSTER)
         if buffer is None:
             return None  # not kept: outside a capture a later call can have one made
         self.counters = (stream, buffer, buffer.data_ptr())
@@ -541,7 +621,7 @@ def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: b
     groups = row_groups(p.seq_q, p.heads, p.heads_kv)
     if (serves(p.seq_q, p.head_dim, capability(q.device), q.dtype, max_seq_q)
             and p.batch * p.heads_kv <= MAX_GRID_Z and qb.stride(3) == 1 and not any(s & 7 for s in qb.stride()[:3])):
-        split_fn, combine_fn = _functions(q.get_device(), DTYPES[q.dtype], p.head_dim)
+        split_fn, combine_fn, cluster_fn, max_clusters = _functions(q.get_device(), DTYPES[q.dtype], p.head_dim)
         _make_spares(q.device)
         params = FmhaParams()
         params.q_batch_stride, params.q_seq_stride, params.q_head_stride = qb.stride()[:3]
@@ -563,6 +643,7 @@ def _build(key: tuple, q, k, v, causal: bool, scale: float | None, return_lse: b
             out_size, out_stride = out_bshd, out_strides
         plan = DecodePlan(
             device_index=q.get_device(), device=q.device, dtype=q.dtype, split_fn=split_fn, combine_fn=combine_fn,
+            cluster_fn=cluster_fn, max_clusters=max_clusters,
             params=params, split=split, kernel_params=kernel_params, out_size=out_size, out_stride=out_stride,
             lse_size=(p.batch, p.heads, p.seq_q) if return_lse else None, rows_total=p.batch * p.heads * p.seq_q,
             base_ctas=(p.batch * p.heads_kv, groups), group_rows=group_rows(p.seq_q, p.heads, p.heads_kv),

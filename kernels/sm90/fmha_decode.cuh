@@ -12,7 +12,10 @@
 //   after its partial is visible, and the last one to arrive merges the group's rows and resets
 //   the counter to 0, so launches ordered on one stream, CUDA-graph replays included, share the
 //   counters without a memset) or by `fmha_decode_combine_*` (counters null). With one split the
-//   split kernel writes the final O and LSE itself.
+//   split kernel writes the final O and LSE itself. The cluster entries (`fmha_decode_cluster_*`,
+//   FMHA_DECODE_CLUSTER consecutive splits a cluster) first merge each cluster's splits through
+//   distributed shared memory, a slice of the rows per CTA (cluster_merge), so that no CTA reads
+//   every split alone; the host takes them where that merge would dominate.
 // * The merge (`combine_rows`): a CTA per 16-row group, the splits' weights computed once into
 //   SMEM, then threads over (valid row, 4 d's) x split lanes, each thread's partial loads issued
 //   in batches of up to 32 independent loads, the first batch before the weights, so the merge
@@ -62,6 +65,7 @@
 // 16-byte aligned bases; batch * heads_kv <= 65535.
 #pragma once
 
+#include "common/cluster.cuh"
 #include "common/cp_async.cuh"
 #include "common/dtypes.cuh"
 #include "common/fmha_params.h"
@@ -156,6 +160,19 @@ struct MergeSmem {
     float4 o[FMHA_DECODE_WARPS][D / 8][32];
 };
 
+// The cluster kernel's partial, after MergeSmem in the ring's SMEM: this CTA's (one split's) O
+// of the 16 rows, normalised, row-major, and its base-2 LSE, which the cluster's peers read; then
+// what this CTA computes from its peers' LSEs (each peer's weight, the cluster's LSE).
+template <int D>
+struct ClusterPart {
+    float lse[FMHA_DECODE_ROWS];
+    float weight[FMHA_DECODE_CLUSTER][FMHA_DECODE_ROWS];
+    float cluster_lse[FMHA_DECODE_ROWS];
+    int is_last;
+    int pad[3];
+    float4 o[FMHA_DECODE_ROWS][D / 4];
+};
+
 // Merge the n_splits partials of the 16 packed rows row0.. of (batch b, KV head h_kv) into O and
 // the natural LSE: weights exp2(lse_s - max) over the splits (a split that saw no key: -inf,
 // weight 0), O = sum_s w_s O_s / sum_s w_s. All 128 threads take part; `smem` is the ring's
@@ -171,9 +188,19 @@ struct MergeSmem {
 // 27). Copies, not register loads, so that every split's bytes are in flight at once without
 // holding them in registers, and the code stays small: the merge runs once per launch from a cold
 // instruction cache, and a 32-deep unrolled register version (410 KB of SASS) took 57 us there.
+// What combine_rows merges: n partials, partial i's O at o_partial[i] and its LSE at slot
+// i * lse_step + lse_offset of lse_partial; the row group's items [item_lo, item_hi) (item: a valid
+// row's 4 consecutive d's, row-major), and whether this CTA writes the rows' LSE.
+struct MergeSource {
+    int n;
+    int lse_step, lse_offset;
+    int item_lo, item_hi;
+    bool write_lse;
+};
+
 template <int D, class Mma>
 __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSplit& s, int b, int h_kv, int row0,
-                                             unsigned char* smem) {
+                                             unsigned char* smem, const MergeSource& from) {
     constexpr int kRowThreads = FMHA_DECODE_THREADS / FMHA_DECODE_ROWS;  // 8 threads per row for the weights
     static_assert(Ring<D>::kBytes >= FMHA_DECODE_ROWS * kMaxSplits * 4 + 2 * FMHA_DECODE_ROWS * (D / 4) * 16,
                   "the ring's SMEM holds the weights, the accumulators and one split's partials");
@@ -181,13 +208,15 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
     const int vec = p.head_dim / 4;  // float4 columns per row
     const int group = p.heads / p.heads_kv;
     const int rows = p.seq_q * group;
-    const int n = min(s.n_splits, kMaxSplits);
+    const int n = min(from.n, kMaxSplits);
     const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
     auto row_id_of = [&](int r) {
         const int t = r / group, h = h_kv * group + r % group;
         return (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
     };
-    const int n_items = min(FMHA_DECODE_ROWS, rows - row0) * vec;  // item: (valid row, 4 consecutive d's)
+    const int item_lo = from.item_lo;
+    const int n_items = min(from.item_hi, min(FMHA_DECODE_ROWS, rows - row0) * vec) - item_lo;  // this call's items
+    if (n_items <= 0) return;  // block-uniform
 
     // SMEM: weights [16][n], accumulators [n_items] (several rounds only), partials [per_round][n_items].
     float* weight = reinterpret_cast<float*>(smem);
@@ -202,7 +231,8 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
     auto stage = [&](int s0, int count) {  // thread (lane, slot): items slot + k width, splits lane + k lanes
         if (lane < lanes) {
             for (int item = slot; item < n_items; item += width) {
-                const float4* src = part + row_id_of(row0 + item / vec) * vec + item % vec + s0 * split_stride;
+                const int it = item_lo + item;
+                const float4* src = part + row_id_of(row0 + it / vec) * vec + it % vec + s0 * split_stride;
                 for (int sp = lane; sp < count; sp += lanes)
                     cp_async::copy16(smem_addr(buf + sp * n_items + item), src + sp * split_stride, true);
             }
@@ -222,7 +252,9 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
 #pragma unroll
             for (int u = 0; u < 4; ++u) {
                 const int i = i0 + u * kRowThreads;
-                lse[u] = valid && i < n ? __ldcg(s.lse_partial + i * rows_total + row_id) : -FMHA_INF;
+                lse[u] = valid && i < n
+                             ? __ldcg(s.lse_partial + (i * from.lse_step + from.lse_offset) * rows_total + row_id)
+                             : -FMHA_INF;
             }
 #pragma unroll
             for (int u = 0; u < 4; ++u) {
@@ -243,7 +275,7 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
         for (int off = kRowThreads / 2; off > 0; off >>= 1) total += __shfl_xor_sync(0xffffffffu, total, off);
         if (sub == 0) {
             inv_total[lr] = total > 0.f ? 1.f / total : 0.f;
-            if (valid && p.lse != nullptr) {
+            if (valid && from.write_lse && p.lse != nullptr) {
                 p.lse[row_id] = total > 0.f ? (mx + log2f(total)) * 0.69314718055994531f : -FMHA_INF;
             }
         }
@@ -255,7 +287,7 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
         cp_async::wait_all();
         __syncthreads();  // every thread's copies landed (and, the first time, the weights are in)
         for (int item = threadIdx.x; item < n_items; item += FMHA_DECODE_THREADS) {
-            const int lr = item / vec;
+            const int lr = (item_lo + item) / vec;
             const float* w = weight + lr * n + s0;
             float4 a = s0 == 0 ? make_float4(0.f, 0.f, 0.f, 0.f) : acc[item];
 #pragma unroll 4
@@ -270,7 +302,7 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
                 acc[item] = a;  // this thread's own item: read back by it alone next round
                 continue;
             }
-            const int d = 4 * (item % vec), r = row0 + lr;
+            const int d = 4 * ((item_lo + item) % vec), r = row0 + lr;
             const int t = r / group, h = h_kv * group + r % group;
             unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
                                   h * p.o_head_stride + d;
@@ -283,7 +315,106 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
     }
 }
 
+// The cluster kernel's merge (FMHA_DECODE_CLUSTER consecutive splits of one row group form a
+// cluster). Each CTA has left its split's O and LSE in its SMEM (ClusterPart); after a cluster
+// barrier, CTA `rank` merges slice `rank` of the row group's items from its peers' SMEM
+// (distributed shared memory: no global round trip, no counter). A cluster that holds every
+// split writes O and the LSE; otherwise each CTA writes its slice of the cluster's partial
+// (o_partial[cluster], LSE at slot blockIdx.y) and counts itself in on counter (group, rank): the
+// last CTA of that rank merges the clusters' slices. So the merge of a step with few row groups
+// is spread over FMHA_DECODE_CLUSTER CTAs and reads n_splits / FMHA_DECODE_CLUSTER partials, where
+// the plain kernel's last CTA reads all n_splits alone (bound by one SM's L2 bandwidth: H200,
+// b1 h8:1 S4k, session 27). The cluster's CTAs are co-scheduled, so the barrier cannot deadlock.
 template <int D, class Mma>
+__device__ __forceinline__ void cluster_merge(const FmhaParams& p, const DecodeSplit& s, int b, int h_kv, int row0) {
+    constexpr int C = FMHA_DECODE_CLUSTER;
+    static_assert(C * FMHA_DECODE_ROWS == FMHA_DECODE_THREADS, "one thread per (row, peer) for the weights");
+    static_assert((C & (C - 1)) == 0 && C <= 32, "the weights' shuffles stay within a warp");
+    static_assert(sizeof(MergeSmem<D>) + sizeof(ClusterPart<D>) <= Ring<D>::kBytes, "both fit in the ring's SMEM");
+    ClusterPart<D>& part = *reinterpret_cast<ClusterPart<D>*>(decode_smem + sizeof(MergeSmem<D>));
+    const unsigned rank = cluster::rank();
+    const int cluster_index = blockIdx.y / C, n_clusters = gridDim.y / C;
+    const int group = p.heads / p.heads_kv, rows = p.seq_q * group, vec = p.head_dim / 4;
+    const int n_items = min(FMHA_DECODE_ROWS, rows - row0) * vec;
+    const int per = (n_items + C - 1) / C;
+    const int item_lo = min(n_items, static_cast<int>(rank) * per), item_hi = min(n_items, item_lo + per);
+    const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
+
+    cluster::sync();  // every peer's ClusterPart.o and .lse are written
+    {  // thread (row lr, peer): the peer's weight in row lr, exp2(lse - max) / total over the cluster
+        const int lr = threadIdx.x / C, peer = threadIdx.x % C;
+        const float lse = cluster::load_f32(cluster::peer_address(smem_addr(&part.lse[lr]), peer));
+        float mx = lse;
+#pragma unroll
+        for (int off = C / 2; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+        const float w = mx == -FMHA_INF ? 0.f : exp2f(lse - mx);
+        float total = w;
+#pragma unroll
+        for (int off = C / 2; off > 0; off >>= 1) total += __shfl_xor_sync(0xffffffffu, total, off);
+        part.weight[peer][lr] = total > 0.f ? w / total : 0.f;
+        if (peer == 0) part.cluster_lse[lr] = total > 0.f ? mx + log2f(total) : -FMHA_INF;
+    }
+    __syncthreads();
+    for (int item = item_lo + threadIdx.x; item < item_hi; item += FMHA_DECODE_THREADS) {
+        const int lr = item / vec, col = item % vec;
+        const unsigned local = smem_addr(&part.o[lr][col]);
+        float4 y[C];
+#pragma unroll
+        for (int peer = 0; peer < C; ++peer) y[peer] = cluster::load_f32x4(cluster::peer_address(local, peer));
+        float4 a = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int peer = 0; peer < C; ++peer) {
+            const float w = part.weight[peer][lr];
+            a.x += w * y[peer].x;
+            a.y += w * y[peer].y;
+            a.z += w * y[peer].z;
+            a.w += w * y[peer].w;
+        }
+        const int r = row0 + lr, d = 4 * col;
+        const int t = r / group, h = h_kv * group + r % group;
+        if (n_clusters == 1) {
+            unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
+                                  h * p.o_head_stride + d;
+            const unsigned lo = Mma::from_float(a.x) | (static_cast<unsigned>(Mma::from_float(a.y)) << 16);
+            const unsigned hi = Mma::from_float(a.z) | (static_cast<unsigned>(Mma::from_float(a.w)) << 16);
+            *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
+        } else {
+            const fmha_i64 row_id = (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
+            *reinterpret_cast<float4*>(s.o_partial + (cluster_index * rows_total + row_id) * p.head_dim + d) = a;
+        }
+    }
+    if (threadIdx.x < FMHA_DECODE_ROWS && row0 + static_cast<int>(threadIdx.x) < rows) {
+        const int r = row0 + threadIdx.x, t = r / group, h = h_kv * group + r % group;
+        const fmha_i64 row_id = (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
+        const float lse2 = part.cluster_lse[threadIdx.x];
+        if (n_clusters > 1) {
+            s.lse_partial[blockIdx.y * rows_total + row_id] = lse2;  // slot cluster * C + rank
+        } else if (rank == 0 && p.lse != nullptr) {
+            p.lse[row_id] = lse2 * 0.69314718055994531f;
+        }
+    }
+    if (n_clusters > 1) asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    cluster::sync();  // the peers are done reading this CTA's SMEM: it may exit or reuse it
+    if (n_clusters == 1) return;
+
+    // The last CTA of this rank to arrive (over the clusters) merges slice `rank`: release/acquire
+    // at GPU scope around the counter, as the plain kernel's fused merge.
+    if (threadIdx.x == 0) {
+        unsigned* counter = s.counters + (static_cast<fmha_i64>(blockIdx.z) * gridDim.x + blockIdx.x) * C + rank;
+        const unsigned arrived = atomicAdd(counter, 1u);
+        part.is_last = arrived == static_cast<unsigned>(n_clusters - 1);
+        if (part.is_last) atomicExch(counter, 0u);  // ready for the next launch (graph replays too)
+    }
+    __syncthreads();
+    const bool last = part.is_last;
+    __syncthreads();  // read by all before the merge's staging may overwrite it
+    if (!last) return;
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    combine_rows<D, Mma>(p, s, b, h_kv, row0, decode_smem, MergeSource{n_clusters, C, static_cast<int>(rank), item_lo,
+                                                                      item_hi, rank == 0});
+}
+
+template <int D, class Mma, bool kCluster>
 __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSplit& s) {
     constexpr int kQBlocks = D / 32;  // 32-d blocks of QK^T (2 MMAs each)
     constexpr int kVBlocks = D / 64;  // 64-d blocks of PV (8 MMAs each)
@@ -528,7 +659,12 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
                                                         acc[e][4 * h4 + 2][2 * r + x] * f, acc[e][4 * h4 + 3][2 * r + x] * f);
                 }
     const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
-    if (warp == 0 && q4 == 0) {
+    ClusterPart<D>& part = *reinterpret_cast<ClusterPart<D>*>(decode_smem + sizeof(MergeSmem<D>));
+    if (kCluster && warp == 0 && q4 == 0) {  // every row's, valid or not: the peers read all 16
+#pragma unroll
+        for (int r = 0; r < 2; ++r) part.lse[g + 8 * r] = lse2[r];
+    }
+    if (!kCluster && warp == 0 && q4 == 0) {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             const int row = row0 + g + 8 * r;
@@ -562,6 +698,10 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
             o.z += y.z;
             o.w += y.w;
         }
+        if (kCluster) {
+            part.o[row - row0][d / 4] = o;
+            continue;
+        }
         const int t = row / group, h = h_kv * group + row % group;
         const fmha_i64 row_id = (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
         if (s.n_splits == 1) {
@@ -573,6 +713,10 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
         } else {
             *reinterpret_cast<float4*>(s.o_partial + (split * rows_total + row_id) * dim + d) = o;
         }
+    }
+    if constexpr (kCluster) {
+        cluster_merge<D, Mma>(p, s, b, h_kv, row0);  // its first cluster barrier orders the writes above
+        return;
     }
     if (s.n_splits == 1 || s.counters == nullptr) return;  // one split: done; no counters: the combine launch merges
 
@@ -592,7 +736,8 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
     if (!is_last) return;
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
     static_assert(sizeof(MergeSmem<D>) <= Ring<D>::kBytes, "the warps' merge fits in the ring's SMEM");
-    combine_rows<D, Mma>(p, s, b, h_kv, row0, decode_smem);  // every thread is past its reads of MergeSmem
+    combine_rows<D, Mma>(p, s, b, h_kv, row0, decode_smem,  // every thread is past its reads of MergeSmem
+                         MergeSource{s.n_splits, 1, 0, 0, FMHA_DECODE_ROWS * (D / 4), true});
 }
 
 // The separate merge launch (DecodeSplit.counters null): grid (row groups, 1, batch * heads_kv),
@@ -603,7 +748,7 @@ __device__ __forceinline__ void combine_kernel(const FmhaParams& p, const Decode
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamic_bytes));
     if (dynamic_bytes < Ring<D>::kBytes) __trap();
     combine_rows<D, Mma>(p, s, blockIdx.z / p.heads_kv, blockIdx.z % p.heads_kv, blockIdx.x * FMHA_DECODE_ROWS,
-                         decode_smem);
+                         decode_smem, MergeSource{s.n_splits, 1, 0, 0, FMHA_DECODE_ROWS * (D / 4), true});
 }
 
 }  // namespace fmha_decode
@@ -611,7 +756,12 @@ __device__ __forceinline__ void combine_kernel(const FmhaParams& p, const Decode
 #define FMHA_DECODE_ENTRIES(DT, MMA, D)                                                                   \
     extern "C" __global__ void __launch_bounds__(FMHA_DECODE_THREADS, FMHA_DECODE_CTAS_D##D)           \
         fmha_decode_split_##DT##_d##D(const FmhaParams p, const DecodeSplit s) {                       \
-        fmha_decode::split_kernel<D, fmha_decode::MMA>(p, s);                                            \
+        fmha_decode::split_kernel<D, fmha_decode::MMA, false>(p, s);                                     \
+    }                                                                                                    \
+    extern "C" __global__ void __cluster_dims__(1, FMHA_DECODE_CLUSTER, 1)                              \
+        __launch_bounds__(FMHA_DECODE_THREADS, FMHA_DECODE_CTAS_D##D)                                   \
+        fmha_decode_cluster_##DT##_d##D(const FmhaParams p, const DecodeSplit s) {                     \
+        fmha_decode::split_kernel<D, fmha_decode::MMA, true>(p, s);                                      \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(FMHA_DECODE_THREADS)                                  \
         fmha_decode_combine_##DT##_d##D(const FmhaParams p, const DecodeSplit s) {                     \

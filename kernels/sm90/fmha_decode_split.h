@@ -21,6 +21,9 @@
 #define FMHA_DECODE_MIN_HEAD_DIM 32
 #define FMHA_DECODE_HEAD_DIM_STEP 16
 
+// The cluster kernel's cluster: this many consecutive splits (grid.y) of one row group.
+#define FMHA_DECODE_CLUSTER 8
+
 #ifdef __cplusplus
 // The ring stages of compiled head dim D, for templates (kStages 0: D is not compiled).
 template <int D>
@@ -42,8 +45,9 @@ struct DecodeSplit {
     const int* key_ranges;
     // Causal rows see keys j <= token + shift (seq_k - seq_q for a plain call: bottom-right).
     int shift;
-    // Fused merge: one zeroed counter per (batch * heads_kv, row group) (index z * row_groups + x);
+    // Fused merge: one zeroed counter per (batch * heads_kv, row group) (index z * row_groups + x;
+    // the cluster kernel: FMHA_DECODE_CLUSTER of them, one per rank, from that index times it);
     // the last split CTA of a group merges it and resets the counter to 0. null: a separate
-    // fmha_decode_combine_* launch merges.
+    // fmha_decode_combine_* launch merges (the plain split kernel only).
     unsigned* counters;
 };

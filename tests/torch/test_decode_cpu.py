@@ -141,7 +141,7 @@ class RecordingDriver:
 
 
 def _plan(batch=1, heads=8, heads_kv=2, seq_q=1, head_dim=128, sms=132, lse=True,
-          device_index=0) -> decode.DecodePlan:
+          device_index=0, cluster_fn=0, max_clusters=0) -> decode.DecodePlan:
     from fmhactl.runtime.params import FmhaParams
 
     params, split = FmhaParams(), decode.DecodeSplit()
@@ -156,7 +156,7 @@ def _plan(batch=1, heads=8, heads_kv=2, seq_q=1, head_dim=128, sms=132, lse=True
         base_ctas=(batch * heads_kv, decode.row_groups(seq_q, heads, heads_kv)),
         group_rows=decode.group_rows(seq_q, heads, heads_kv), head_dim=head_dim, seq_q=seq_q,
         seq_dim=2,
-        sm_count=sms)
+        sm_count=sms, cluster_fn=cluster_fn, max_clusters=max_clusters)
 
 
 def _kv_cache(batch, heads_kv, length, capacity, head_dim=128):
@@ -197,6 +197,94 @@ def test_a_growing_cache_changes_length_strides_and_splits_per_call(fused, monke
     combine = [x for x in driver.launches if x[0] == 22]
     assert all(c[1] == (1, 1, 2) for c in combine)  # one CTA per (row group, batch x KV head)
     assert len(combine) == (0 if fused else 2)
+
+
+@pytest.mark.parametrize("heads_kv, max_clusters", [(1, 30), (1, 2), (4, 30), (4, 7), (4, 3), (4, 22)])
+def test_the_fused_merge_takes_the_cluster_kernel_where_it_has_enough_splits(heads_kv, max_clusters, monkeypatch):
+    """With counters (the fused merge), the cluster kernel (33) runs where its own split choice
+    (balance divided by CLUSTER_BALANCE_DIVISOR, capped at the clusters the GPU holds at once) has
+    CLUSTER_MIN_SPLITS splits or more and a grid of at least CLUSTER_MIN_SHARE of the plain
+    kernel's splits (CLUSTER_HEAVY_MIN_SHARE where the plain merge is heavy), and the plain merge
+    would read CLUSTER_MIN_PARTIAL_ROWS rows or more, with grid.y rounded up to a multiple of CLUSTER and an LSE
+    slot per CTA; otherwise, with no counters (a capture with no spare: the merge launch) or a
+    raised threshold, the plain split kernel (11) runs with its own choice. A growing cache keeps
+    each answer on the range the plan holds it for."""
+    monkeypatch.setitem(decode._state, "fused", True)
+    monkeypatch.setattr(decode, "_counters", {})
+    monkeypatch.setattr(decode, "_spares", {})
+    plan, driver = _plan(heads=8 * heads_kv, heads_kv=heads_kv, cluster_fn=33, max_clusters=max_clusters), \
+        RecordingDriver()
+    q = torch.zeros(1, 8 * heads_kv, 1, 128, dtype=torch.bfloat16)
+    lengths = (60, 700, 2000, 4096, 4097, 4500, 20000, 32768)
+    for length in lengths:
+        kv = _kv_cache(1, heads_kv, length, 40000)
+        plan.run(q, kv, kv, driver, stream=7)
+    c, resident = decode.CLUSTER, decode.RESIDENT_CTAS[128]
+    cap = max_clusters // heads_kv * c
+    seen = set()
+    for (function, grid, _, _, params, split), length in zip(driver.launches, lengths):
+        n, per = decode.choose_splits(heads_kv, 1, 1, length, 132, resident, rows=8)
+        n_c, per_c = decode.choose_splits(heads_kv, 1, 1, length, 132, resident, 8, decode.CLUSTER_BALANCE_DIVISOR,
+                                          max(1, cap))
+        heavy = n * 8 >= decode.CLUSTER_HEAVY_MERGE_ROWS
+        share_num, share_den = decode.CLUSTER_HEAVY_MIN_SHARE if heavy else decode.CLUSTER_MIN_SHARE
+        clustered = (cap >= decode.CLUSTER_MIN_SPLITS and n_c >= decode.CLUSTER_MIN_SPLITS
+                     and n * 8 >= decode.CLUSTER_MIN_PARTIAL_ROWS  # 8 valid rows a row group
+                     and -(-n_c // c) * c * share_den >= n * share_num)
+        seen.add((n > 1, clustered))
+        if clustered:
+            assert function == 33 and grid == (1, -(-n_c // c) * c, heads_kv)
+            assert grid[1] * heads_kv // c <= max_clusters  # every cluster resident at once
+            assert (split.n_splits, split.split_keys) == (n_c, per_c)
+        else:
+            assert function == 11 and grid == (1, n, heads_kv) and (split.n_splits, split.split_keys) == (n, per)
+        assert params.seq_k == length
+        if split.n_splits > 1:  # the LSE slots follow the O partials; the counters: CLUSTER per row group
+            assert split.lse_partial - split.o_partial == 4 * split.n_splits * plan.rows_total * 128
+            assert split.counters == decode._counters[(None, 7)][-1].data_ptr()
+            assert decode._counters[(None, 7)][-1].numel() >= c * heads_kv
+    if cap < decode.CLUSTER_MIN_SPLITS:  # fewer clusters than KV heads: never the cluster kernel
+        assert (True, True) not in seen
+    if max_clusters >= 30:  # room for every cluster: some lengths take it
+        assert (True, True) in seen
+    assert (False, False) in seen  # one split: no merge at all
+    monkeypatch.setattr(decode, "_capturing", lambda device: True)  # a new stream, no spare: the merge launch
+    kv = _kv_cache(1, heads_kv, 32768, 40000)
+    plan.run(q, kv, kv, driver, stream=9)
+    n, per = decode.choose_splits(heads_kv, 1, 1, 32768, 132, resident, rows=8)
+    assert [x[0] for x in driver.launches[-2:]] == [11, 22] and driver.launches[-2][5].n_splits == n
+    monkeypatch.setattr(decode, "_capturing", lambda device: False)
+    monkeypatch.setattr(decode, "CLUSTER_MIN_SPLITS", 1 << 30)
+    plan.run(q, kv, kv, driver, stream=7)
+    assert driver.launches[-1][0] == 11 and driver.launches[-1][5].n_splits == n
+    assert driver.launches[-1][5].counters is not None
+
+
+@pytest.mark.parametrize("head_dim", [32, 64, 96, 128, 256])
+@pytest.mark.parametrize("valid_rows", [1, 3, 8, 16])
+def test_the_cluster_slices_cover_every_item_once_and_each_rank_merges_its_own_slots(head_dim, valid_rows):
+    """cluster_merge as written: rank r of a cluster takes items [r per, (r + 1) per) of the row
+    group (per = ceil(n_items / CLUSTER)), writes them to o_partial[cluster] and its LSE to slot
+    blockIdx.y = cluster * CLUSTER + r; the last CTA of rank r merges that slice from slots
+    i * CLUSTER + r of every cluster i (combine_rows' lse_step, lse_offset). The slices partition
+    the items, and each merger reads only what CTAs of its own rank (those its counter counts) wrote."""
+    c, vec = decode.CLUSTER, head_dim // 4
+    n_items = valid_rows * vec
+    per = -(-n_items // c)
+    owner: dict[int, int] = {}
+    for rank in range(c):
+        lo = min(n_items, rank * per)
+        hi = min(n_items, lo + per)
+        for item in range(lo, hi):
+            assert item not in owner
+            owner[item] = rank
+    assert sorted(owner) == list(range(n_items))
+    for n_clusters in (2, 3, 32):
+        written = {cluster * c + rank: rank for cluster in range(n_clusters) for rank in range(c)}
+        for rank in range(c):
+            read = [i * c + rank for i in range(n_clusters)]
+            assert all(written[slot] == rank for slot in read) and len(set(read)) == n_clusters
+        assert n_clusters * c <= decode.MAX_SPLITS + c  # the weights' buffer holds the clusters' count
 
 
 @pytest.mark.parametrize("head_dim", [32, 48, 80, 96, 192, 256])
@@ -250,13 +338,13 @@ def test_kernels_build_for_sm90a_without_spills(tmp_path, monkeypatch):
     for dtype in ("bf16", "f16"):
         for d in decode.HEAD_DIMS:  # every served head dim's kernels (its own, or the next wider masked)
             kd = decode.kernel_head_dim(d)
-            assert {f"fmha_decode_split_{dtype}_d{kd}", f"fmha_decode_combine_{dtype}_d{kd}"} <= names
-    assert len(names) == 2 * 2 * len(split_plan.KERNEL_HEAD_DIMS)
+            assert {f"fmha_decode_{kind}_{dtype}_d{kd}" for kind in ("split", "combine", "cluster")} <= names
+    assert len(names) == 3 * 2 * len(split_plan.KERNEL_HEAD_DIMS)
     assert all(k.spill_stores == 0 and k.stack_bytes == 0 and k.registers <= 255 for k in result.kernels)
     # the residency the split heuristic counts on: registers and SMEM (ring + static + the 1 KiB the
     # hardware keeps per CTA, of 228 KiB a SM) for RESIDENT_CTAS, and SMEM for no more
     for k in result.kernels:
-        if "_split_" in k.kernel:
+        if "_split_" in k.kernel or "_cluster_" in k.kernel:
             d = int(k.kernel.rsplit("_d", 1)[1])
             ctas, per_cta = decode.RESIDENT_CTAS[d], decode.ring_smem_bytes(d) + k.static_smem + 1024
             assert k.registers * 32 * decode.WARPS * ctas <= 65536, k
@@ -399,7 +487,8 @@ def test_fragment_mapping_computes_q_kt_and_p_v(head_dim, dim):
     assert torch.allclose(O[:, :dim], P @ V0, atol=1e-9)
 
 
-def _choose_splits_as_written(batch, heads_kv, groups, seq_k, sm_count, resident=0, rows=16):
+def _choose_splits_as_written(batch, heads_kv, groups, seq_k, sm_count, resident=0, rows=16, divisor=1,
+                              cap_limit=256):
     """choose_splits as it read before split_range shared its cap (_split_cap), with the balance
     term counted up by squares (not isqrt): the sweeps' reference."""
     base = max(1, batch * heads_kv * groups)
@@ -408,9 +497,10 @@ def _choose_splits_as_written(batch, heads_kv, groups, seq_k, sm_count, resident
         wanted = min(wanted, max(1, resident * max(1, sm_count) // base))
     by_length = max(1, -(-seq_k // decode.MIN_SPLIT_KEYS))
     balanced = 1
-    while balanced * balanced * decode.BALANCE_KEYS_PER_ROW * max(rows, decode.BALANCE_MIN_ROWS) < seq_k:
+    while balanced * balanced * max(1, decode.BALANCE_KEYS_PER_ROW * max(rows, decode.BALANCE_MIN_ROWS) // divisor) \
+            < seq_k:
         balanced += 1
-    n = max(1, min(wanted, by_length, balanced, decode.MAX_SPLITS))
+    n = max(1, min(wanted, by_length, balanced, decode.MAX_SPLITS, cap_limit))
     split_keys = -(-seq_k // n)
     split_keys = -(-split_keys // decode.SPLIT_KEY_MULTIPLE) * decode.SPLIT_KEY_MULTIPLE
     return -(-seq_k // split_keys), split_keys
@@ -426,12 +516,15 @@ def test_split_range_holds_the_split_choice_for_every_length_in_it(knobs, monkey
         monkeypatch.setattr(decode, "CTAS_PER_SM", knobs[0])
         monkeypatch.setattr(decode, "MIN_SPLIT_KEYS", knobs[1])
     limit = 6000
-    for batch, heads_kv, groups, sms, resident, rows in [
-            (1, 4, 1, 132, 3, 4), (1, 1, 1, 132, 0, 16), (1, 8, 1, 132, 2, 4), (8, 8, 1, 132, 2, 8),
-            (2, 2, 9, 66, 1, 16), (64, 32, 8, 132, 3, 16), (1, 2, 1, 1, 0, 1), (3, 1, 2, 132, 1, 12),
-            (1, 1, 1, 132, 0, 1)]:
-        answers = [None] + [_choose_splits_as_written(batch, heads_kv, groups, n, sms, resident, rows)
-                            for n in range(1, limit + 2)]
+    # (..., divisor, cap_limit): the cluster kernel's balance and its co-resident clusters' cap too
+    for batch, heads_kv, groups, sms, resident, rows, divisor, cap_limit in [
+            (1, 4, 1, 132, 3, 4, 1, 256), (1, 1, 1, 132, 0, 16, 1, 256), (1, 8, 1, 132, 2, 4, 1, 256),
+            (8, 8, 1, 132, 2, 8, 1, 256), (2, 2, 9, 66, 1, 16, 1, 256), (64, 32, 8, 132, 3, 16, 1, 256),
+            (1, 2, 1, 1, 0, 1, 1, 256), (3, 1, 2, 132, 1, 12, 1, 256), (1, 1, 1, 132, 0, 1, 1, 256),
+            (1, 1, 1, 132, 2, 8, 2, 256), (1, 4, 1, 132, 2, 16, 2, 56), (2, 2, 1, 132, 1, 4, 4, 24),
+            (1, 1, 1, 132, 2, 1, 64, 8)]:
+        answers = [None] + [_choose_splits_as_written(batch, heads_kv, groups, n, sms, resident, rows, divisor,
+                                                      cap_limit) for n in range(1, limit + 2)]
         run_start = [0] * (limit + 2)  # the first length of the run of equal answers each length is in
         for n in range(2, limit + 2):
             run_start[n] = run_start[n - 1] if answers[n] == answers[n - 1] else n
@@ -442,13 +535,15 @@ def test_split_range_holds_the_split_choice_for_every_length_in_it(knobs, monkey
             run_end[n] = run_end[n + 1] if answers[n] == answers[n + 1] else n
         for seq_k in range(1, limit + 1):
             n_splits, split_keys, first, last = decode.split_range(batch, heads_kv, groups, seq_k, sms, resident,
-                                                                   rows)
+                                                                   rows, divisor, cap_limit)
             assert (n_splits, split_keys) == answers[seq_k] == decode.choose_splits(batch, heads_kv, groups, seq_k,
-                                                                                   sms, resident, rows)
+                                                                                   sms, resident, rows, divisor,
+                                                                                   cap_limit)
             assert run_start[seq_k] <= first <= seq_k <= last
             assert last <= run_end[seq_k] or run_end[seq_k] == limit + 1, (batch, heads_kv, groups, seq_k)
             if last > limit:  # past the sweep: the same answer up to the range's end
-                assert all(_choose_splits_as_written(batch, heads_kv, groups, n, sms, resident, rows) == answers[seq_k]
+                assert all(_choose_splits_as_written(batch, heads_kv, groups, n, sms, resident, rows, divisor,
+                                                     cap_limit) == answers[seq_k]
                            for n in range(limit + 1, last + 1)), (batch, heads_kv, groups, seq_k, last)
 
 
@@ -622,10 +717,24 @@ def test_padded_rows_pass_their_key_ranges_and_shift():
 
 
 # ---- the kernels' control flow, replayed block by block ----------------------------------------
-def _replay(q, k, v, causal: bool, sms: int, key_ranges=None, shift=None):
+def _lse_merge(part_o, part_lse):
+    """Partials (n, ...) of O (normalised) and base-2 LSE merged by their LSE: (O, base-2 LSE)."""
+    import math
+
+    mx = part_lse.max(dim=0).values
+    w = torch.where(mx.isinf(), 0.0, torch.exp2(part_lse - torch.where(mx.isinf(), 0.0, mx)))
+    total = w.sum(dim=0)
+    out = (w[..., None] * part_o).sum(dim=0) / torch.where(total > 0, total, 1.0)[..., None]
+    lse = torch.where(total > 0, mx + torch.log2(torch.where(total > 0, total, 1.0)), -math.inf)
+    return out, lse
+
+
+def _replay(q, k, v, causal: bool, sms: int, key_ranges=None, shift=None, cluster: bool = False):
     """fmha_decode.cuh's split + combine kernels as written (key ranges of each CTA, warp key
     blocks, masks, base-2 online softmax, the warp merge, the LSE combine), in float64; q, k, v
-    (batch, seq, heads, dim). Returns out (batch, seq_q, heads, dim) and the natural LSE."""
+    (batch, seq, heads, dim). Returns out (batch, seq_q, heads, dim) and the natural LSE.
+    cluster: the cluster kernel's merge (grid.y rounded up to CLUSTER splits, the CTAs past
+    n_splits empty; each cluster's splits merged first, then the clusters' partials)."""
     import math
 
     b_, sq, h, d = q.shape
@@ -633,7 +742,10 @@ def _replay(q, k, v, causal: bool, sms: int, key_ranges=None, shift=None):
     group = h // hkv
     rows = sq * group
     groups = decode.row_groups(sq, h, hkv)
-    n, split_keys = decode.choose_splits(b_ * hkv, 1, groups, sk, sms)
+    n, split_keys = decode.choose_splits(b_ * hkv, 1, groups, sk, sms,
+                                         divisor=decode.CLUSTER_BALANCE_DIVISOR if cluster else 1)
+    if cluster and n > 1:
+        n = -(-n // decode.CLUSTER) * decode.CLUSTER  # grid.y: the CTAs past n_splits see no key
     shift = sk - sq if shift is None else shift
     scale2 = d ** -0.5 * math.log2(math.e)
     step = decode.WARPS * decode.KEYS_PER_WARP_STEP
@@ -693,14 +805,16 @@ def _replay(q, k, v, causal: bool, sms: int, key_ranges=None, shift=None):
                         t, hh = r // group, hk * group + r % group
                         part_o[split, b, hh, t] = o / total if total > 0 else 0.0
                         part_lse[split, b, hh, t] = mx + math.log2(total) if total > 0 else -math.inf
+    if cluster and n > 1:  # each cluster's CTAs merged through DSMEM, then the clusters' partials
+        c = decode.CLUSTER
+        merged = [_lse_merge(part_o[i:i + c], part_lse[i:i + c]) for i in range(0, n, c)]
+        part_o = torch.stack([o for o, _ in merged])
+        part_lse = torch.stack([lse for _, lse in merged])
+        n = n // c
     if n == 1:
         return part_o[0].transpose(1, 2), part_lse[0] * math.log(2)
-    mx = part_lse.max(dim=0).values
-    w = torch.where(mx.isinf(), 0.0, torch.exp2(part_lse - torch.where(mx.isinf(), 0.0, mx)))
-    total = w.sum(dim=0)
-    out = (w[..., None] * part_o).sum(dim=0) / torch.where(total > 0, total, 1.0)[..., None]
-    lse = torch.where(total > 0, (mx + torch.log2(torch.where(total > 0, total, 1.0))) * math.log(2), -math.inf)
-    return out.transpose(1, 2), lse
+    out, lse = _lse_merge(part_o, part_lse)
+    return out.transpose(1, 2), lse * math.log(2)
 
 
 def _explicit(q, k, v, causal: bool, key_ranges=None, shift=None):
@@ -731,11 +845,15 @@ def _explicit(q, k, v, causal: bool, key_ranges=None, shift=None):
     (1, 2, 2, 8, 5, True, None, 132),            # T > S: rows that see no key
     (2, 8, 2, 1, 400, True, ((130, 400), (0, 77)), 132),  # padded rows (left, right)
     (2, 4, 1, 6, 260, True, ((3, 260), (100, 200)), 132),  # padded, 24 packed rows: 2 row groups
+    (1, 4, 1, 1, 4000, False, None, 132),        # 11 splits: the cluster kernel's 2 clusters, 5 CTAs empty
+    (1, 2, 1, 2, 2600, True, ((0, 2000),), 132),  # causal, padded, 9 splits
+    (1, 16, 1, 1, 900, False, None, 132),        # the cluster kernel's one cluster: no global merge
 ])
-def test_kernel_control_flow_matches_masked_softmax(b, h, hkv, sq, sk, causal, ranges, sms):
+@pytest.mark.parametrize("cluster", [False, True])
+def test_kernel_control_flow_matches_masked_softmax(b, h, hkv, sq, sk, causal, ranges, sms, cluster):
     gen = torch.Generator().manual_seed(sk)
     q, k, v = (torch.randn(b, s, n, 64, generator=gen) for s, n in ((sq, h), (sk, hkv), (sk, hkv)))
-    got, got_lse = _replay(q, k, v, causal, sms, ranges)
+    got, got_lse = _replay(q, k, v, causal, sms, ranges, cluster=cluster)
     want, want_lse = _explicit(q, k, v, causal, ranges)
     assert torch.allclose(got, want, atol=1e-9)
     assert torch.equal(got_lse.isinf(), want_lse.isinf())

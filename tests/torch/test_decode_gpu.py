@@ -1,7 +1,7 @@
 """The split-KV decode path on a GPU: out and LSE through the op against explicit math under
 FlashAttention's rule, fresh inputs per case, outputs allocated over NaN-poisoned memory, with the
-splits merged in the split launch (fused, counters back at 0 after every launch) and by a second
-launch; CUDA graph capture, torch.compile(fullgraph=True), a growing cache on one plan, and greedy decoding of a model
+splits merged in the split launch (fused: the cluster kernel and the plain one; counters back at 0
+after every launch) and by a second launch; CUDA graph capture, torch.compile(fullgraph=True), a growing cache on one plan, and greedy decoding of a model
 with transformers' KV cache (teacher-forced logits under the rule)."""
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ CASES = (
     (4, 16, 4, 2, 32768, 64, True, "bshd", "f16", 0),       # hd64 splits of ~2k keys: each warp's ring wraps
     (1, 16, 1, 1, 40000, 256, False, "bshd", "bf16", 0),    # 16 rows x hd256, ~36 splits: the merge's staging ring wraps
     (1, 32, 8, 4, 32768, 128, True, "bshd", "bf16", 0),     # 16 rows x hd128 per group, many splits: staged in rounds
+    (1, 16, 1, 1, 900, 128, False, "bhsd", "bf16", 0),      # the cluster kernel: one cluster holds every split
 )
 
 
@@ -75,12 +76,17 @@ def check_rule(causal: bool, layout: str, out, lse, q, k, v) -> dict:
     return lse_rule(_rule(out, ref32, low), lse, lse32, lse64)
 
 
-@pytest.fixture(params=["fused", "launch"])
-def combine(request):
-    """The splits merged inside the split launch (the default) or by a second launch."""
+@pytest.fixture(params=["fused", "fused-plain", "launch"])
+def combine(request, monkeypatch):
+    """The splits merged inside the split launch (the default: the cluster kernel from
+    CLUSTER_MIN_SPLITS splits on), inside the plain split launch at every split count, or by a
+    second launch."""
     from fmhactl.torch import decode
 
-    decode.set_fused_combine(request.param == "fused")
+    decode.clear()  # plans built again: each build tops up the spare counters a capture stream takes
+    decode.set_fused_combine(request.param != "launch")
+    if request.param == "fused-plain":
+        monkeypatch.setattr(decode, "CLUSTER_MIN_SPLITS", 1 << 30)
     yield request.param
     decode.set_fused_combine(True)
 
@@ -111,7 +117,27 @@ def test_decode_path_matches_explicit_math(case, combine):
         assert decode.launches() == before + 1, "the decode kernels did not serve the call"
         rule = _check(case, out, lse, q, k, v)
         assert rule["passed"], json.dumps(rule)
+        if combine == "fused-plain":  # the plain kernel's fused merge, whatever the split count
+            assert decode._plans[decode.plan_key(q, k, case[6], None, True, case[7])].splits.cluster is None
     assert _counters_all_zero()
+
+
+def test_the_cases_take_every_merge():
+    """CASES reach one split, the plain kernel's splits and the cluster kernel's on this GPU (the
+    cluster kernel's choice depends on the clusters it holds at once)."""
+    import torch
+
+    import fmhactl.torch as ft
+    from fmhactl.torch import decode
+
+    kinds = set()
+    for case in CASES:
+        q, k, v = _inputs(case, 7)
+        with torch.no_grad():
+            ft.attention(q, k, v, causal=case[6], layout=case[7], return_lse=True)
+        launch = decode._plans[decode.plan_key(q, k, case[6], None, True, case[7])].splits
+        kinds.add("cluster" if launch.cluster is not None else "split" if launch.plain.n_splits > 1 else "one")
+    assert kinds == {"one", "split", "cluster"}
 
 
 def test_dispatcher_path_and_opcheck_take_the_decode_kernels():
@@ -166,7 +192,7 @@ def test_cuda_graph_capture_of_a_decode_step_replays_with_new_inputs(combine, d)
     capture = torch.cuda.Stream()  # first seen inside the capture: the fused merge takes a spare buffer
     with torch.cuda.graph(graph, stream=capture):
         out, _ = torch.ops.fmhactl.attention(q, k, v)
-    assert ((q.device.index, capture.cuda_stream) in decode._counters) == (combine == "fused")
+    assert ((q.device.index, capture.cuda_stream) in decode._counters) == (combine != "launch")
     for seed in (8, 9):
         q2, k2, v2 = _inputs(case, seed)
         q.copy_(q2), k.copy_(k2), v.copy_(v2)
