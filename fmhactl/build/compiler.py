@@ -181,6 +181,19 @@ def write_meta(meta_path: Path, meta: dict) -> None:
     _atomic_write(meta_path, json.dumps({**meta, "meta_sha256": _meta_digest(meta)}, indent=1).encode())
 
 
+def _seal_problem(meta: object) -> str:
+    """Why a parsed meta file cannot vouch for its cache entry ('' when it can): a cache record of
+    this fmhactl's schema, sealed by its own sha256, recording the cubin's. One check for the
+    build's cache hits and the runtime's load (recorded_cubin_sha256)."""
+    if not isinstance(meta, dict) or meta.get("cache_schema") != CACHE_SCHEMA:
+        return "meta file is not a cache record of this fmhactl"
+    if meta.get("meta_sha256") != _meta_digest(meta):
+        return "meta file does not match its own sha256"
+    if not isinstance(meta.get("cubin_sha256"), str):
+        return "meta file records no cubin sha256"
+    return ""
+
+
 def recorded_cubin_sha256(cubin_path: Path) -> str | None:
     """The sha256 a cache entry's meta records for its cubin; None where the cubin has no meta
     beside it (not a cache entry); MissingEnvironment (exit 3) where the meta is damaged."""
@@ -192,10 +205,10 @@ def recorded_cubin_sha256(cubin_path: Path) -> str | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise MissingEnvironment(f"build cache entry {cubin_path.with_suffix('')}: meta file unreadable "
                                  f"({type(exc).__name__}): not loaded; build it again to rebuild it") from None
-    if not (isinstance(meta, dict) and meta.get("meta_sha256") == _meta_digest(meta)
-            and isinstance(meta.get("cubin_sha256"), str)):
-        raise MissingEnvironment(f"build cache entry {cubin_path.with_suffix('')}: meta file does not match its "
-                                 "own sha256: not loaded; build it again to rebuild it")
+    problem = _seal_problem(meta)
+    if problem:
+        raise MissingEnvironment(f"build cache entry {cubin_path.with_suffix('')}: {problem}: not loaded; "
+                                 "build it again to rebuild it")
     return meta["cubin_sha256"]
 
 
@@ -283,13 +296,10 @@ def _cached_result(variant: Variant, target: BuildTarget, cubin_path: Path, meta
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         cubin = cubin_path.read_bytes()
-        if not isinstance(meta, dict) or meta.get("cache_schema") != CACHE_SCHEMA:
-            problem = "meta file is not a cache record of this fmhactl"
-        elif meta.get("meta_sha256") != _meta_digest(meta):
-            problem = "meta file does not match its own sha256"
-        elif hashlib.sha256(cubin).hexdigest() != meta.get("cubin_sha256"):
+        problem = _seal_problem(meta)
+        if not problem and hashlib.sha256(cubin).hexdigest() != meta["cubin_sha256"]:
             problem = "cubin does not match the sha256 in its meta file"
-        else:
+        if not problem:
             kernels = [KernelResources(**k) for k in meta["kernels"]]
             return BuildResult(variant.name, target, cubin_path, kernels, float(meta["compile_seconds"]),
                                True, src_hash, key, toolchain,

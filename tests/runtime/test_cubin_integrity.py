@@ -78,6 +78,26 @@ def test_a_meta_file_edited_after_the_build_refuses_the_load(built):
         read_cubin(built.cubin_path)
 
 
+@pytest.mark.parametrize("change, problem", [
+    ({"cache_schema": 2}, "not a cache record of this fmhactl"),  # an older fmhactl's entry, resealed
+    ({"cubin_sha256": None}, "records no cubin sha256"),
+])
+def test_the_load_and_the_cache_hit_refuse_the_same_sealed_metas(built, change, problem, capsys):
+    """A meta sealed by its own sha256 but not one this fmhactl vouches by: the runtime's load
+    refuses it (exit 3) and the build's cache hit does not serve it (one check, _seal_problem)."""
+    from fmhactl.build.compiler import write_meta
+
+    meta_path = built.cubin_path.with_suffix(".json")
+    meta = {k: v for k, v in json.loads(meta_path.read_text()).items() if k != "meta_sha256"}
+    write_meta(meta_path, {**meta, **change})
+    with pytest.raises(MissingEnvironment, match=problem) as caught:
+        read_cubin(built.cubin_path)
+    assert caught.value.code == 3
+    capsys.readouterr()
+    again = build(get_variant("ref"), BuildTarget(ARCH))
+    assert not again.cache_hit and problem + ");" in capsys.readouterr().err
+
+
 def test_the_executor_refuses_a_damaged_cubin_before_cuda_loads_it(built, monkeypatch):
     """The one place a worker loads a job's cubin (Executor._function): the check runs before
     cuModuleLoadData, which would fail the test if it were reached."""
