@@ -20,15 +20,20 @@ SETTINGS=(${SETTINGS:-default 2,256 4,64 2,64})
 RULE_unbalanced=${RULE_unbalanced:-"d.balanced_splits = lambda seq_k, rows: 1 << 30"}
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1)
 NCU_METRICS=gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic,dram__bytes_read.sum
-# ncu_step NAME RULE IMPLS SHAPE...: decode_ncu.py under ncu (clocks as they run), CSV to $RAW/NAME.out
+# knob_env SPLITS: the env command of a run with FMHACTL_DECODE_SPLITS=SPLITS ('' : unset), in KNOB_ENV
+knob_env() {
+  if [ -n "$1" ]; then KNOB_ENV=(env "FMHACTL_DECODE_SPLITS=$1"); else KNOB_ENV=(env -u FMHACTL_DECODE_SPLITS); fi
+}
+# ncu_step NAME SPLITS RULE IMPLS SHAPE...: decode_ncu.py under ncu (clocks as they run), CSV to
+# $RAW/NAME.out; SPLITS: the split knobs for it (knob_env)
 ncu_step() {
-  local name=$1 rule=$2 impls=$3; shift 3
+  local name=$1 splits=$2 rule=$3 impls=$4; shift 4
   if [ -z "$NCU" ]; then log "$name: no ncu, skipped"; return; fi
-  run "$name" 120 "${env[@]}" "$NCU" --profile-from-start off --clock-control none --csv --metrics "$NCU_METRICS" \
+  knob_env "$splits"
+  run "$name" 120 "${KNOB_ENV[@]}" "$NCU" --profile-from-start off --clock-control none --csv --metrics "$NCU_METRICS" \
     python3 scripts/device/decode_ncu.py --rule "$rule" --impls "$impls" "$@"
 }
-env=(env -u FMHACTL_DECODE_SPLITS)
-[ -z "${NCU_SHAPES:-}" ] || ncu_step ncu-baselines "" fmhactl,cudnn $NCU_SHAPES
+[ -z "${NCU_SHAPES:-}" ] || ncu_step ncu-baselines "" "" fmhactl,cudnn $NCU_SHAPES
 
 # A setting may start with PATCH- (e.g. loop-default; several: a-b-default): the sed expression PATCH_<PATCH> (env)
 # applied to this call's copy of kernels/sm90/fmha_decode.cuh before its run (the build cache keys
@@ -53,15 +58,17 @@ for r in $(seq 1 "${ROUNDS:-2}"); do
       done
     fi
     [ -z "$missing" ] || { log "$s: no patch named $missing"; continue; }
-    rule_var=RULE_$s_rule rule=""
-    env=(env -u FMHACTL_DECODE_SPLITS)
-    if [ -n "${!rule_var:-}" ]; then rule=${!rule_var}  # RULE_<name>="d.X = ...": statements on fmhactl.torch.decode as d
-    elif [ "$s_rule" != default ]; then env=(env FMHACTL_DECODE_SPLITS=$s_rule); fi
+    rule="" splits=""
+    if [[ $s_rule =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then  # a name (a knob setting like 2,256 names no variable)
+      rule_var=RULE_$s_rule; rule=${!rule_var:-}  # RULE_<name>="d.X = ...": statements on fmhactl.torch.decode as d
+    fi
+    if [ -z "$rule" ] && [ "$s_rule" != default ]; then splits=$s_rule; fi
     if [ -n "${NCU_ONLY:-}" ]; then  # ncu of each setting's op call at $SHAPES instead of the bench
-      [ "$r" = 1 ] && ncu_step "ncu-$r-${s/,/_}" "$rule" fmhactl $SHAPES
+      [ "$r" = 1 ] && ncu_step "ncu-$r-${s/,/_}" "$splits" "$rule" fmhactl $SHAPES
       continue
     fi
-    run "decode-$r-${s/,/_}" 90 "${env[@]}" python3 -c "import sys; import fmhactl.torch.decode as d; $rule
+    knob_env "$splits"
+    run "decode-$r-${s/,/_}" 90 "${KNOB_ENV[@]}" python3 -c "import sys; import fmhactl.torch.decode as d; $rule
 from fmhactl.cli.app import main; sys.argv = ['fmhactl', *sys.argv[1:]]; main()" bench --decode $ARGS --json
   done
   SETTINGS=($(printf '%s\n' "${SETTINGS[@]}" | tac))
