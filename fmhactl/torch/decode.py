@@ -3,9 +3,9 @@
 kernels/sm90/fmha_decode.cu packs the query heads of one KV head (times the T tokens) into the
 M rows of a tile, cuts the keys into `n_splits` ranges so that a step with few heads fills every
 SM, and merges the splits by LSE: by default inside the same launch (the last CTA of each row
-group to finish merges it, counted on per-stream counters; from CLUSTER_MIN_SPLITS splits on, the
-cluster kernel first merges each cluster of CLUSTER splits through distributed shared memory), or
-in a second kernel with FMHACTL_DECODE_COMBINE=launch.
+group to finish merges it, counted on per-stream counters; where that one CTA's merge would be the
+bottleneck, the cluster kernel first merges each cluster of CLUSTER splits through distributed
+shared memory: DecodePlan._split_launch), or in a second kernel with FMHACTL_DECODE_COMBINE=launch.
 
 A decode step with a growing cache changes seq_k (and the cache's strides) every call, so a plan
 here is keyed by everything but the KV length: the first call with a signature checks the inputs,
@@ -60,11 +60,12 @@ CTAS_PER_SM = 2  # split until about this many CTAs per SM
 # splits of a row group stop at about sqrt(seq_k / (BALANCE_KEYS_PER_ROW * max(rows, BALANCE_MIN_ROWS))).
 BALANCE_KEYS_PER_ROW = 2
 BALANCE_MIN_ROWS = 8
-# From this many splits the fused merge runs the cluster kernel (fmha_decode_cluster_*): CLUSTER
-# consecutive splits of a row group merge through distributed shared memory, each CTA a slice of
-# the rows, and the last CTA of each rank merges the clusters' slices (n_splits / CLUSTER of them),
-# so no CTA reads every split's partial alone. grid.y is n_splits rounded up to a multiple of
-# CLUSTER (the CTAs past n_splits see no key: their weight is 0).
+# The cluster kernel (fmha_decode_cluster_*), which the fused merge takes where the rules below
+# hold: CLUSTER consecutive splits of a row group merge through distributed shared memory, each
+# CTA a slice of the rows, and the last CTA of each rank merges the clusters' slices (n_splits /
+# CLUSTER of them), so no CTA reads every split's partial alone. grid.y is n_splits rounded up to a
+# multiple of CLUSTER (the CTAs past n_splits see no key: their weight is 0). It takes at least
+# CLUSTER_MIN_SPLITS splits (a whole cluster) ...
 CLUSTER = split_plan.CLUSTER
 CLUSTER_MIN_SPLITS = CLUSTER
 # ... and only where the plain kernel's merge would read this many partial rows of a row group or
@@ -394,6 +395,8 @@ class SplitLaunch(NamedTuple):
 
 
 def _knobs() -> tuple:
+    """The module's split knobs, read per call (tuning runs and tests set them): a plain tuple, the
+    cheapest thing to compare on the launch path."""
     return (CTAS_PER_SM, MIN_SPLIT_KEYS, CLUSTER_MIN_SPLITS, CLUSTER_BALANCE_DIVISOR, CLUSTER_MIN_SHARE,
             CLUSTER_MIN_PARTIAL_ROWS, CLUSTER_HEAVY_MERGE_ROWS, CLUSTER_HEAVY_MIN_SHARE)
 
@@ -458,6 +461,7 @@ class DecodePlan:
         where the plain merge reads CLUSTER_HEAVY_MERGE_ROWS rows or more; both valid on the returned
         range, the intersection of theirs)."""
         knobs = _knobs()  # read first: a change while this runs refills it
+        _, _, min_splits, divisor, share_light, min_rows, heavy_rows, share_heavy = knobs
         batch_heads, groups = self.base_ctas
         resident = RESIDENT_CTAS[self.head_dim]
         n_splits, split_keys, first, last = split_range(batch_heads, 1, groups, seq_k, self.sm_count, resident,
@@ -465,12 +469,13 @@ class DecodePlan:
         plain = self._choice(self.split_fn, n_splits, split_keys, n_splits)
         cluster = None
         cluster_cap = self.max_clusters // (batch_heads * groups) * CLUSTER if self.cluster_fn else 0
-        if cluster_cap >= max(2, knobs[2]) and n_splits * self.group_rows >= knobs[5]:
+        partial_rows = n_splits * self.group_rows  # what the plain kernel's merge would read
+        if cluster_cap >= max(2, min_splits) and partial_rows >= min_rows:
             n, keys, c_first, c_last = split_range(batch_heads, 1, groups, seq_k, self.sm_count, resident,
-                                                   self.group_rows, knobs[3], cluster_cap)
+                                                   self.group_rows, divisor, cluster_cap)
             grid_y = -(-n // CLUSTER) * CLUSTER
-            share = knobs[7] if n_splits * self.group_rows >= knobs[6] else knobs[4]
-            if n >= max(2, knobs[2]) and grid_y * share[1] >= n_splits * share[0]:
+            share = share_heavy if partial_rows >= heavy_rows else share_light
+            if n >= max(2, min_splits) and grid_y * share[1] >= n_splits * share[0]:
                 cluster = self._choice(self.cluster_fn, n, keys, grid_y)
                 first, last = max(first, c_first), min(last, c_last)
         return SplitLaunch(first, last, knobs, plain, cluster)

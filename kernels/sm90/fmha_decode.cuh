@@ -121,6 +121,31 @@ __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
+// Packed row r of KV head h_kv (group = heads / heads_kv, computed once by the caller: a division
+// per row costs code size where the merges run from a cold instruction cache): query token r / group
+// and head h_kv * group + r % group; in batch b, its index in the (batch, heads, seq_q) rows of the
+// LSE and the partials, and its O element d. The SASS of every entry point is the same as with
+// this math written out at each use (nvcc 13, sm_90a, session 28).
+struct PackedRow {
+    int token, head;
+    __device__ __forceinline__ PackedRow(int h_kv, int group, int r) : token(r / group), head(h_kv * group + r % group) {}
+    __device__ __forceinline__ fmha_i64 id(const FmhaParams& p, int b) const {
+        return (static_cast<fmha_i64>(b) * p.heads + head) * p.seq_q + token;
+    }
+    __device__ __forceinline__ unsigned short* out(const FmhaParams& p, int b, int d) const {
+        return static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + token * p.o_seq_stride +
+               head * p.o_head_stride + d;
+    }
+};
+
+// 4 consecutive O elements times `scale`, as 16-bit values in one 8-byte store.
+template <class Mma>
+__device__ __forceinline__ void store_out4(unsigned short* out, const float4& a, float scale) {
+    const unsigned lo = Mma::from_float(a.x * scale) | (static_cast<unsigned>(Mma::from_float(a.y * scale)) << 16);
+    const unsigned hi = Mma::from_float(a.z * scale) | (static_cast<unsigned>(Mma::from_float(a.w * scale)) << 16);
+    *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
+}
+
 // The split kernel's dynamic SMEM: the warps' cp.async rings, then (after the loop) MergeSmem.
 extern __shared__ __align__(128) unsigned char decode_smem[];
 
@@ -210,10 +235,6 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
     const int rows = p.seq_q * group;
     const int n = min(from.n, kMaxSplits);
     const fmha_i64 rows_total = static_cast<fmha_i64>(p.batch) * p.heads * p.seq_q;
-    auto row_id_of = [&](int r) {
-        const int t = r / group, h = h_kv * group + r % group;
-        return (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
-    };
     const int item_lo = from.item_lo;
     const int n_items = min(from.item_hi, min(FMHA_DECODE_ROWS, rows - row0) * vec) - item_lo;  // this call's items
     if (n_items <= 0) return;  // block-uniform
@@ -232,7 +253,7 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
         if (lane < lanes) {
             for (int item = slot; item < n_items; item += width) {
                 const int it = item_lo + item;
-                const float4* src = part + row_id_of(row0 + it / vec) * vec + it % vec + s0 * split_stride;
+                const float4* src = part + PackedRow(h_kv, group, row0 + it / vec).id(p, b) * vec + it % vec + s0 * split_stride;
                 for (int sp = lane; sp < count; sp += lanes)
                     cp_async::copy16(smem_addr(buf + sp * n_items + item), src + sp * split_stride, true);
             }
@@ -245,7 +266,7 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
         const int lr = threadIdx.x / kRowThreads, sub = threadIdx.x % kRowThreads;
         const int r = row0 + lr;
         const bool valid = r < rows;
-        const fmha_i64 row_id = valid ? row_id_of(r) : 0;
+        const fmha_i64 row_id = valid ? PackedRow(h_kv, group, r).id(p, b) : 0;
         float mx = -FMHA_INF;
         for (int i0 = sub; i0 < n; i0 += 4 * kRowThreads) {  // 4 independent loads per step
             float lse[4];
@@ -302,14 +323,8 @@ __device__ __forceinline__ void combine_rows(const FmhaParams& p, const DecodeSp
                 acc[item] = a;  // this thread's own item: read back by it alone next round
                 continue;
             }
-            const int d = 4 * ((item_lo + item) % vec), r = row0 + lr;
-            const int t = r / group, h = h_kv * group + r % group;
-            unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
-                                  h * p.o_head_stride + d;
-            const float inv = inv_total[lr];
-            const unsigned lo = Mma::from_float(a.x * inv) | (static_cast<unsigned>(Mma::from_float(a.y * inv)) << 16);
-            const unsigned hi = Mma::from_float(a.z * inv) | (static_cast<unsigned>(Mma::from_float(a.w * inv)) << 16);
-            *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
+            const int d = 4 * ((item_lo + item) % vec);
+            store_out4<Mma>(PackedRow(h_kv, group, row0 + lr).out(p, b, d), a, inv_total[lr]);
         }
         __syncthreads();  // the next round's copies overwrite buf
     }
@@ -370,22 +385,16 @@ __device__ __forceinline__ void cluster_merge(const FmhaParams& p, const DecodeS
             a.z += w * y[peer].z;
             a.w += w * y[peer].w;
         }
-        const int r = row0 + lr, d = 4 * col;
-        const int t = r / group, h = h_kv * group + r % group;
+        const int d = 4 * col;
+        const PackedRow row(h_kv, group, row0 + lr);
         if (n_clusters == 1) {
-            unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
-                                  h * p.o_head_stride + d;
-            const unsigned lo = Mma::from_float(a.x) | (static_cast<unsigned>(Mma::from_float(a.y)) << 16);
-            const unsigned hi = Mma::from_float(a.z) | (static_cast<unsigned>(Mma::from_float(a.w)) << 16);
-            *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
+            store_out4<Mma>(row.out(p, b, d), a, 1.f);
         } else {
-            const fmha_i64 row_id = (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
-            *reinterpret_cast<float4*>(s.o_partial + (cluster_index * rows_total + row_id) * p.head_dim + d) = a;
+            *reinterpret_cast<float4*>(s.o_partial + (cluster_index * rows_total + row.id(p, b)) * p.head_dim + d) = a;
         }
     }
     if (threadIdx.x < FMHA_DECODE_ROWS && row0 + static_cast<int>(threadIdx.x) < rows) {
-        const int r = row0 + threadIdx.x, t = r / group, h = h_kv * group + r % group;
-        const fmha_i64 row_id = (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
+        const fmha_i64 row_id = PackedRow(h_kv, group, row0 + threadIdx.x).id(p, b);
         const float lse2 = part.cluster_lse[threadIdx.x];
         if (n_clusters > 1) {
             s.lse_partial[blockIdx.y * rows_total + row_id] = lse2;  // slot cluster * C + rank
@@ -669,8 +678,7 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
         for (int r = 0; r < 2; ++r) {
             const int row = row0 + g + 8 * r;
             if (row >= rows) continue;
-            const int t = row / group, h = h_kv * group + row % group;
-            const fmha_i64 row_id = (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
+            const fmha_i64 row_id = PackedRow(h_kv, group, row).id(p, b);
             if (s.n_splits > 1) {
                 s.lse_partial[split * rows_total + row_id] = lse2[r];
             } else if (p.lse != nullptr) {
@@ -702,14 +710,10 @@ __device__ __forceinline__ void split_kernel(const FmhaParams& p, const DecodeSp
             part.o[row - row0][d / 4] = o;
             continue;
         }
-        const int t = row / group, h = h_kv * group + row % group;
-        const fmha_i64 row_id = (static_cast<fmha_i64>(b) * p.heads + h) * p.seq_q + t;
+        const PackedRow packed(h_kv, group, row);
+        const fmha_i64 row_id = packed.id(p, b);
         if (s.n_splits == 1) {
-            unsigned short* out = static_cast<unsigned short*>(p.o) + b * p.o_batch_stride + t * p.o_seq_stride +
-                                  h * p.o_head_stride + d;
-            const unsigned lo = Mma::from_float(o.x) | (static_cast<unsigned>(Mma::from_float(o.y)) << 16);
-            const unsigned hi = Mma::from_float(o.z) | (static_cast<unsigned>(Mma::from_float(o.w)) << 16);
-            *reinterpret_cast<uint2*>(out) = make_uint2(lo, hi);
+            store_out4<Mma>(packed.out(p, b, d), o, 1.f);
         } else {
             *reinterpret_cast<float4*>(s.o_partial + (split * rows_total + row_id) * dim + d) = o;
         }
