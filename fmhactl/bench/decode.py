@@ -6,6 +6,8 @@ For each shape (T = 1..16 query tokens against a KV cache of s keys) every imple
 * per_call_us: CUDA events around `iters` back-to-back calls / iters: what a model's step pays
   when the host enqueues (the larger of host and GPU time; the cache may sit in L2 here);
 * hbm_gb_s: bytes that must move (K + V + Q + O) / kernel_us.
+A row the decode kernels serve also says what they launched (`decode_launch`: the plain split or
+the cluster kernel, its splits, keys a split, grid and how the splits merge; decode.describe_launch).
 Implementations: the op as models call it (`fmhactl.torch.attention`: the split-KV decode kernels
 where fmhactl.torch.decode serves the call), the op with the decode kernels off
 (`fmhactl-no-split`: the prefill family, what such calls ran before), the op with the splits
@@ -192,6 +194,8 @@ def run_decode_bench(shapes: Sequence[str] = (), *, rounds: int = 30, iters: int
         row: dict = {"shape": cfg.key, "decode_path": decode.launches() > served_before,
                      "backend": "fmhactl decode split-KV" if decode.launches() > served_before
                      else str(ft.backend_for(q, k, v, causal=causal)), "impls": {}}
+        if row["decode_path"]:  # which decode kernel, how many splits, how they merge
+            row["decode_launch"] = decode.describe_launch(q, k, causal)
         calls: dict[str, tuple | str] = {
             "fmhactl": (lambda: ft.attention(q, k, v, causal=causal), contextlib.nullcontext, cfg.heads_kv),
             "fmhactl-no-split": (lambda: ft.attention(q, k, v, causal=causal), _decode_off, cfg.heads_kv),

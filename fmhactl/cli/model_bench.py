@@ -118,8 +118,12 @@ def decode_bench(shapes: list[str], *, iters: int, seed: int | None, as_json: bo
 
     def cells(row: dict, name: str, m: dict) -> list[str]:
         speed = row["speed"].get(f"{name}/fmhactl kernel_us")
+        note = m.get("note", "")
+        launch = row.get("decode_launch") if name == "fmhactl" else None
+        if launch:
+            note = f"{launch['kernel']} kernel, {launch['n_splits']} split(s) of {launch['split_keys']} keys"
         return [f"{m['kernel_us']:.1f}", f"{m['per_call_us']:.1f}", f"{m['hbm_gb_s']:.0f}",
-                f"{speed:.2f}x" if speed else "-", m.get("note", "")]
+                f"{speed:.2f}x" if speed else "-", note]
 
     table(f"fmhactl bench --decode ({result['gpu']}; kernel: median of {result['rounds']} L2-flushed calls)",
           ["shape", "implementation", "kernel µs", "per-call µs", "HBM GB/s", "op speed vs this", "note"],

@@ -40,7 +40,7 @@ from typing import NamedTuple
 import torch
 
 from fmhactl.plans import sm90_split_decode as split_plan
-from fmhactl.runtime.driver import launch_head
+from fmhactl.runtime.driver import launch_head, unpack_head
 from fmhactl.torch import backends
 from fmhactl.torch.inputs import check_inputs, to_bshd
 
@@ -600,6 +600,29 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, s
             or current_device != plan.device_index):
         return None
     return plan.run(q, k, v, driver, raw_stream(plan.device_index), key_ranges, shift, out_bshd)
+
+
+def describe_launch(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: float | None = None,
+                    return_lse: bool = False, layout: str = "bhsd") -> dict | None:
+    """What the decode plan of a call like this one launches at k's KV length with the fused
+    merge as now set (the kernel, the splits, the grid, how the splits merge), or None when no
+    decode plan serves it (no call of this signature yet, or not a decode call). Read off the
+    plan, nothing launched: `fmhactl bench --decode` shows it beside each shape's timing."""
+    plan = _plans.get(plan_key(q, k, causal, scale, return_lse, layout))
+    if not plan:
+        return None
+    seq_k = k.shape[plan.seq_dim]
+    launch = plan.splits
+    if not (launch.first <= seq_k <= launch.last and launch.knobs == _knobs()):
+        launch = plan._split_launch(seq_k)
+    clustered = bool(_state["fused"]) and launch.cluster is not None
+    choice = launch.cluster if clustered else launch.plain
+    _, grid, _, _ = unpack_head(choice.head)
+    merge = ("none (one split)" if choice.n_splits == 1 else
+             f"clusters of {CLUSTER} through DSMEM, then their partials by the last CTA of each rank" if clustered
+             else "by the last CTA of each row group" if _state["fused"] else "a second launch")
+    return {"kernel": "cluster" if clustered else "split", "n_splits": choice.n_splits,
+            "split_keys": choice.split_keys, "grid": list(grid), "merge": merge}
 
 
 def serves(seq_q: int, head_dim: int, cc: tuple[int, int], dtype: torch.dtype, max_seq_q: int = MAX_SEQ_Q) -> bool:

@@ -1031,3 +1031,32 @@ def test_a_kv_cache_of_another_head_dim_misses_the_plan_and_is_refused(cpu_decod
     with pytest.raises(AttentionInputError):  # on CPU tensors the build's first check answers
         fastpath.attention(q, narrow, narrow, True, None, False, "bhsd")
     assert len(driver.launches) == 1
+
+
+@pytest.mark.parametrize("fused, length, kind", [(True, 32768, "cluster"), (True, 60, "one"), (True, 700, "split"),
+                                                 (False, 32768, "split")])
+def test_describe_launch_reports_what_the_plan_launches(fused, length, kind, monkeypatch):
+    """decode.describe_launch (bench --decode's note) reads the same choice the next run launches:
+    kernel, splits, keys and grid, and how the splits merge."""
+    monkeypatch.setitem(decode._state, "fused", fused)
+    monkeypatch.setattr(decode, "_counters", {})
+    monkeypatch.setattr(decode, "_spares", {})
+    plan, driver = _plan(heads=8, heads_kv=1, cluster_fn=33, max_clusters=30), RecordingDriver()
+    q = torch.zeros(1, 8, 1, 128, dtype=torch.bfloat16)
+    kv = _kv_cache(1, 1, length, 40000)
+    monkeypatch.setitem(decode._plans, decode.plan_key(q, kv, False, None, False, "bhsd"), plan)
+    told = decode.describe_launch(q, kv, False)
+    plan.run(q, kv, kv, driver, stream=7)
+    function, grid, _, _, _, split = driver.launches[0]
+    assert told["kernel"] == {33: "cluster", 11: "split"}[function]
+    assert kind == ("one" if split.n_splits == 1 else told["kernel"])  # the case reaches what it names
+    assert (told["n_splits"], told["split_keys"], tuple(told["grid"])) == (split.n_splits, split.split_keys, grid)
+    if split.n_splits == 1:
+        assert told["merge"] == "none (one split)"
+    elif function == 33:
+        assert told["merge"].startswith("clusters of 8")
+    else:
+        assert told["merge"] == ("by the last CTA of each row group" if fused else "a second launch")
+        assert [x[0] for x in driver.launches] == ([11] if fused else [11, 22])
+    other = torch.zeros(1, 8, 2, 128, dtype=torch.bfloat16)  # no plan of this signature
+    assert decode.describe_launch(other, kv, False) is None
