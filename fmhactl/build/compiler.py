@@ -343,20 +343,13 @@ def compile_named(source: Path, options: list[str], expressions: list[str], *,
             _check_nvrtc(nvrtc, err, f"nvrtcAddNameExpression({expression})")
         encoded = [o.encode() for o in options]
         (result,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
-        err, size = nvrtc.nvrtcGetProgramLogSize(prog)
-        _check_nvrtc(nvrtc, err, "nvrtcGetProgramLogSize")
-        log_buf = b" " * size
-        (err,) = nvrtc.nvrtcGetProgramLog(prog, log_buf)
-        log = log_buf.rstrip(b"\0 ").decode(errors="replace")
+        raw_log = nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
+        log = raw_log.rstrip(b"\0 ").decode(errors="replace")
         if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise CompileError(format_compile_errors(log))
         get_size, get = ((nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX) if ptx else
                          (nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN))
-        err, size = get_size(prog)
-        _check_nvrtc(nvrtc, err, get_size.__name__)
-        cubin = b" " * size
-        (err,) = get(prog, cubin)
-        _check_nvrtc(nvrtc, err, get.__name__)
+        cubin = nvrtc_output(nvrtc, prog, get_size, get)
         lowered = {}
         for expression in expressions or []:
             err, name = nvrtc.nvrtcGetLoweredName(prog, expression.encode())
@@ -370,6 +363,22 @@ def compile_named(source: Path, options: list[str], expressions: list[str], *,
 def _check_nvrtc(nvrtc, err, what: str) -> None:
     if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         raise FmhactlError(f"{what} failed: {err}", ExitCode.MISSING_ENV)
+
+
+def nvrtc_output(nvrtc, prog, get_size, get) -> bytes:
+    """One of a program's NVRTC outputs (log, PTX, CUBIN: get_size and get are the pair of NVRTC
+    calls), read into a fresh writable buffer. NVRTC writes into the buffer it is handed, so that
+    buffer must never be an immutable bytes object: `b" " * size` with size 1 (an empty log is its
+    NUL alone) is CPython's one shared single-byte object b" ", and the write made it b"\0" in the
+    whole process, so every later one-byte read of a space gave 0 (torch.load's weights-only
+    unpickler read a pickled stride 32, BININT1 0x20, as 0; the CI failures of
+    test_cli_merges_segment_files in sessions 24-28)."""
+    err, size = get_size(prog)
+    _check_nvrtc(nvrtc, err, get_size.__name__)
+    buffer = bytearray(size)
+    (err,) = get(prog, buffer)
+    _check_nvrtc(nvrtc, err, get.__name__)
+    return bytes(buffer)
 
 
 def format_compile_errors(log: str) -> str:

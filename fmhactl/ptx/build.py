@@ -61,13 +61,9 @@ def nvrtc_ptx(source: Path, options: list[str]) -> str:
         encoded = [o.encode() for o in options]
         (result,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
         if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-            log = b" " * size
-            nvrtc.nvrtcGetProgramLog(prog, log)
+            log = compiler.nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
             raise CompileError(compiler.format_compile_errors(log.rstrip(b"\0 ").decode(errors="replace")))
-        _, size = nvrtc.nvrtcGetPTXSize(prog)
-        ptx = b" " * size
-        nvrtc.nvrtcGetPTX(prog, ptx)
+        ptx = compiler.nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
         return ptx.rstrip(b"\0 ").decode()
     finally:
         nvrtc.nvrtcDestroyProgram(prog)

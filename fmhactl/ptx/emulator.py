@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from fmhactl import paths
-from fmhactl.build.compiler import CompileError, _check_nvrtc, _nvrtc, format_compile_errors
+from fmhactl.build.compiler import CompileError, _check_nvrtc, _nvrtc, format_compile_errors, nvrtc_output
 
 EMU_HEADER = "tcgen05_ptx_emu.cuh"
 _SHAPE_ENUM = {"32x32b": "k32x32b", "16x64b": "k16x64b", "16x128b": "k16x128b", "16x256b": "k16x256b",
@@ -91,15 +91,9 @@ def compile_emulator(entries: list[LdStEntry], *, strict: bool = False) -> str:
         options = [o.encode() for o in emulator_options(strict)]
         (result,) = nvrtc.nvrtcCompileProgram(prog, len(options), options)
         if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            err, size = nvrtc.nvrtcGetProgramLogSize(prog)
-            log = b" " * size
-            nvrtc.nvrtcGetProgramLog(prog, log)
+            log = nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
             raise CompileError(format_compile_errors(log.rstrip(b"\0 ").decode(errors="replace")))
-        err, size = nvrtc.nvrtcGetPTXSize(prog)
-        _check_nvrtc(nvrtc, err, "nvrtcGetPTXSize")
-        ptx = b" " * size
-        (err,) = nvrtc.nvrtcGetPTX(prog, ptx)
-        _check_nvrtc(nvrtc, err, "nvrtcGetPTX")
+        ptx = nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
         return ptx.rstrip(b"\0 ").decode()
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
