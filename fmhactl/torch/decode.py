@@ -480,6 +480,15 @@ class DecodePlan:
                 first, last = max(first, c_first), min(last, c_last)
         return SplitLaunch(first, last, knobs, plain, cluster)
 
+    def launch_for(self, seq_k: int) -> SplitLaunch:
+        """The split choice for seq_k: the kept one while seq_k is in its range and the knobs are
+        unchanged, else made again (_split_launch) and kept (one tuple: a thread sees the old or
+        the new). run() and describe_launch() both read it here."""
+        launch = self.splits
+        if not (launch.first <= seq_k <= launch.last and launch.knobs == _knobs()):
+            self.splits = launch = self._split_launch(seq_k)
+        return launch
+
     def _choice(self, function: int, n_splits: int, split_keys: int, grid_y: int) -> SplitChoice:
         """A kernel's launch for n_splits over grid.y CTAs a row group (an LSE slot each)."""
         head = self.heads.get((function, grid_y))
@@ -512,9 +521,7 @@ class DecodePlan:
             return None  # the general path reports it
         if self.family_from is not None and seq_k >= self.family_from and key_ranges is None:
             return None  # the prefill family reads this cache faster (FAMILY_MIN_KV_BYTES)
-        launch = self.splits
-        if not (launch.first <= seq_k <= launch.last and launch.knobs == _knobs()):
-            self.splits = launch = self._split_launch(seq_k)  # one tuple: a thread sees the old or the new
+        launch = self.launch_for(seq_k)
         if out_bshd:
             out = torch.empty_strided(self.out_bshd_size, self.out_bshd_stride, dtype=self.dtype, device=self.device)
         else:
@@ -611,10 +618,7 @@ def describe_launch(q: torch.Tensor, k: torch.Tensor, causal: bool, scale: float
     plan = _plans.get(plan_key(q, k, causal, scale, return_lse, layout))
     if not plan:
         return None
-    seq_k = k.shape[plan.seq_dim]
-    launch = plan.splits
-    if not (launch.first <= seq_k <= launch.last and launch.knobs == _knobs()):
-        launch = plan._split_launch(seq_k)
+    launch = plan.launch_for(k.shape[plan.seq_dim])
     clustered = bool(_state["fused"]) and launch.cluster is not None
     choice = launch.cluster if clustered else launch.plain
     _, grid, _, _ = unpack_head(choice.head)
