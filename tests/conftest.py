@@ -65,3 +65,16 @@ def empty_evidence(tmp_path, monkeypatch):
     folder.mkdir(exist_ok=True)
     monkeypatch.setattr(evidence, "evidence_dir", lambda: folder)
     return folder
+
+
+@pytest.fixture(autouse=True)
+def _project_env(monkeypatch):
+    """FMHACTL_PROJECT unset in every test and restored after it: the CLI's --project (and a
+    project found from the working directory) exports it into the process, and a leftover moves
+    every later test of that worker into another project. Only tests/project restored it before;
+    an in-process --project elsewhere (tests/cli) left it set ("unknown variant 'ref' (known:
+    sm100_raw_ptx, sm100_tc5, sm90_start)" in 103 tests of one worker, CI at 36873ae)."""
+    from fmhactl import paths
+
+    monkeypatch.setenv(paths.PROJECT_ENV, "unset")
+    monkeypatch.delenv(paths.PROJECT_ENV)

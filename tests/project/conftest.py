@@ -1,5 +1,5 @@
-"""Kernel-project tests: FMHACTL_PROJECT is restored after every test (the CLI's --project
-exports it into the process, and a leftover would move later tests into another project)."""
+"""Kernel-project tests: the seeds-style fixture project (FMHACTL_PROJECT is restored after every
+test by tests/conftest.py, for every test)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fmhactl import paths
-
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "seeds_project"
-
-
-@pytest.fixture(autouse=True)
-def _project_env(monkeypatch):
-    monkeypatch.setenv(paths.PROJECT_ENV, "unset")
-    monkeypatch.delenv(paths.PROJECT_ENV)
 
 
 @pytest.fixture
