@@ -328,36 +328,74 @@ def _compile_nvrtc(source: Path, options: list[str]) -> tuple[bytes, str]:
 
 def compile_named(source: Path, options: list[str], expressions: list[str], *,
                   ptx: bool = False) -> tuple[bytes, str, dict[str, str]]:
-    """cubin (ptx=True: the PTX), log, and the lowered symbol of each C++ name expression (NVRTC
-    instantiates them: a project's `kernel = "k<{head_dim}>"`)."""
-    nvrtc = _nvrtc()
+    """cubin (ptx=True: the PTX, as NVRTC wrote it), log, and the lowered symbol of each C++ name
+    expression (NVRTC instantiates them: a project's `kernel = "k<{head_dim}>"`)."""
+    done = nvrtc_compile(source.read_bytes(), program_name(source), options, expressions=expressions or (),
+                         want="ptx" if ptx else "cubin")
+    return done.output, done.log, done.lowered
+
+
+def program_name(source: Path) -> str:
+    """The name NVRTC gives a source file in its diagnostics: project-relative where it can be
+    (format_compile_errors resolves it against the project root)."""
     try:
-        name = str(source.resolve().relative_to(paths.project_root()))
+        return str(source.resolve().relative_to(paths.project_root()))
     except ValueError:
-        name = str(source)
-    err, prog = nvrtc.nvrtcCreateProgram(source.read_bytes(), name.encode(), 0, [], [])
+        return str(source)
+
+
+@dataclass(frozen=True)
+class NvrtcOutput:
+    output: bytes                 # the PTX or CUBIN as NVRTC wrote it (PTX: with its trailing NUL)
+    log: str                      # nvrtc_text of the compile log ('' when it was empty)
+    lowered: dict[str, str]       # name expression -> the symbol NVRTC lowered it to
+
+    @property
+    def text(self) -> str:
+        """The PTX as text (want="ptx")."""
+        return nvrtc_text(self.output)
+
+
+_NVRTC_OUTPUTS = {"ptx": ("nvrtcGetPTXSize", "nvrtcGetPTX"), "cubin": ("nvrtcGetCUBINSize", "nvrtcGetCUBIN")}
+
+
+def nvrtc_compile(source: bytes, name: str, options: list[str], *, expressions: tuple[str, ...] | list[str] = (),
+                  want: str = "cubin") -> NvrtcOutput:
+    """The one NVRTC program compile: create the program, add the C++ name expressions, compile
+    with the options, read the log and the wanted output (want: "ptx" or "cubin"), fetch each
+    expression's lowered name, destroy the program (always). A failed compile is a CompileError
+    with format_compile_errors' message; a failing NVRTC call, _check_nvrtc's error."""
+    if want not in _NVRTC_OUTPUTS:
+        raise ValueError(f"nvrtc_compile: want must be one of {', '.join(_NVRTC_OUTPUTS)}, not {want!r}")
+    nvrtc = _nvrtc()
+    err, prog = nvrtc.nvrtcCreateProgram(source, name.encode(), 0, [], [])
     _check_nvrtc(nvrtc, err, "nvrtcCreateProgram")
     try:
-        for expression in expressions or []:
+        for expression in expressions:
             (err,) = nvrtc.nvrtcAddNameExpression(prog, expression.encode())
             _check_nvrtc(nvrtc, err, f"nvrtcAddNameExpression({expression})")
         encoded = [o.encode() for o in options]
         (result,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
-        raw_log = nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
-        log = raw_log.rstrip(b"\0 ").decode(errors="replace")
+        log = nvrtc_text(nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog),
+                         errors="replace")
         if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise CompileError(format_compile_errors(log))
-        get_size, get = ((nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX) if ptx else
-                         (nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN))
-        cubin = nvrtc_output(nvrtc, prog, get_size, get)
+        get_size, get = (getattr(nvrtc, call) for call in _NVRTC_OUTPUTS[want])
+        output = nvrtc_output(nvrtc, prog, get_size, get)
         lowered = {}
-        for expression in expressions or []:
-            err, name = nvrtc.nvrtcGetLoweredName(prog, expression.encode())
+        for expression in expressions:
+            err, symbol = nvrtc.nvrtcGetLoweredName(prog, expression.encode())
             _check_nvrtc(nvrtc, err, f"nvrtcGetLoweredName({expression})")
-            lowered[expression] = name.decode() if isinstance(name, bytes) else str(name)
-        return cubin, log, lowered
+            lowered[expression] = symbol.decode() if isinstance(symbol, bytes) else str(symbol)
+        return NvrtcOutput(output, log, lowered)
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+def nvrtc_text(buffer: bytes, errors: str = "strict") -> str:
+    """An NVRTC char buffer (log, PTX) as text: its trailing NUL (and padding spaces) dropped.
+    Logs decode with errors="replace" (a diagnostic may quote any byte); PTX decodes strictly."""
+    return buffer.rstrip(b"\0 ").decode(errors=errors)
 
 
 def _check_nvrtc(nvrtc, err, what: str) -> None:

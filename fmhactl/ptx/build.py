@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fmhactl import paths
 from fmhactl.build import compiler
-from fmhactl.build.compiler import BuildResult, BuildTarget, CompileError
+from fmhactl.build.compiler import BuildResult, BuildTarget
 from fmhactl.build.hashing import source_hash
 from fmhactl.ptx import emulator, linker
 from fmhactl.registry import Variant
@@ -36,10 +36,10 @@ def native_ptx_named(variant: Variant) -> tuple[str, dict[str, str]]:
 
         raise BadInput(f"variant {variant.name} has no {NATIVE_ARCH} build: the PTX path runs sm100 variants only")
     options = [o for o in compiler._options(variant, BuildTarget(NATIVE_ARCH)) if "ptxas" not in o]
-    if not variant.name_expressions:
-        return nvrtc_ptx(variant.source_path, options), {}
-    ptx, _, lowered = compiler.compile_named(variant.source_path, options, variant.entries(), ptx=True)
-    return ptx.rstrip(b"\0 ").decode(), lowered
+    source = variant.source_path
+    done = compiler.nvrtc_compile(source.read_bytes(), compiler.program_name(source), options,
+                                  expressions=variant.entries() if variant.name_expressions else (), want="ptx")
+    return done.text, done.lowered
 
 
 def cu_ptx(source: Path) -> str:
@@ -50,23 +50,8 @@ def cu_ptx(source: Path) -> str:
 
 
 def nvrtc_ptx(source: Path, options: list[str]) -> str:
-    nvrtc = compiler._nvrtc()
-    try:
-        name = str(source.resolve().relative_to(paths.project_root()))
-    except ValueError:
-        name = str(source)
-    err, prog = nvrtc.nvrtcCreateProgram(source.read_bytes(), name.encode(), 0, [], [])
-    compiler._check_nvrtc(nvrtc, err, "nvrtcCreateProgram")
-    try:
-        encoded = [o.encode() for o in options]
-        (result,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
-        if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            log = compiler.nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
-            raise CompileError(compiler.format_compile_errors(log.rstrip(b"\0 ").decode(errors="replace")))
-        ptx = compiler.nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
-        return ptx.rstrip(b"\0 ").decode()
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
+    """The PTX of a .cu file through NVRTC with these options (CompileError on a failed compile)."""
+    return compiler.nvrtc_compile(source.read_bytes(), compiler.program_name(source), options, want="ptx").text
 
 
 def _key(variant: Variant, src_hash: str, toolchain: str, strict: bool) -> str:

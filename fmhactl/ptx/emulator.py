@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from fmhactl import paths
-from fmhactl.build.compiler import CompileError, _check_nvrtc, _nvrtc, format_compile_errors, nvrtc_output
+from fmhactl.build.compiler import nvrtc_compile
 
 EMU_HEADER = "tcgen05_ptx_emu.cuh"
 _SHAPE_ENUM = {"32x32b": "k32x32b", "16x64b": "k16x64b", "16x128b": "k16x128b", "16x256b": "k16x256b",
@@ -83,20 +83,8 @@ def emulator_options(strict: bool = False) -> list[str]:
 
 def compile_emulator(entries: list[LdStEntry], *, strict: bool = False) -> str:
     """Relocatable sm_90a PTX of the emulator entry points (CompileError with the log on failure)."""
-    nvrtc = _nvrtc()
-    source = emulator_source(entries).encode()
-    err, prog = nvrtc.nvrtcCreateProgram(source, b"tc5ptx_emulator.cu", 0, [], [])
-    _check_nvrtc(nvrtc, err, "nvrtcCreateProgram")
-    try:
-        options = [o.encode() for o in emulator_options(strict)]
-        (result,) = nvrtc.nvrtcCompileProgram(prog, len(options), options)
-        if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            log = nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog)
-            raise CompileError(format_compile_errors(log.rstrip(b"\0 ").decode(errors="replace")))
-        ptx = nvrtc_output(nvrtc, prog, nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
-        return ptx.rstrip(b"\0 ").decode()
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
+    return nvrtc_compile(emulator_source(entries).encode(), "tc5ptx_emulator.cu", emulator_options(strict),
+                         want="ptx").text
 
 
 def prototypes(emulator_ptx: str) -> dict[str, Prototype]:
