@@ -87,6 +87,20 @@ CLUSTER_BALANCE_DIVISOR = 2
 CLUSTER_MIN_SHARE = (7, 8)
 CLUSTER_HEAVY_MERGE_ROWS = 256
 CLUSTER_HEAVY_MIN_SHARE = (3, 4)
+# Short caches over few KV heads leave the cluster kernel's grid small (b1 h8:1 S4k: 24 CTAs of 192
+# keys), each CTA a launch, a short key loop and the merges, mostly latency. Below CLUSTER_MIN_CTAS
+# CTAs the cluster kernel also tries splits down to CLUSTER_SHORT_SPLIT_KEYS keys with the balance
+# divided by CLUSTER_SHORT_DIVISOR, its grid capped near CLUSTER_MIN_CTAS, and takes that choice
+# where it has more splits: H200, ncu, one profiled call each (session 29): b1 h8:1 T1 S4k 64 CTAs
+# 10.24 us against 24 CTAs 11.42 (32 CTAs: 10.66), S8k 64 against 32 CTAs 10.72 against 11.71
+# (48: 11.14); grids already at 64 CTAs or more were no faster with more (b1 h8:1 S32k, 176 against
+# 64 CTAs, 15.42 against 14.53 us; b1 h16:2 S16k 176 against 96, 14.05 against 13.66). This rule
+# against the one before (call 7): S4k 10.05 / 11.33 us, S16k 11.84 / 12.90, b1 h16:2 S4k 10.53 /
+# 11.14, hd256 S8k 14.94 / 17.63, T4 S4k 11.78 / 12.74 (events, 3 rounds: the same direction but
+# b1 h8:1 S8k, 14.0 / 13.3 us).
+CLUSTER_MIN_CTAS = 64
+CLUSTER_SHORT_SPLIT_KEYS = SPLIT_KEY_MULTIPLE
+CLUSTER_SHORT_DIVISOR = 16
 SPLITS_ENV = "FMHACTL_DECODE_SPLITS"  # "CTAS_PER_SM,MIN_SPLIT_KEYS": the split heuristic's two knobs (tuning runs)
 MAX_GRID_Z = 65535  # grid.z = batch * heads_kv
 # MHA decode (heads == KV heads) over a large cache with at least a wave of (batch, head) pairs
@@ -189,7 +203,7 @@ def balanced_splits(seq_k: int, rows: int, divisor: int = 1) -> int:
 
 def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int,
                   resident: int = 0, rows: int = ROWS_PER_CTA, divisor: int = 1,
-                  cap_limit: int = MAX_SPLITS) -> tuple[int, int]:
+                  cap_limit: int = MAX_SPLITS, min_keys: int | None = None) -> tuple[int, int]:
     """(n_splits, split_keys): enough splits for about CTAS_PER_SM CTAs per SM, none shorter than
     MIN_SPLIT_KEYS keys (a multiple of SPLIT_KEY_MULTIPLE), at most MAX_SPLITS and at most
     balanced_splits(seq_k, rows) (rows: the valid packed rows of a row group); every split non-empty.
@@ -199,8 +213,10 @@ def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: 
     kernel holds only CTAS_PER_SM a SM (the hd128 ring: 2), the few CTAs past the wave would run
     alone at a fraction of the bandwidth, so the count is rounded down to what fits in one wave
     (4 splits of twice the keys) unless no split at all fits. divisor: balanced_splits'; cap_limit:
-    a further cap on the count (the cluster kernel's co-resident clusters)."""
-    n = min(_split_cap(batch, heads_kv, groups, sm_count, resident, cap_limit), max(1, -(-seq_k // MIN_SPLIT_KEYS)),
+    a further cap on the count (the cluster kernel's co-resident clusters); min_keys: the shortest
+    split instead of MIN_SPLIT_KEYS (the cluster kernel's short splits)."""
+    shortest = MIN_SPLIT_KEYS if min_keys is None else min_keys
+    n = min(_split_cap(batch, heads_kv, groups, sm_count, resident, cap_limit), max(1, -(-seq_k // shortest)),
             balanced_splits(seq_k, rows, divisor))
     split_keys = -(-seq_k // n)
     split_keys = -(-split_keys // SPLIT_KEY_MULTIPLE) * SPLIT_KEY_MULTIPLE
@@ -220,14 +236,14 @@ def _split_cap(batch: int, heads_kv: int, groups: int, sm_count: int, resident: 
 
 def split_range(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int,
                 resident: int = 0, rows: int = ROWS_PER_CTA, divisor: int = 1,
-                cap_limit: int = MAX_SPLITS) -> tuple[int, int, int, int]:
+                cap_limit: int = MAX_SPLITS, min_keys: int | None = None) -> tuple[int, int, int, int]:
     """(n_splits, split_keys, first, last): choose_splits' answer for seq_k >= 1, and KV lengths
     first <= seq_k <= last that all get that same answer (the other arguments and the two knobs
     unchanged). A greedy step's cache grows by one key, so a plan keeps the answer and its launch
     until the length leaves the range (DecodePlan.run): about every split_keys steps.
 
     With everything but seq_k fixed, choose_splits is ceilings of seq_k in turn, each constant on
-    an interval of seq_k once the one before it is fixed (c = _split_cap, MIN = MIN_SPLIT_KEYS,
+    an interval of seq_k once the one before it is fixed (c = _split_cap, MIN = min_keys or MIN_SPLIT_KEYS,
     M = SPLIT_KEY_MULTIPLE, q = balanced_splits' quantum; ceil(ceil(a / b) / c) = ceil(a / (b c))):
       n = min(c, b, m), b = ceil(seq_k / MIN) = b on ((b - 1) MIN, b MIN], m = balanced_splits =
           m on ((m - 1)^2 q, m^2 q]; b and m never fall as seq_k grows, so n keeps its value from
@@ -237,19 +253,21 @@ def split_range(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: in
       n_splits = ceil(seq_k / split_keys) = t: on ((t - 1) split_keys, t split_keys].
     The intersection of the intervals around seq_k fixes n, then split_keys, then n_splits: that
     is the range returned (tests/torch/test_decode_cpu.py holds it to choose_splits key by key)."""
-    n_splits, split_keys = choose_splits(batch, heads_kv, groups, seq_k, sm_count, resident, rows, divisor, cap_limit)
+    n_splits, split_keys = choose_splits(batch, heads_kv, groups, seq_k, sm_count, resident, rows, divisor, cap_limit,
+                                         min_keys)
     cap = _split_cap(batch, heads_kv, groups, sm_count, resident, cap_limit)
-    by_length = -(-seq_k // MIN_SPLIT_KEYS)
+    shortest = MIN_SPLIT_KEYS if min_keys is None else min_keys
+    by_length = -(-seq_k // shortest)
     balanced = balanced_splits(seq_k, rows, divisor)
     quantum = _quantum(rows, divisor)
     n = min(cap, by_length, balanced)
     span = n * SPLIT_KEY_MULTIPLE
     j = -(-seq_k // span)
-    first = max((n - 1) * MIN_SPLIT_KEYS + 1, (n - 1) ** 2 * quantum + 1, (j - 1) * span + 1,
+    first = max((n - 1) * shortest + 1, (n - 1) ** 2 * quantum + 1, (j - 1) * span + 1,
                 (n_splits - 1) * split_keys + 1)
     last = min(j * span, n_splits * split_keys)
     if cap > n:  # else every longer cache takes the cap too
-        ends = [by_length * MIN_SPLIT_KEYS] if by_length == n else []
+        ends = [by_length * shortest] if by_length == n else []
         ends += [balanced ** 2 * quantum] if balanced == n else []
         last = min(last, max(ends))
     return n_splits, split_keys, first, last
@@ -398,7 +416,8 @@ def _knobs() -> tuple:
     """The module's split knobs, read per call (tuning runs and tests set them): a plain tuple, the
     cheapest thing to compare on the launch path."""
     return (CTAS_PER_SM, MIN_SPLIT_KEYS, CLUSTER_MIN_SPLITS, CLUSTER_BALANCE_DIVISOR, CLUSTER_MIN_SHARE,
-            CLUSTER_MIN_PARTIAL_ROWS, CLUSTER_HEAVY_MERGE_ROWS, CLUSTER_HEAVY_MIN_SHARE)
+            CLUSTER_MIN_PARTIAL_ROWS, CLUSTER_HEAVY_MERGE_ROWS, CLUSTER_HEAVY_MIN_SHARE, CLUSTER_MIN_CTAS,
+            CLUSTER_SHORT_SPLIT_KEYS, CLUSTER_SHORT_DIVISOR)
 
 
 @dataclass(eq=False)
@@ -458,10 +477,12 @@ class DecodePlan:
         cluster kernel's where the plain merge would read CLUSTER_MIN_PARTIAL_ROWS partial rows or
         more and the cluster kernel has CLUSTER_MIN_SPLITS splits or more within the clusters the GPU
         holds at once, on CLUSTER_MIN_SHARE of the plain kernel's CTAs or more (CLUSTER_HEAVY_MIN_SHARE
-        where the plain merge reads CLUSTER_HEAVY_MERGE_ROWS rows or more; both valid on the returned
-        range, the intersection of theirs)."""
+        where the plain merge reads CLUSTER_HEAVY_MERGE_ROWS rows or more), with splits down to
+        CLUSTER_SHORT_SPLIT_KEYS keys where its grid would have fewer than CLUSTER_MIN_CTAS CTAs; every
+        answer valid on the returned range, the intersection of theirs."""
         knobs = _knobs()  # read first: a change while this runs refills it
-        _, _, min_splits, divisor, share_light, min_rows, heavy_rows, share_heavy = knobs
+        _, _, min_splits, divisor, share_light, min_rows, heavy_rows, share_heavy, min_ctas, short_keys, \
+            short_divisor = knobs
         batch_heads, groups = self.base_ctas
         resident = RESIDENT_CTAS[self.head_dim]
         n_splits, split_keys, first, last = split_range(batch_heads, 1, groups, seq_k, self.sm_count, resident,
@@ -473,6 +494,14 @@ class DecodePlan:
         if cluster_cap >= max(2, min_splits) and partial_rows >= min_rows:
             n, keys, c_first, c_last = split_range(batch_heads, 1, groups, seq_k, self.sm_count, resident,
                                                    self.group_rows, divisor, cluster_cap)
+            row_groups = batch_heads * groups
+            if -(-n // CLUSTER) * CLUSTER * row_groups < min_ctas:  # few CTAs: shorter splits if they give more
+                short_cap = min(cluster_cap, -(-min_ctas // (row_groups * CLUSTER)) * CLUSTER)
+                s_n, s_keys, s_first, s_last = split_range(batch_heads, 1, groups, seq_k, self.sm_count, resident,
+                                                           self.group_rows, short_divisor, short_cap, short_keys)
+                c_first, c_last = max(c_first, s_first), min(c_last, s_last)  # both answers hold there
+                if s_n > n:
+                    n, keys = s_n, s_keys
             grid_y = -(-n // CLUSTER) * CLUSTER
             share = share_heavy if partial_rows >= heavy_rows else share_light
             if n >= max(2, min_splits) and grid_y * share[1] >= n_splits * share[0]:

@@ -226,6 +226,13 @@ def test_the_fused_merge_takes_the_cluster_kernel_where_it_has_enough_splits(hea
         n, per = decode.choose_splits(heads_kv, 1, 1, length, 132, resident, rows=8)
         n_c, per_c = decode.choose_splits(heads_kv, 1, 1, length, 132, resident, 8, decode.CLUSTER_BALANCE_DIVISOR,
                                           max(1, cap))
+        if -(-n_c // c) * c * heads_kv < decode.CLUSTER_MIN_CTAS:  # a small grid: the short splits where more
+            short_cap = min(cap, -(-decode.CLUSTER_MIN_CTAS // (heads_kv * c)) * c)
+            s_n, s_per = decode.choose_splits(heads_kv, 1, 1, length, 132, resident, 8, decode.CLUSTER_SHORT_DIVISOR,
+                                              max(1, short_cap), decode.CLUSTER_SHORT_SPLIT_KEYS)
+            if s_n > n_c:
+                n_c, per_c = s_n, s_per
+                seen.add("short")
         heavy = n * 8 >= decode.CLUSTER_HEAVY_MERGE_ROWS
         share_num, share_den = decode.CLUSTER_HEAVY_MIN_SHARE if heavy else decode.CLUSTER_MIN_SHARE
         clustered = (cap >= decode.CLUSTER_MIN_SPLITS and n_c >= decode.CLUSTER_MIN_SPLITS
@@ -245,8 +252,12 @@ def test_the_fused_merge_takes_the_cluster_kernel_where_it_has_enough_splits(hea
             assert decode._counters[(None, 7)][-1].numel() >= c * heads_kv
     if cap < decode.CLUSTER_MIN_SPLITS:  # fewer clusters than KV heads: never the cluster kernel
         assert (True, True) not in seen
-    if max_clusters >= 30:  # room for every cluster: some lengths take it
+    if max_clusters >= 30:  # room for every cluster: some lengths take it, and short splits where few CTAs
         assert (True, True) in seen
+        assert "short" in seen
+    if (heads_kv, max_clusters) == (1, 30):  # b1 h8:1 S4k: 64 CTAs of 64 keys, not 24 of 192 (session 29)
+        function, grid, _, _, _, split = driver.launches[lengths.index(4096)]
+        assert (function, grid, split.n_splits, split.split_keys) == (33, (1, 64, 1), 64, 64)
     assert (False, False) in seen  # one split: no merge at all
     monkeypatch.setattr(decode, "_capturing", lambda device: True)  # a new stream, no spare: the merge launch
     kv = _kv_cache(1, heads_kv, 32768, 40000)
@@ -488,14 +499,14 @@ def test_fragment_mapping_computes_q_kt_and_p_v(head_dim, dim):
 
 
 def _choose_splits_as_written(batch, heads_kv, groups, seq_k, sm_count, resident=0, rows=16, divisor=1,
-                              cap_limit=256):
+                              cap_limit=256, min_keys=None):
     """choose_splits as it read before split_range shared its cap (_split_cap), with the balance
     term counted up by squares (not isqrt): the sweeps' reference."""
     base = max(1, batch * heads_kv * groups)
     wanted = -(-decode.CTAS_PER_SM * max(1, sm_count) // base)
     if resident > 0:
         wanted = min(wanted, max(1, resident * max(1, sm_count) // base))
-    by_length = max(1, -(-seq_k // decode.MIN_SPLIT_KEYS))
+    by_length = max(1, -(-seq_k // (decode.MIN_SPLIT_KEYS if min_keys is None else min_keys)))
     balanced = 1
     while balanced * balanced * max(1, decode.BALANCE_KEYS_PER_ROW * max(rows, decode.BALANCE_MIN_ROWS) // divisor) \
             < seq_k:
@@ -516,15 +527,17 @@ def test_split_range_holds_the_split_choice_for_every_length_in_it(knobs, monkey
         monkeypatch.setattr(decode, "CTAS_PER_SM", knobs[0])
         monkeypatch.setattr(decode, "MIN_SPLIT_KEYS", knobs[1])
     limit = 6000
-    # (..., divisor, cap_limit): the cluster kernel's balance and its co-resident clusters' cap too
-    for batch, heads_kv, groups, sms, resident, rows, divisor, cap_limit in [
-            (1, 4, 1, 132, 3, 4, 1, 256), (1, 1, 1, 132, 0, 16, 1, 256), (1, 8, 1, 132, 2, 4, 1, 256),
-            (8, 8, 1, 132, 2, 8, 1, 256), (2, 2, 9, 66, 1, 16, 1, 256), (64, 32, 8, 132, 3, 16, 1, 256),
-            (1, 2, 1, 1, 0, 1, 1, 256), (3, 1, 2, 132, 1, 12, 1, 256), (1, 1, 1, 132, 0, 1, 1, 256),
-            (1, 1, 1, 132, 2, 8, 2, 256), (1, 4, 1, 132, 2, 16, 2, 56), (2, 2, 1, 132, 1, 4, 4, 24),
-            (1, 1, 1, 132, 2, 1, 64, 8)]:
+    # (..., divisor, cap_limit, min_keys): the cluster kernel's balance, its co-resident clusters'
+    # cap and its short splits (CLUSTER_SHORT_*) too
+    for batch, heads_kv, groups, sms, resident, rows, divisor, cap_limit, min_keys in [
+            (1, 4, 1, 132, 3, 4, 1, 256, None), (1, 1, 1, 132, 0, 16, 1, 256, None), (1, 8, 1, 132, 2, 4, 1, 256, None),
+            (8, 8, 1, 132, 2, 8, 1, 256, None), (2, 2, 9, 66, 1, 16, 1, 256, None),
+            (64, 32, 8, 132, 3, 16, 1, 256, None), (1, 2, 1, 1, 0, 1, 1, 256, None),
+            (3, 1, 2, 132, 1, 12, 1, 256, None), (1, 1, 1, 132, 0, 1, 1, 256, None), (1, 1, 1, 132, 2, 8, 2, 256, None),
+            (1, 4, 1, 132, 2, 16, 2, 56, None), (2, 2, 1, 132, 1, 4, 4, 24, None), (1, 1, 1, 132, 2, 1, 64, 8, None),
+            (1, 1, 1, 132, 2, 8, 16, 64, 64), (1, 2, 1, 132, 2, 8, 16, 32, 64), (1, 1, 2, 132, 2, 16, 16, 40, 192)]:
         answers = [None] + [_choose_splits_as_written(batch, heads_kv, groups, n, sms, resident, rows, divisor,
-                                                      cap_limit) for n in range(1, limit + 2)]
+                                                      cap_limit, min_keys) for n in range(1, limit + 2)]
         run_start = [0] * (limit + 2)  # the first length of the run of equal answers each length is in
         for n in range(2, limit + 2):
             run_start[n] = run_start[n - 1] if answers[n] == answers[n - 1] else n
@@ -535,15 +548,15 @@ def test_split_range_holds_the_split_choice_for_every_length_in_it(knobs, monkey
             run_end[n] = run_end[n + 1] if answers[n] == answers[n + 1] else n
         for seq_k in range(1, limit + 1):
             n_splits, split_keys, first, last = decode.split_range(batch, heads_kv, groups, seq_k, sms, resident,
-                                                                   rows, divisor, cap_limit)
+                                                                   rows, divisor, cap_limit, min_keys)
             assert (n_splits, split_keys) == answers[seq_k] == decode.choose_splits(batch, heads_kv, groups, seq_k,
                                                                                    sms, resident, rows, divisor,
-                                                                                   cap_limit)
+                                                                                   cap_limit, min_keys)
             assert run_start[seq_k] <= first <= seq_k <= last
             assert last <= run_end[seq_k] or run_end[seq_k] == limit + 1, (batch, heads_kv, groups, seq_k)
             if last > limit:  # past the sweep: the same answer up to the range's end
                 assert all(_choose_splits_as_written(batch, heads_kv, groups, n, sms, resident, rows, divisor,
-                                                     cap_limit) == answers[seq_k]
+                                                     cap_limit, min_keys) == answers[seq_k]
                            for n in range(limit + 1, last + 1)), (batch, heads_kv, groups, seq_k, last)
 
 

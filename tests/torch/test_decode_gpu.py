@@ -28,7 +28,8 @@ CASES = (
     (4, 16, 4, 2, 32768, 64, True, "bshd", "f16", 0),       # hd64 splits of ~2k keys: each warp's ring wraps
     (1, 16, 1, 1, 40000, 256, False, "bshd", "bf16", 0),    # 16 rows x hd256, ~36 splits: the merge's staging ring wraps
     (1, 32, 8, 4, 32768, 128, True, "bshd", "bf16", 0),     # 16 rows x hd128 per group, many splits: staged in rounds
-    (1, 16, 1, 1, 900, 128, False, "bhsd", "bf16", 0),      # the cluster kernel: one cluster holds every split
+    (1, 16, 1, 1, 900, 128, False, "bhsd", "bf16", 0),      # the cluster kernel's short splits: 15 of 64 keys, 2 clusters
+    (1, 16, 1, 1, 500, 128, False, "bhsd", "bf16", 0),      # the cluster kernel: one cluster holds every split
 )
 
 
@@ -123,8 +124,9 @@ def test_decode_path_matches_explicit_math(case, combine):
 
 
 def test_the_cases_take_every_merge():
-    """CASES reach one split, the plain kernel's splits and the cluster kernel's on this GPU (the
-    cluster kernel's choice depends on the clusters it holds at once)."""
+    """CASES reach one split, the plain kernel's splits and the cluster kernel's on this GPU, with one
+    cluster (O written by the cluster merge) and with several (the clusters' second-level merge);
+    the cluster kernel's choice depends on the clusters it holds at once."""
     import torch
 
     import fmhactl.torch as ft
@@ -136,8 +138,11 @@ def test_the_cases_take_every_merge():
         with torch.no_grad():
             ft.attention(q, k, v, causal=case[6], layout=case[7], return_lse=True)
         launch = decode._plans[decode.plan_key(q, k, case[6], None, True, case[7])].splits
-        kinds.add("cluster" if launch.cluster is not None else "split" if launch.plain.n_splits > 1 else "one")
-    assert kinds == {"one", "split", "cluster"}
+        if launch.cluster is not None:
+            kinds.add("one cluster" if launch.cluster.n_splits <= decode.CLUSTER else "clusters")
+        else:
+            kinds.add("split" if launch.plain.n_splits > 1 else "one")
+    assert kinds == {"one", "split", "one cluster", "clusters"}
 
 
 def test_dispatcher_path_and_opcheck_take_the_decode_kernels():
