@@ -9,7 +9,6 @@ set -u -o pipefail
 source scripts/device/steps.sh
 device_start cluster28 540 "${1:-}"
 STEPS=${STEPS:-"tests sanitizer ncu"}
-has() { [[ " $STEPS " == *" $1 "* ]]; }
 export RULE_plain="d.CLUSTER_MIN_SPLITS = 1 << 30"
 export RULE_d1="d.CLUSTER_BALANCE_DIVISOR = 1"
 export RULE_d4="d.CLUSTER_BALANCE_DIVISOR = 4"

@@ -25,6 +25,8 @@ device_start() {
   log "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null)"
 }
 left() { echo $(( BUDGET - ($(date +%s) - start) )); }
+# has STEP: whether STEP is one of the words of $STEPS (the steps a script was asked to run)
+has() { [[ " ${STEPS:-} " == *" $1 "* ]]; }
 log() { echo "[+$(( $(date +%s) - start ))s] $*" | tee -a "$RAW/device.log"; }
 # run NAME MAX_SECONDS CMD...: bounded by min(MAX, time left - STEP_RESERVE); stdout to
 # $RAW/NAME.out, stderr to $RAW/NAME.err
