@@ -30,11 +30,20 @@ def tests_run_before(request) -> list[str]:
     return request.config.stash.get(_RUN_ORDER, [])[:-1]
 
 
+HEAVY_ENV = "FMHACTL_HEAVY_TESTS"
+
+
 def pytest_collection_modifyitems(config, items):
+    import os
+
     skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    skip_heavy = pytest.mark.skip(reason=f"heavy (minutes of compiling): {HEAVY_ENV}=1 runs it")
+    heavy = os.environ.get(HEAVY_ENV) == "1"
     for item in items:
         if "gpu" in item.keywords and not _gpu_available():
             item.add_marker(skip)
+        if "heavy" in item.keywords and not heavy:
+            item.add_marker(skip_heavy)
 
 
 @pytest.fixture(scope="session")

@@ -64,6 +64,7 @@ def test_targets_for_arch_choices():
     assert targets_for(emulated, "sm_80") == []
 
 
+@pytest.mark.heavy  # builds every variant for every arch (~2.5 min on 2 cores); scripts/main.sh does too
 def test_cli_build_all_twice_is_all_cache_hits():
     cmd = [sys.executable, "-m", "fmhactl", "build", "--all", "--json"]
     subprocess.run(cmd, check=True, capture_output=True)

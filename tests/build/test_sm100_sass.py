@@ -42,6 +42,7 @@ def test_emulated_build_has_no_tcgen05_instructions(variant):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # ~3.5 min of ptxas on 2 cores
 def test_strict_emulated_build_with_topk_compiles(monkeypatch):
     """sm100_tma_s2_tmem with FMHA_TOPK through the strict emulator (sm_90a; ptxas -O0 keeps it to
     minutes): the gather's cp.async stays, the tcgen05 instructions are emulated away."""
