@@ -36,10 +36,9 @@ def native_ptx_named(variant: Variant) -> tuple[str, dict[str, str]]:
 
         raise BadInput(f"variant {variant.name} has no {NATIVE_ARCH} build: the PTX path runs sm100 variants only")
     options = [o for o in compiler._options(variant, BuildTarget(NATIVE_ARCH)) if "ptxas" not in o]
-    source = variant.source_path
-    done = compiler.nvrtc_compile(source.read_bytes(), compiler.program_name(source), options,
-                                  expressions=variant.entries() if variant.name_expressions else (), want="ptx")
-    return done.text, done.lowered
+    ptx, _, lowered = compiler.compile_named(variant.source_path, options,
+                                             variant.entries() if variant.name_expressions else [], ptx=True)
+    return compiler.nvrtc_text(ptx), lowered
 
 
 def cu_ptx(source: Path) -> str:
@@ -51,7 +50,7 @@ def cu_ptx(source: Path) -> str:
 
 def nvrtc_ptx(source: Path, options: list[str]) -> str:
     """The PTX of a .cu file through NVRTC with these options (CompileError on a failed compile)."""
-    return compiler.nvrtc_compile(source.read_bytes(), compiler.program_name(source), options, want="ptx").text
+    return compiler.nvrtc_text(compiler.compile_named(source, options, [], ptx=True)[0])
 
 
 def _key(variant: Variant, src_hash: str, toolchain: str, strict: bool) -> str:

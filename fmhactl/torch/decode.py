@@ -495,14 +495,15 @@ class DecodePlan:
             n, keys, c_first, c_last = split_range(batch_heads, 1, groups, seq_k, self.sm_count, resident,
                                                    self.group_rows, divisor, cluster_cap)
             row_groups = batch_heads * groups
-            if -(-n // CLUSTER) * CLUSTER * row_groups < min_ctas:  # few CTAs: shorter splits if they give more
+            grid_y = -(-n // CLUSTER) * CLUSTER
+            if grid_y * row_groups < min_ctas:  # few CTAs: shorter splits if they give more
                 short_cap = min(cluster_cap, -(-min_ctas // (row_groups * CLUSTER)) * CLUSTER)
                 s_n, s_keys, s_first, s_last = split_range(batch_heads, 1, groups, seq_k, self.sm_count, resident,
                                                            self.group_rows, short_divisor, short_cap, short_keys)
                 c_first, c_last = max(c_first, s_first), min(c_last, s_last)  # both answers hold there
                 if s_n > n:
                     n, keys = s_n, s_keys
-            grid_y = -(-n // CLUSTER) * CLUSTER
+                    grid_y = -(-n // CLUSTER) * CLUSTER
             share = share_heavy if partial_rows >= heavy_rows else share_light
             if n >= max(2, min_splits) and grid_y * share[1] >= n_splits * share[0]:
                 cluster = self._choice(self.cluster_fn, n, keys, grid_y)
