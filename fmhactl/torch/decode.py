@@ -201,6 +201,11 @@ def balanced_splits(seq_k: int, rows: int, divisor: int = 1) -> int:
     return math.isqrt(blocks - 1) + 1
 
 
+def _shortest_split(min_keys: int | None) -> int:
+    """The shortest split choose_splits allows: min_keys, or MIN_SPLIT_KEYS (read per call: tuning sets it)."""
+    return MIN_SPLIT_KEYS if min_keys is None else min_keys
+
+
 def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: int,
                   resident: int = 0, rows: int = ROWS_PER_CTA, divisor: int = 1,
                   cap_limit: int = MAX_SPLITS, min_keys: int | None = None) -> tuple[int, int]:
@@ -215,7 +220,7 @@ def choose_splits(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: 
     (4 splits of twice the keys) unless no split at all fits. divisor: balanced_splits'; cap_limit:
     a further cap on the count (the cluster kernel's co-resident clusters); min_keys: the shortest
     split instead of MIN_SPLIT_KEYS (the cluster kernel's short splits)."""
-    shortest = MIN_SPLIT_KEYS if min_keys is None else min_keys
+    shortest = _shortest_split(min_keys)
     n = min(_split_cap(batch, heads_kv, groups, sm_count, resident, cap_limit), max(1, -(-seq_k // shortest)),
             balanced_splits(seq_k, rows, divisor))
     split_keys = -(-seq_k // n)
@@ -256,7 +261,7 @@ def split_range(batch: int, heads_kv: int, groups: int, seq_k: int, sm_count: in
     n_splits, split_keys = choose_splits(batch, heads_kv, groups, seq_k, sm_count, resident, rows, divisor, cap_limit,
                                          min_keys)
     cap = _split_cap(batch, heads_kv, groups, sm_count, resident, cap_limit)
-    shortest = MIN_SPLIT_KEYS if min_keys is None else min_keys
+    shortest = _shortest_split(min_keys)
     by_length = -(-seq_k // shortest)
     balanced = balanced_splits(seq_k, rows, divisor)
     quantum = _quantum(rows, divisor)
