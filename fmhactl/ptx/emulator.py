@@ -7,11 +7,17 @@ the existing emulator), then compiled by NVRTC for sm_90a with -rdc so that nvJi
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from fmhactl import paths
-from fmhactl.build.compiler import nvrtc_compile
+from fmhactl.build.compiler import CACHE_SCHEMA, _atomic_write, _key_lock, nvrtc_compile, nvrtc_version
+from fmhactl.build.hashing import source_hash
+from fmhactl.errors import FmhactlError, MissingEnvironment
 
 EMU_HEADER = "tcgen05_ptx_emu.cuh"
 _SHAPE_ENUM = {"32x32b": "k32x32b", "16x64b": "k16x64b", "16x128b": "k16x128b", "16x256b": "k16x256b",
@@ -81,10 +87,61 @@ def emulator_options(strict: bool = False) -> list[str]:
             f"-I{paths.kernels_dir()}", f"-I{paths.kernels_dir() / 'common'}"]
 
 
+# Every PTX-path link compiles the emulator (9 s fast, 18 s strict on a CPU core), and its PTX is the
+# same for every module that needs the same entry points: `cache/ptx-emulator/<key>.ptx`, keyed by
+# the generated source, the options, every emulator header and NVRTC's version (content only, so
+# projects, processes and test workers may share it), checked against its recorded sha256 when read.
+EMU_CACHE = "ptx-emulator"
+
+
 def compile_emulator(entries: list[LdStEntry], *, strict: bool = False) -> str:
-    """Relocatable sm_90a PTX of the emulator entry points (CompileError with the log on failure)."""
-    return nvrtc_compile(emulator_source(entries).encode(), "tc5ptx_emulator.cu", emulator_options(strict),
-                         want="ptx").text
+    """Relocatable sm_90a PTX of the emulator entry points (CompileError with the log on failure),
+    from the build cache when it holds them (no usable cache folder: compiled each time)."""
+    source, options = emulator_source(entries), emulator_options(strict)
+    try:
+        ptx_path = paths.cache_dir() / EMU_CACHE / f"{_emulator_key(source, options)}.ptx"
+    except FmhactlError:  # no usable work folder: `ptx link FILE` never needed one
+        return _compile(source, options)
+    if (cached := _cached_emulator(ptx_path)) is not None:
+        return cached
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(_key_lock(ptx_path))  # concurrent links of one key compile once
+        except MissingEnvironment:
+            return _compile(source, options)
+        if (cached := _cached_emulator(ptx_path)) is not None:
+            return cached
+        text = _compile(source, options)
+        data = text.encode()
+        try:  # the PTX first, its meta last: a reader sees a matching pair or a miss
+            _atomic_write(ptx_path, data)
+            _atomic_write(ptx_path.with_suffix(".json"),
+                          json.dumps({"ptx_sha256": hashlib.sha256(data).hexdigest()}).encode())
+        except MissingEnvironment:
+            pass  # not stored; the PTX is still good
+        return text
+
+
+def _compile(source: str, options: list[str]) -> str:
+    return nvrtc_compile(source.encode(), "tc5ptx_emulator.cu", options, want="ptx").text
+
+
+def _emulator_key(source: str, options: list[str]) -> str:
+    blob = json.dumps([CACHE_SCHEMA, EMU_CACHE, source, [o for o in options if not o.startswith("-I")],
+                       source_hash(paths.kernels_dir() / "common" / EMU_HEADER), nvrtc_version()])
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def _cached_emulator(ptx_path: Path) -> str | None:
+    """The cached PTX if it is there and matches the sha256 its meta records; else None (compile)."""
+    try:
+        recorded = json.loads(ptx_path.with_suffix(".json").read_text(encoding="utf-8"))["ptx_sha256"]
+        data = ptx_path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != recorded:
+            return None
+        return data.decode()
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return None
 
 
 def prototypes(emulator_ptx: str) -> dict[str, Prototype]:
