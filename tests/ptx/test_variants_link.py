@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from fmhactl.ptx import linker, parser
@@ -11,13 +13,19 @@ from fmhactl.registry import load_registry
 SM100 = sorted(name for name, v in load_registry().items() if "sm_100a" in v.archs and "sm_90a" in v.emulated_on)
 
 
+@functools.cache
+def native(name: str) -> str:
+    """A variant's native PTX, compiled once for both tests (the fast and the strict link)."""
+    return native_ptx(load_registry()[name])
+
+
 def test_the_family_has_sm100_variants():
     assert len(SM100) >= 6
 
 
 @pytest.mark.parametrize("name", SM100)
 def test_native_ptx_rewrites_and_links_for_sm90(name):
-    text = native_ptx(load_registry()[name])
+    text = native(name)
     module = parser.parse(text, name)
     assert module.targets[0] == "sm_100a" and len(module.instructions) > 100
     unhandled = [i for i in module.instructions if parser.rule_of(i) is not None]
@@ -33,7 +41,7 @@ def test_native_ptx_rewrites_and_links_for_sm90(name):
 def test_native_ptx_rewrites_and_links_for_the_strict_emulator(name):
     """--emulate native --emulation strict: 0 unhandled instructions, the strict emulator linked in,
     every mbarrier wait hooked (MMAs complete only when a thread observes their mbarrier)."""
-    text = native_ptx(load_registry()[name])
+    text = native(name)
     module = parser.parse(text, name)
     built = linker.build(text, name, optimize=0, strict=True)
     assert built.cubin[:4] == b"\x7fELF"
