@@ -22,6 +22,11 @@ SHAPE = "b=1,h=1,t=128,s=512,d=128"
 RAW = "@raw"  # replaced by a synthetic raw trace file made with the trace tests' helper
 OUT_DIR = "@out"  # replaced by a fresh temporary folder (an output that must not land in the checkout)
 OUT_FILE = "@outfile"  # replaced by a file path in a fresh temporary folder
+# replaced by a small sm_100a PTX file (one tcgen05 instruction): `ptx rewrite`/`ptx link` rewrite and
+# link it in seconds where a variant's native PTX takes half a minute, and what is tested here is
+# the output, not the compile. `ptx scan` keeps a variant (a native PTX from NVRTC, a few seconds);
+# tests/ptx/test_variants_link.py rewrites and links every variant's native PTX.
+PTX_FILE = "@ptx"
 
 # Every table- or JSON-printing command with arguments that make it print without a GPU.
 PRINTS = {
@@ -44,9 +49,9 @@ PRINTS = {
     "tma check": ["--preset", "seed002"],
     "tma maps": ["sm90_persistent", "--shape", "b=1,h=2,t=40,s=128,d=64"],
     "scenario list": [],
-    "ptx scan": ["sm100_tma_s2_tmem"],
-    "ptx rewrite": ["sm100_tma_s2_tmem", "-o", OUT_FILE, "--json"],  # without --json: one stderr line
-    "ptx link": ["sm100_tma_s2_tmem", "-o", OUT_FILE, "--json"],
+    "ptx scan": ["sm100_tma_s2_smem"],
+    "ptx rewrite": [PTX_FILE, "-o", OUT_FILE, "--json"],  # without --json: one stderr line
+    "ptx link": [PTX_FILE, "-o", OUT_FILE, "--json"],
     "trace": ["sm100_tma_s2_tmem", "--shape", SHAPE, "--raw", RAW, "--json"],
     "init": [OUT_DIR, "--force"],  # kernel projects (docs/kernel-abi.md)
     "project": [],
@@ -115,11 +120,23 @@ def _run(args: list[str], *, close_early: bool) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(proc.args, proc.returncode, "", proc.stderr)
 
 
+def small_ptx() -> Path:
+    """A fresh sm_100a PTX file with one tcgen05 instruction (PTX_FILE)."""
+    from tests.ptx.test_rewrite_link import kernel
+
+    path = Path(tempfile.mkdtemp(prefix="fmhactl-pipes-")) / "k.ptx"
+    path.write_text(kernel(["tcgen05.wait::ld.sync.aligned;"]))
+    return path
+
+
 def substitute(args: list[str], raw: Path) -> list[str]:
-    """PRINTS arguments with the placeholders filled: RAW by a raw trace, OUT_DIR/OUT_FILE by new paths."""
+    """PRINTS arguments with the placeholders filled: RAW by a raw trace, PTX_FILE by a small PTX
+    file, OUT_DIR/OUT_FILE by new paths."""
     def fill(arg: str) -> str:
         if arg == RAW:
             return str(raw)
+        if arg == PTX_FILE:
+            return str(small_ptx())
         if arg == OUT_DIR:
             return tempfile.mkdtemp(prefix="fmhactl-pipes-")
         if arg == OUT_FILE:
