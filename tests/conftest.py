@@ -54,7 +54,30 @@ def _session_home(tmp_path_factory):
     from pathlib import Path
 
     given = os.environ.get("FMHACTL_TEST_HOME")
-    return Path(given) if given else tmp_path_factory.mktemp("fmhactl-home")
+    if given:
+        return Path(given)
+    home = tmp_path_factory.mktemp("fmhactl-home")
+    _share_emulator_cache(home, tmp_path_factory)
+    return home
+
+
+def _share_emulator_cache(home, tmp_path_factory) -> None:
+    """The PTX emulator's cache (cache/ptx-emulator: its NVRTC compiles take 9-18 s each) is one
+    folder for the whole run, shared by the xdist workers, so each distinct emulator compiles once
+    in the run, not once per worker. Safe to share: its entries are keyed by content, written
+    atomically under a per-key lock, checked against their sha256 when read, and no test damages
+    this folder (tests/ptx/test_emulator_cache.py uses a home of its own). The rest of the cache
+    stays the worker's own: some tests damage or rebuild entries of it on purpose."""
+    import os
+
+    from fmhactl.ptx.emulator import EMU_CACHE
+
+    base = tmp_path_factory.getbasetemp()
+    run = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # xdist: <run>/popen-gwN
+    shared = run / "fmhactl-ptx-emulator"
+    shared.mkdir(exist_ok=True)
+    (home / "cache").mkdir()
+    (home / "cache" / EMU_CACHE).symlink_to(shared, target_is_directory=True)
 
 
 @pytest.fixture(autouse=True)
