@@ -65,14 +65,15 @@ def test_collect_rows_gathers_each_steps_json_and_skips_what_is_not(tmp_path):
 def test_run_bounds_each_step_by_the_budget_and_says_what_it_skipped(tmp_path):
     raw = tmp_path / "raw"
     raw.mkdir()
-    script = (f'start=$(date +%s) BUDGET=20 RAW={raw} STEP_RESERVE=5 STEP_MIN=3 SKIP="skipme"; '
+    # a budget of seconds: the slow step waits out its bound (this test's wall time)
+    script = (f'start=$(date +%s) BUDGET=9 RAW={raw} STEP_RESERVE=5 STEP_MIN=3 SKIP="skipme"; '
               'source scripts/device/steps.sh; run quick 30 echo hi; run skipme 30 echo no; '
               'run slow 30 sleep 60; run late 30 echo late')
     done = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     log = (raw / "device.log").read_text()
     assert "quick rc=0" in log and (raw / "quick.out").read_text() == "hi\n"
     assert "skipme: skipped (SKIP)" in log and not (raw / "skipme.out").exists()
-    assert "slow rc=124 (timed out at 15s)" in log  # 20 s budget - 5 s reserve, under its 30 s cap
+    assert "slow rc=124 (timed out at 4s)" in log  # 9 s budget - 5 s reserve, under its 30 s cap
     assert "late: skipped (no time left)" in log, done.stdout
 
 
