@@ -3,6 +3,9 @@
 # that a drift over the call shows as A's two runs disagreeing. Bench only (kernel medians).
 #     OUT=/dir [ROUNDS=2] [SPLITS=n: FMHACTL_DECODE_SPLITS] [ABA_SHAPES="--shape ..."] bash scripts/device/aba30.sh [BUDGET_S]   carry: .whl (.ab travels untracked)
 set -u -o pipefail
+for v in ${VARIANTS:-old}; do  # each variant's sources, before any work (else it would time the tree twice)
+  [ -d ".ab/$v" ] || { echo "$(basename "$0"): no .ab/$v/ (that variant's sources at the tree's paths)" >&2; exit 2; }
+done
 source scripts/device/steps.sh
 device_start aba30 300 "${1:-}"
 V=sm90_mqa_decode

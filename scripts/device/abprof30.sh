@@ -4,6 +4,9 @@
 # instruction's stall samples (source page, CSV), to see where two sources' times part.
 #     OUT=/dir [SHAPE=b=1,...] [VARIANTS=old] bash scripts/device/abprof30.sh [BUDGET_S]   carry: .whl
 set -u -o pipefail
+for v in ${VARIANTS:-old}; do  # each variant's sources, before any work (else it would time the tree twice)
+  [ -d ".ab/$v" ] || { echo "$(basename "$0"): no .ab/$v/ (that variant's sources at the tree's paths)" >&2; exit 2; }
+done
 source scripts/device/steps.sh
 device_start abprof30 300 "${1:-}"
 V=sm90_mqa_decode

@@ -6,8 +6,14 @@
 #   tests      the decode GPU tests (now with the "dependent" merge)
 #   bench      decode26.sh: default vs dep, ROUNDS rounds, kernel medians beside cuDNN
 #   sanitizer  compute-sanitizer memcheck / racecheck of op calls with the dependent merge
+# Not kept: apply notes/op-session30/call1-dependent-merge/dependent_merge.patch first (the script
+# refuses to run without decode.COMBINE_DEPENDENT, where "dep" would silently time the default).
 #     OUT=/dir [STEPS="tests bench sanitizer"] bash scripts/device/dep30.sh [BUDGET_S]   carry: .whl
 set -u -o pipefail
+grep -q "^COMBINE_DEPENDENT" fmhactl/torch/decode.py || {
+  echo "dep30.sh: fmhactl/torch/decode.py has no COMBINE_DEPENDENT: apply notes/op-session30/call1-dependent-merge/dependent_merge.patch first" >&2
+  exit 2
+}
 source scripts/device/steps.sh
 device_start dep30 560 "${1:-}"
 STEPS=${STEPS:-"tests bench sanitizer"}

@@ -3,8 +3,11 @@
 # main's kernel (.ab/old) through decode27x.sh (decode GPU tests, the op's feature tests, verify
 # dsv4-long on both MQA kernels, benches new / old), then verify dsv4 and compute-sanitizer
 # memcheck / racecheck on a split top-k launch and an unsplit one.
+# Not kept: apply notes/op-session30/call6-15-mqa-decode/list_and_exchange_lds.patch and put main's
+# kernels/sm90/fmha_mqa_decode.cuh in .ab/old/kernels/sm90/ first.
 #     OUT=/dir bash scripts/device/final30.sh [BUDGET_S]   carry: .whl (.ab travels untracked)
 set -u -o pipefail
+[ -d .ab/old ] || { echo "final30.sh: no .ab/old/ (main's sources to compare against)" >&2; exit 2; }
 source scripts/device/steps.sh
 device_start final30 420 "${1:-}"
 OUT=$OUT/ab SKIP_GATHER=1 SPLITS_AB=1 BUDGET=$(( $(left) - 120 )) bash scripts/device/decode27x.sh > "$RAW/ab.log" 2>&1

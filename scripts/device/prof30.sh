@@ -19,17 +19,7 @@ if has bench; then
   for b in 1 16 64; do shapes="$shapes --shape b=$b,s=32768,$TOPK --shape b=$b,s=32768,$WIN"; done
   for b in 128 256; do shapes="$shapes --shape b=$b,s=8192,$TOPK --shape b=$b,s=8192,$WIN"; done
   run bench 120 python3 -m fmhactl bench $V --seed 30 --warmup 5 --iters 30 --timeout 60 --json $shapes
-  python3 - "$RAW/bench.out" <<'PY' | while read -r line; do log "$line"; done
-import json, sys
-doc = json.load(open(sys.argv[1]))
-rows = doc.get("rows", doc.get("data", [])) if isinstance(doc, dict) else doc
-for r in rows:
-    c, k = r.get("config", {}), (r.get("metrics", {}) or {}).get("kernel", {})
-    keys = c.get("topk") or 128
-    moved = c["batch"] * (keys * c["head_dim"] * 2 + 2 * c["heads"] * c["head_dim"] * 2 + c["heads"] * 4)
-    us = (k.get("median_ms") or float("nan")) * 1e3
-    print(f'{r.get("config_key", "?")}: {us:.1f} us, {moved / us / 1e3:.0f} GB/s = {100 * moved / us / 1e6 / 4.8:.1f}% of 4.8 TB/s')
-PY
+  python3 scripts/device/decode_bandwidth.py "$RAW/bench.out" 4.8 | while read -r line; do log "$line"; done
 fi
 if has ncu && [ -n "$NCU" ]; then
   run prof 150 "$NCU" --set full --import-source yes -k regex:fmha_mqa_decode -c 1 --export "$RAW/prof" -f \

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Session 30: sm90_mqa_decode with Q's copies issued before the top-k filter, against main's
 # kernel (.ab/old): the decode GPU tests, verify dsv4-long, then aba30.sh's A-B-A benches.
+# Not kept: apply notes/op-session30/call6-15-mqa-decode/q_before_filter.patch and put main's
+# kernels/sm90/fmha_mqa_decode.cuh in .ab/old/kernels/sm90/ first.
 #     OUT=/dir bash scripts/device/qfirst30.sh [BUDGET_S]   carry: .whl (.ab travels untracked)
 set -u -o pipefail
+[ -d .ab/old ] || { echo "qfirst30.sh: no .ab/old/ (main's sources to compare against)" >&2; exit 2; }
 source scripts/device/steps.sh
 device_start qfirst30 230 "${1:-}"
 run build 40 python3 -m fmhactl build sm90_mqa_decode --arch sm_90a
