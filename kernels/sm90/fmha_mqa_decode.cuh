@@ -69,7 +69,6 @@ struct Shape {
     static constexpr int kORegs = kHalf / 2;              // O accumulator per thread (m64 n kHalf)
     static constexpr int kPRegs = kBlockN / 16;           // P A-fragments per thread
     static constexpr int kQCopies = kRows * kChunks / 128;     // per producer thread
-    static constexpr int kKCopies = kBlockN * kChunks / 128;   // per producer thread and block
     static_assert(kChunks % 128 == 0 || 128 % kChunks == 0, "copy index split");
     static_assert(kHalf == 256, "PV is one m64n256 RS wgmma per 16 keys");
 };
@@ -108,6 +107,38 @@ struct Work {
     bool sparse;
 };
 
+// Which (row, 16-byte chunk) of a K block producer thread tp copies with its i-th copy, and where
+// in the stage it lands: thread tp takes chunk tp % kChunks of kRowsPerThread consecutive rows
+// (a warp's 32 lanes read 512 contiguous bytes of one row per copy). Because a thread's first row
+// is a multiple of 8, sw128::offset(row, 8 chunk, kBlockN) splits into a per-thread base and
+// step(i, swizzle(tp)), a compile-time offset XOR the thread's chunk bits; copies_tile_the_stage
+// proves that for every copy, and that the copies write each chunk of the stage once.
+template <int D>
+struct KCopy {
+    static constexpr int kChunks = Shape<D>::kChunks;
+    static constexpr int kRowsPerThread = kBlockN * kChunks / 128;
+    static_assert(128 % kChunks == 0 && kRowsPerThread % 8 == 0, "a thread's rows start on an 8-row swizzle atom");
+    __host__ __device__ static constexpr int chunk(int tp) { return tp % kChunks; }
+    __host__ __device__ static constexpr int row(int tp, int i) { return (tp / kChunks) * kRowsPerThread + i; }
+    __host__ __device__ static constexpr unsigned swizzle(int tp) { return static_cast<unsigned>(chunk(tp) % 8) * 16; }
+    __host__ __device__ static constexpr unsigned step(int i, unsigned swz) { return i * 128 + (swz ^ ((i % 8) * 16)); }
+    __host__ __device__ static constexpr unsigned base(int tp) { return (chunk(tp) / 8) * kBlockN * 128 + row(tp, 0) * 128; }
+    __host__ __device__ static constexpr unsigned dst(int tp, int i) { return base(tp) + step(i, swizzle(tp)); }
+    __host__ __device__ static constexpr bool copies_tile_the_stage() {
+        bool seen[kBlockN * kChunks] = {};
+        for (int tp = 0; tp < 128; ++tp)
+            for (int i = 0; i < kRowsPerThread; ++i) {
+                const int r = row(tp, i), c = chunk(tp);
+                if (dst(tp, i) != sw128::offset(r, c * 8, kBlockN) || seen[r * kChunks + c]) return false;
+                seen[r * kChunks + c] = true;
+            }
+        for (bool s : seen)
+            if (!s) return false;
+        return true;
+    }
+};
+static_assert(KCopy<512>::copies_tile_the_stage(), "the producer's copies must write the SW128 stage, each chunk once");
+
 // Producer (WG2, 128 threads): Q, then every block of the CTA's keys into the first free stage.
 template <int D>
 __device__ __forceinline__ void producer(const FmhaParams& p, unsigned char* smem, const Bars& bars, const Work& w,
@@ -128,21 +159,48 @@ __device__ __forceinline__ void producer(const FmhaParams& p, unsigned char* sme
         }
         arrive_when_landed(bars.q_full);
     }
-    const unsigned short* kbase =
-        static_cast<const unsigned short*>(p.k) + w.b * p.k_batch_stride + w.kvh * p.k_head_stride;
+    // K blocks. The per-copy instructions, not HBM, bounded a block here: the producer's 4 warps
+    // issue every copy's index math themselves, and with no copies at all the former loop (~28
+    // instructions a copy: the key's select and bounds per copy, 64-bit row math) still held the
+    // consumers at ~1 us a 32-key block on `full` (ncu, session 31). KCopy<D> gives each thread
+    // one chunk of kRowsPerThread consecutive rows, so a thread's keys come as int4 from the SMEM
+    // list, its destinations are a per-thread base plus compile-time offsets, and a dense range
+    // steps one row stride a copy with no multiply.
+    using KC = KCopy<D>;
+    const char* kbase_c = reinterpret_cast<const char*>(static_cast<const unsigned short*>(p.k) + w.b * p.k_batch_stride +
+                                                        w.kvh * p.k_head_stride + KC::chunk(tp) * 8);
+    const long long row_bytes = p.k_seq_stride * 2;
+    const int row0 = KC::row(tp, 0);
+    const unsigned dst_c = KC::base(tp), cx = KC::swizzle(tp);
+    const unsigned list_s = wg::smem_u32(list);
     const int nblocks = (w.count + kBlockN - 1) / kBlockN;
-    const int c = tp % S::kChunks;  // every copy of this thread is chunk c of some row (128 % kChunks == 0)
     for (int blk = 0; blk < nblocks; ++blk) {
         const int slot = blk % kStages;
         mbar::wait_parity(&bars.empty[slot], ((blk / kStages) & 1) ^ 1);
-        const unsigned k_s = ring_s + slot * HeadDim<D>::kStageBytes;
-#pragma unroll 4
-        for (int i = 0; i < S::kKCopies; ++i) {
-            const int r = (i * 128 + tp) / S::kChunks;
-            const int n = blk * kBlockN + r;
-            const int key = n < w.count ? (w.sparse ? list[n] : w.first + n) : -1;
-            const fmha_i64 row = key >= 0 ? key : 0;
-            copy16(k_s + sw128::offset(r, c * 8, kBlockN), kbase + row * p.k_seq_stride + c * 8, key >= 0);
+        const unsigned k_s = ring_s + slot * HeadDim<D>::kStageBytes + dst_c;
+        const int n0 = blk * kBlockN + row0;
+        const int valid = w.count - n0;  // this thread's rows i < valid are keys; the rest zeros
+        if (w.sparse) {
+            int keys[KC::kRowsPerThread];
+#pragma unroll
+            for (int q = 0; q < KC::kRowsPerThread / 4; ++q)  // n0 + kRowsPerThread <= 32 nblocks <= kListCap: in the list
+                asm volatile("ld.shared.v4.s32 {%0, %1, %2, %3}, [%4];"
+                             : "=r"(keys[4 * q]), "=r"(keys[4 * q + 1]), "=r"(keys[4 * q + 2]), "=r"(keys[4 * q + 3])
+                             : "r"(list_s + (n0 + 4 * q) * 4)
+                             : "memory");
+#pragma unroll
+            for (int i = 0; i < KC::kRowsPerThread; ++i) {
+                const bool ok = i < valid;
+                copy16(k_s + KC::step(i, cx), kbase_c + (ok ? keys[i] : 0) * row_bytes, ok);
+            }
+        } else {
+            const char* src = kbase_c + static_cast<long long>(w.first + n0) * row_bytes;
+#pragma unroll
+            for (int i = 0; i < KC::kRowsPerThread; ++i) {
+                const bool ok = i < valid;
+                copy16(k_s + KC::step(i, cx), ok ? src : kbase_c, ok);
+                src += row_bytes;
+            }
         }
         arrive_when_landed(&bars.full[slot]);
     }
