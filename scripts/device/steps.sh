@@ -121,6 +121,22 @@ index64 = true
 TOML
   done
 }
+# require_ab_sources V...: exit 2 unless each V is "new" (the tree's own sources) or has .ab/V/
+# (that variant's sources at the tree's paths): before any work, else a script would time the tree
+# under another name
+require_ab_sources() {
+  local v
+  for v in "$@"; do
+    [ "$v" = new ] || [ -d ".ab/$v" ] || { echo "$(basename "$0"): no .ab/$v/ (that variant's sources at the tree's paths)" >&2; exit 2; }
+  done
+}
+# use_ab_sources V: kernels/ as the tree had it when this was first called, then .ab/V/ over it
+# ("new": the tree's own); DRY swaps nothing. Call `use_ab_sources new` at the end.
+use_ab_sources() {
+  [ -n "${DRY:-}" ] && return
+  [ -n "${AB_TREE_KERNELS:-}" ] || { AB_TREE_KERNELS=$(mktemp -d /tmp/ab-tree.XXXX); cp -r kernels "$AB_TREE_KERNELS/"; }
+  rm -rf kernels && cp -r "$AB_TREE_KERNELS/kernels" . && { [ "$1" = new ] || cp -r ".ab/$1/." .; }
+}
 # finish_call: the call's raw step outputs into $OUT/raw.tgz, the scratch folder gone, and the
 # summary (already written to $OUT/summary.txt) printed last
 finish_call() {
