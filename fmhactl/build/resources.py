@@ -7,6 +7,8 @@ import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fmhactl.plans.hardware import SMEM_RESERVED_PER_BLOCK
+
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '([^']+)'")
 _FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 _USED = re.compile(r"Used (\d+) registers")
@@ -49,6 +51,7 @@ def parse_ptxas_log(log: str) -> list[KernelResources]:
     return kernels
 
 
+_RESERVED_SMEM_SYMBOL = ".nv.reservedSmem"  # the ELF symbol of the driver's per-block reserve (sm_90+)
 _RESOURCE_FN = re.compile(r"^\s*Function (\S+):\s*$")
 _RESOURCE_VALUES = re.compile(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)")
 _SASS_FN = re.compile(r"^\s+Function : (\S+)\s*$")
@@ -59,13 +62,21 @@ _ACCESS_BYTES = {None: 4, "64": 8, "128": 16, "U8": 1, "S8": 1, "U16": 2, "S16":
 def resources_from_cubin(cubin: Path) -> list[KernelResources]:
     """Per-entry resources read back from the cubin, for a compile whose log has no ptxas report.
 
-    NVRTC can hand back a program without running ptxas again (seen on the lent H100: a 0.1 s
-    compile whose log held only front-end warnings), which leaves nothing to parse. Registers,
-    stack and static SMEM come from `cuobjdump --dump-resource-usage`; spill bytes from the SASS
-    (STL/LDL widths per entry), an upper bound: a local array the code indexes counts too."""
+    NVRTC can hand back a program without running ptxas again (seen on the lent H100 and H200: a
+    0.1 s compile whose log held only front-end warnings), which leaves nothing to parse.
+    Registers, stack and static SMEM come from `cuobjdump --dump-resource-usage`; spill bytes from
+    the SASS (STL/LDL widths per entry), an upper bound: a local array the code indexes counts too.
+
+    On sm_90 and later an entry's shared section also holds the 1 KiB the driver reserves per
+    block (`.nv.reservedSmem`), which cuobjdump's SHARED counts and ptxas' "bytes smem" does not:
+    it is taken off, so static SMEM means the kernel's own `__shared__` bytes on either path (the
+    H200 read 1024 for sm90_mqa_decode, which has none)."""
     from fmhactl.build.sass import cuobjdump, sass
 
-    proc = subprocess.run([str(cuobjdump()), "--dump-resource-usage", str(cubin)], capture_output=True, text=True)
+    tool = str(cuobjdump())
+    proc = subprocess.run([tool, "--dump-resource-usage", str(cubin)], capture_output=True, text=True)
+    elf = subprocess.run([tool, "-elf", str(cubin)], capture_output=True, text=True)
+    reserved = SMEM_RESERVED_PER_BLOCK if _RESERVED_SMEM_SYMBOL in elf.stdout else 0
     kernels: dict[str, KernelResources] = {}
     name = None
     for line in proc.stdout.splitlines():
@@ -73,7 +84,7 @@ def resources_from_cubin(cubin: Path) -> list[KernelResources]:
             name = m.group(1)
         elif name and (m := _RESOURCE_VALUES.search(line)):
             kernels[name] = KernelResources(kernel=name, registers=int(m.group(1)), stack_bytes=int(m.group(2)),
-                                            static_smem=int(m.group(3)))
+                                            static_smem=max(0, int(m.group(3)) - reserved))
             name = None
     current = None
     for line in sass(cubin).splitlines():
