@@ -27,6 +27,9 @@ if path == "build":
 elif path == "ptx":
     from fmhactl.ptx.build import nvrtc_ptx
     made = ".entry k" in nvrtc_ptx(source, ["-arch=sm_100a"])
+elif path == "routine":  # the one routine under both, each output kind: empty logs, read back as ""
+    from fmhactl.build.compiler import nvrtc_compile
+    made = [nvrtc_compile(source.read_bytes(), "k.cu", ["-arch=sm_90a"], want=w).log for w in ("ptx", "cubin")] == ["", ""]
 import torch._weights_only_unpickler as weights_only
 print(json.dumps({
     "made": made,
@@ -36,7 +39,7 @@ print(json.dumps({
 """
 
 
-@pytest.mark.parametrize("path", ["build", "ptx"])
+@pytest.mark.parametrize("path", ["build", "ptx", "routine"])
 def test_a_compile_leaves_the_shared_space_byte_and_torch_load_intact(path, tmp_path):
     pytest.importorskip("cuda.bindings.nvrtc")
     pytest.importorskip("torch")

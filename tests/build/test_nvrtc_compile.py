@@ -5,9 +5,6 @@ NVRTC for the program's destruction on every way out."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from types import SimpleNamespace
 
 import pytest
@@ -104,24 +101,3 @@ def test_the_program_is_destroyed_on_every_failure(monkeypatch, failure, raises)
     with pytest.raises(raises):
         nvrtc_compile(b"", "x.cu", [], expressions=["k<1>"], want="cubin")
     assert fake.destroyed == ["prog"]
-
-
-_COMPILE_THEN_CHECK = r"""
-import io, json, sys
-from fmhactl.build.compiler import nvrtc_compile
-found = {}
-for want in ("ptx", "cubin"):
-    done = nvrtc_compile(sys.argv[1].encode(), "tiny.cu", ["-arch=sm_90a"], want=want)
-    found[want] = done.log
-found["space"] = io.BytesIO(b"a b").read(3)[1:2].hex()
-print(json.dumps(found))
-"""
-
-
-def test_an_empty_log_leaves_the_shared_space_byte_intact(nvrtc):
-    """In a fresh process (tests/build/test_nvrtc_buffers.py says why): an empty log, read through
-    the one routine, leaves CPython's shared b" " a space."""
-    done = subprocess.run([sys.executable, "-c", _COMPILE_THEN_CHECK, _KERNEL], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"ptx": "", "cubin": "", "space": "20"}
