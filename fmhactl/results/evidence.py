@@ -99,6 +99,11 @@ def _first_problem(exc: ValidationError) -> str:
 
 def parse_line(text: str, where: str) -> ResultRow:
     """One evidence line -> a row; BadInput naming `where` (file:line) and the rule otherwise."""
+    return _parse_record(text, where)[1]
+
+
+def _parse_record(text: str, where: str) -> tuple[str, ResultRow]:
+    """parse_line's work, with the record id it checked the row's content against."""
     if len(text) > MAX_LINE:
         raise BadInput(f"{where}: line longer than {MAX_LINE} characters; not fmhactl evidence")
     try:
@@ -120,11 +125,16 @@ def parse_line(text: str, where: str) -> ResultRow:
                        "re-export it with `fmhactl results export`")
     if record.date != utc_date(record.created_at):
         raise BadInput(f"{where}: date {record.date!r} is not created_at {record.created_at} in UTC")
-    return row
+    return record.record, row
 
 
 def read_file(path: Path) -> list[ResultRow]:
     """Every record of one evidence file, validated line by line (blank lines allowed)."""
+    return [row for _, row in _read_records(path)]
+
+
+def _read_records(path: Path) -> list[tuple[str, ResultRow]]:
+    """read_file's work, each row with its checked record id."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -134,13 +144,13 @@ def read_file(path: Path) -> list[ResultRow]:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise BadInput(f"{path}:{line}: not UTF-8 text; not fmhactl evidence") from None
-    rows: list[ResultRow] = []
+    rows: list[tuple[str, ResultRow]] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         if len(rows) >= MAX_RECORDS:
             raise BadInput(f"{path}:{number}: more than {MAX_RECORDS} records in one file")
-        rows.append(parse_line(line, f"{path}:{number}"))
+        rows.append(_parse_record(line, f"{path}:{number}"))
     return rows
 
 
@@ -164,9 +174,9 @@ def read_evidence(source: Path | None = None) -> list[ResultRow]:
     source = source if source is not None else evidence_dir()
     seen: dict[str, ResultRow] = {}
     for path in evidence_files(source):
-        for row in read_file(path):
-            seen.setdefault(record_id(row), row)
-    return sorted(seen.values(), key=lambda r: (r.created_at, record_id(r)))
+        for rid, row in _read_records(path):  # each id checked against its row's content on reading
+            seen.setdefault(rid, row)
+    return [row for _, row in sorted(seen.items(), key=lambda kv: (kv[1].created_at, kv[0]))]
 
 
 def merged_store(local: ResultStore | None, evidence: list[ResultRow]) -> ResultStore:

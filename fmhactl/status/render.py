@@ -78,7 +78,9 @@ def evidence_cells(status: MilestoneStatus) -> list[str]:
     rows = status.proof_rows
     if not rows:
         return ["0", "-", "-", "-", "-", _hashes(status.hashes.values())]
-    newest = max(rows, key=lambda r: (r.created_at, record_id(r)))
+    # the latest date, ties broken by record id (hashed for the tied rows only: status --check's time)
+    latest = max(r.created_at for r in rows)
+    newest = max((r for r in rows if r.created_at == latest), key=record_id)
     gpus = ", ".join(sorted({r.gpu for r in rows if r.gpu})) or "-"
     return [str(len(rows)), f"`{record_id(newest)}`", utc_date(newest.created_at), gpus,
             _hashes(r.source_hash for r in rows), _hashes(status.hashes.values())]
