@@ -1,5 +1,5 @@
 """Where a kernel's warps stall, from ncu's source page (`ncu -i R --page source --csv --print-source
-sass`, gzipped, as stall31.sh / srcprof29.sh write it): the total sample count, the share of each
+sass`, gzipped, as abprof30.sh / srcprof29.sh write it): the total sample count, the share of each
 stall reason, and the TOP instructions by samples in address order (their sample count, how often
 they executed and their two main reasons). Run here, on the CSV a device call brought back.
 
