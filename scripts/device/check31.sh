@@ -17,7 +17,8 @@ for v in $VARIANTS; do
   run "test-$v" 120 python3 -m pytest -q -p no:cacheprovider tests/sm90/test_gpu_mqa_decode.py tests/sm90/test_mqa_decode.py
   log "$v tests: $(tail -n 1 "$RAW/test-$v.out" 2>/dev/null)"
   run "verify-$v" 60 python3 -m fmhactl verify $V --grid dsv4-long --seed 31 --timeout 55
-  grep -E "^(PASS|FAIL)|passed" "$RAW/verify-$v.out" 2>/dev/null | while read -r line; do log "$v $line"; done
+  # verify prints its per-config lines (max |err|, LSE error) on stderr and its closing line on stdout
+  grep -h -E "^(PASS|FAIL)|passed" "$RAW/verify-$v.err" "$RAW/verify-$v.out" 2>/dev/null | while read -r line; do log "$v $line"; done
   if [ -n "${CS:-}" ] && [ -n "$CSAN" ]; then
     for tool in memcheck racecheck; do
       run "cs-$tool-$v" 90 "$CSAN" --tool "$tool" --target-processes all --report-api-errors no python3 -m fmhactl bench $V \
